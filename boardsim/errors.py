@@ -1,0 +1,31 @@
+"""The one exception type for bad user input."""
+
+from __future__ import annotations
+
+
+class BadInput(ValueError):
+    """A scenario, card file, option or flag the user got wrong.
+
+    ``key`` names the offending key (``rules.bid_ceiling``, ``seats[1].policy``);
+    the message says what is allowed.  The CLI prints
+    ``error: <file>: <key>: <message>`` and exits with status 2.
+    """
+
+    def __init__(self, key: str, message: str, file: str | None = None):
+        self.key = key
+        self.message = message
+        self.file = file
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        parts = [p for p in (self.file, self.key) if p]
+        return ": ".join(parts + [self.message])
+
+    def in_file(self, file: str) -> "BadInput":
+        """The same error, now naming the file it came from."""
+        return BadInput(self.key, self.message, file)
+
+    def under(self, prefix: str) -> "BadInput":
+        """The same error with its key nested under ``prefix``."""
+        key = f"{prefix}.{self.key}" if self.key else prefix
+        return BadInput(key, self.message, self.file)

@@ -1,0 +1,272 @@
+"""What every game gives the runner: options, policies, cards and a batch kernel.
+
+A game module ``boardsim/games/<name>/__init__.py`` exposes ``GAME``, an
+instance of a :class:`Game` subclass.  The runner only talks to this interface:
+
+1. ``game.card_table(edits, card_file)`` -> validated ``pandas.DataFrame`` of cards.
+2. ``game.prepare(n_players, seats, rules, cards)`` -> a :class:`Prepared`
+   holding the NumPy arrays the jitted kernel reads (rules vector, policy
+   matrix, card arrays).  All validation happens here and raises
+   :class:`~boardsim.errors.BadInput`.
+3. ``game.play(prepared, cell_key, start, count)`` -> ``dict`` of result arrays
+   for games ``start .. start+count-1`` of the cell whose 64-bit key is
+   ``cell_key``.  Game ``i`` must be seeded with ``rng.game_seed(cell_key, i)``
+   and nothing else, so results never depend on chunking or threads.
+
+Result arrays (``n`` = count, ``P`` = players):
+
+- ``score`` (n, P) int64: final score of each seat.
+- ``win`` (n, P) float64: win share (1 for a sole winner, 1/k for a k-way
+  shared win, 0 otherwise; a game with no winner has an all-zero row).
+- ``rounds``, ``first_player``, ``end`` (n,) int64: rounds played, the seat
+  that started, and the index into ``game.end_reasons`` of how it ended.
+- one (n, P) array per name in ``seat_counters`` and one (n,) array per name
+  in ``game_counters``.
+
+The runner adds ``seed`` (uint64) and ``game`` (index in the cell).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boardsim.errors import BadInput
+
+
+@dataclass(frozen=True)
+class Option:
+    """A named rule option or policy parameter.
+
+    ``kind`` is one of ``int``, ``float``, ``bool``, ``choice`` (a string from
+    ``choices``, encoded as its index) or ``list`` (a list of ints, or of
+    ``choices`` strings when those are given).  ``low``/``high`` bound numbers
+    (and list items) inclusively; ``None`` means unbounded.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    kind: str = "int"
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def allowed(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        what = {"int": "an integer", "float": "a number", "list": "a list"}[self.kind]
+        if self.kind == "list" and self.choices:
+            return "a list of " + ", ".join(repr(c) for c in self.choices)
+        lo = "-inf" if self.low is None else _fmt(self.low)
+        hi = "inf" if self.high is None else _fmt(self.high)
+        item = " of integers" if self.kind == "list" else ""
+        return f"{what}{item} in [{lo}, {hi}]"
+
+    def check(self, value: Any) -> Any:
+        """The value, normalised, or BadInput naming this option."""
+        bad = BadInput(self.name, f"got {value!r}; allowed: {self.allowed()}")
+        if self.kind == "choice":
+            if not isinstance(value, str) or value not in self.choices:
+                raise bad
+            return value
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise bad
+            return value
+        if self.kind == "list":
+            if not isinstance(value, (list, tuple)):
+                raise bad
+            if self.choices:
+                if not all(isinstance(v, str) and v in self.choices for v in value):
+                    raise bad
+                return tuple(value)
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                raise bad
+            if any(not self._in_range(v) for v in value):
+                raise bad
+            return tuple(int(v) for v in value)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad
+        if self.kind == "int":
+            if isinstance(value, float):
+                if not value.is_integer():
+                    raise bad
+                value = int(value)
+        else:
+            value = float(value)
+        if not np.isfinite(value) or not self._in_range(value):
+            raise bad
+        return value
+
+    def _in_range(self, v: float) -> bool:
+        return (self.low is None or v >= self.low) and (self.high is None or v <= self.high)
+
+    def encode(self, value: Any) -> float:
+        """The number a jitted kernel reads for a scalar option."""
+        if self.kind == "choice":
+            return float(self.choices.index(value))
+        return float(value)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def resolve_options(options: Sequence[Option], given: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Defaults overlaid with checked user values; unknown names are BadInput."""
+    known = {o.name: o for o in options}
+    resolved = {o.name: o.default for o in options}
+    for name, value in (given or {}).items():
+        if name not in known:
+            allowed = ", ".join(known) if known else "none"
+            raise BadInput(name, f"unknown option {name!r} (known: {allowed})")
+        resolved[name] = known[name].check(value)
+    return resolved
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A bot: a code the jitted policy interpreter switches on, plus parameters."""
+
+    name: str
+    code: int
+    doc: str
+    params: tuple[Option, ...] = ()
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat of a game: a policy name and parameter overrides."""
+
+    policy: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def label(self) -> str:
+        if not self.params:
+            return self.policy
+        inner = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
+        return f"{self.policy}({inner})"
+
+
+@dataclass
+class Prepared:
+    """Everything a kernel needs for one grid cell, already encoded as arrays."""
+
+    game: str
+    n_players: int
+    seats: list[Seat]
+    rules: dict[str, Any]
+    arrays: dict[str, np.ndarray]
+    rules_hash: str
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.arrays[name]
+
+
+def stable_hash(*parts: Any) -> str:
+    """Short hex digest of JSON-able parts (card table, options) for provenance."""
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, pd.DataFrame):
+            h.update(p.to_csv(index=False).encode())
+        else:
+            h.update(json.dumps(p, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+class Game(ABC):
+    """Interface each game implements; see the module docstring."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    default_players: int
+    options: tuple[Option, ...]
+    policies: tuple[Policy, ...]
+    default_policy: str
+    seat_counters: tuple[str, ...] = ()
+    game_counters: tuple[str, ...] = ()
+    end_reasons: tuple[str, ...] = ("normal",)
+    card_sets: tuple[str, ...] = ("default",)
+
+    # -- cards ---------------------------------------------------------------
+    @abstractmethod
+    def card_table(
+        self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
+    ) -> pd.DataFrame:
+        """The card table with ``edits`` ({card name: {field: value}}) applied.
+
+        Raises BadInput with key ``cards.<name>.<field>`` for unknown cards,
+        fields or bad values, and names the file and row for a bad card file.
+        """
+
+    # -- encoding ------------------------------------------------------------
+    @abstractmethod
+    def prepare(
+        self,
+        n_players: int,
+        seats: Sequence[Seat],
+        rules: Mapping[str, Any] | None,
+        cards: pd.DataFrame,
+    ) -> Prepared:
+        """Validate and encode one cell. Raises BadInput."""
+
+    # -- running -------------------------------------------------------------
+    @abstractmethod
+    def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """Play games ``start..start+count-1`` of a cell with the jitted batch kernel."""
+
+    @abstractmethod
+    def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
+        """A readable log of one game, produced by the same jitted code."""
+
+    # -- helpers shared by all games -----------------------------------------
+    def policy(self, name: str) -> Policy:
+        for p in self.policies:
+            if p.name == name:
+                return p
+        raise BadInput("policy", f"unknown policy {name!r} (known: {', '.join(self.policy_names())})")
+
+    def policy_names(self) -> list[str]:
+        return [p.name for p in self.policies]
+
+    def check_players(self, n_players: int) -> None:
+        if isinstance(n_players, bool) or not isinstance(n_players, int) or not (
+            self.min_players <= n_players <= self.max_players
+        ):
+            raise BadInput(
+                "players",
+                f"got {n_players!r}; {self.title} allows {self.min_players} to {self.max_players} players",
+            )
+
+    def policy_matrix(self, seats: Sequence[Seat], width: int) -> np.ndarray:
+        """Encode seats as a float64 matrix: column 0 the policy code, then params.
+
+        Parameters fill columns 1.. in the order the policy declares them;
+        list-valued parameters are left to the game (encode them separately).
+        """
+        out = np.zeros((len(seats), width), dtype=np.float64)
+        for i, seat in enumerate(seats):
+            try:
+                pol = self.policy(seat.policy)
+                values = resolve_options(pol.params, seat.params)
+            except BadInput as e:
+                raise e.under(f"seats[{i}]") from None
+            out[i, 0] = pol.code
+            col = 1
+            for opt in pol.params:
+                if opt.kind != "list":
+                    out[i, col] = opt.encode(values[opt.name])
+                    col += 1
+        return out
