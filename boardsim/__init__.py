@@ -1,0 +1,22 @@
+"""boardsim: Monte Carlo strategy and balance analysis for three card games.
+
+Public API::
+
+    import boardsim
+    df = boardsim.simulate("art_deco", 10_000, ["par", "eligibility"], seed=1)
+    result = boardsim.sweep("scenarios/quickstart.toml")
+    scenario = boardsim.load_scenario("scenarios/art-deco-policies.toml")
+    boardsim.games.names()
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from boardsim import games  # noqa: E402
+from boardsim.errors import BadInput  # noqa: E402
+from boardsim.runner import simulate  # noqa: E402
+from boardsim.scenario import load_scenario  # noqa: E402
+from boardsim.sweep import sweep  # noqa: E402
+
+__all__ = ["BadInput", "games", "load_scenario", "simulate", "sweep", "__version__"]

@@ -108,3 +108,12 @@ def shuffle(state, arr, n):
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
+
+
+@njit(cache=True, nogil=True)
+def game_seeds(key, start, count):
+    """Seeds of games start..start+count-1 of a cell, for the results table."""
+    out = np.empty(count, dtype=np.uint64)
+    for i in range(count):
+        out[i] = game_seed(key, start + i)
+    return out

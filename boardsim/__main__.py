@@ -1,0 +1,3 @@
+from boardsim.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""Intervals for rates.  Every rate boardsim reports carries one."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+
+def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for wins/games, vectorised.
+
+    ``wins`` may be fractional (shared wins count 1/k); for whole numbers this
+    equals ``scipy.stats.binomtest(k, n).proportion_ci(method="wilson")``.
+    Rows with no games get (nan, nan).
+    """
+    wins = np.asarray(wins, dtype=np.float64)
+    n = np.asarray(games, dtype=np.float64)
+    z = stats.norm.ppf(0.5 + confidence / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = wins / n
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2.0 * n)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+        lo = np.clip(centre - half, 0.0, 1.0)
+        hi = np.clip(centre + half, 0.0, 1.0)
+    lo = np.where(n > 0, lo, np.nan)
+    hi = np.where(n > 0, hi, np.nan)
+    return lo, hi
+
+
+def mean_interval(total, total_sq, n, confidence: float = 0.95):
+    """Mean, sd and a normal-theory interval of the mean from running sums."""
+    total = np.asarray(total, dtype=np.float64)
+    total_sq = np.asarray(total_sq, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / n
+        var = np.maximum(total_sq - n * mean * mean, 0.0) / np.maximum(n - 1.0, 1.0)
+        sd = np.sqrt(var)
+        z = stats.norm.ppf(0.5 + confidence / 2.0)
+        half = z * sd / np.sqrt(n)
+    return mean, sd, mean - half, mean + half

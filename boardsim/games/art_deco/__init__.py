@@ -1,0 +1,92 @@
+"""Art Deco: an auction card game for 2-4 players (../shared/rules/art-deco.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boardsim.errors import BadInput
+from boardsim.games.art_deco import cards as _cards
+from boardsim.games.art_deco import engine, rules
+from boardsim.games.art_deco.explain import format_trace
+from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
+from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
+
+
+class ArtDeco(Game):
+    name = "art_deco"
+    title = "Art Deco"
+    min_players = 2
+    max_players = 4
+    default_players = 4
+    options = rules.OPTIONS
+    policies = POLICIES
+    default_policy = "eligibility"
+    seat_counters = engine.SEAT_COUNTERS
+    game_counters = engine.GAME_COUNTERS
+    end_reasons = engine.END_REASONS
+
+    def card_table(
+        self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
+    ) -> pd.DataFrame:
+        return _cards.apply_edits(_cards.load_table(card_file), edits)
+
+    def prepare(
+        self,
+        n_players: int,
+        seats: Sequence[Seat],
+        rules_given: Mapping[str, Any] | None,
+        cards: pd.DataFrame,
+        debug: bool = False,
+    ) -> Prepared:
+        self.check_players(n_players)
+        if len(seats) != n_players:
+            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
+        try:
+            resolved = resolve_options(self.options, rules_given)
+        except BadInput as e:
+            raise e.under("rules") from None
+        deck = (
+            np.asarray(resolved["values"], dtype=np.int64)
+            if resolved["values"]
+            else _cards.deck_values(cards)
+        )
+        if deck.size == 0:
+            raise BadInput("cards", "the deck is empty (every copies count is 0)")
+        arrays = {
+            "rules": rules.encode_rules(resolved, debug),
+            "deck": deck,
+            "policies": self.policy_matrix(seats, POLICY_WIDTH),
+        }
+        return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
+
+    def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        p = prepared.n_players
+        score = np.zeros((count, p), dtype=np.int64)
+        win = np.zeros((count, p), dtype=np.float64)
+        seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
+        game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
+        engine.play_batch(
+            np.uint64(cell_key), start, p, prepared["rules"], prepared["deck"], prepared["policies"],
+            score, win, seat_out, game_out,
+        )
+        out = {"score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
+               "end": game_out[:, 2]}
+        for k, name in enumerate(engine.SEAT_COUNTERS):
+            out[name] = seat_out[:, :, k]
+        for k, name in enumerate(engine.GAME_COUNTERS):
+            out[name] = game_out[:, 3 + k]
+        return out
+
+    def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
+        score, win, seat_out, game_out, log = engine.trace_game(
+            np.uint64(cell_key), index, prepared.n_players, prepared["rules"], prepared["deck"],
+            prepared["policies"], 100_000,
+        )
+        return format_trace(prepared, score, win, seat_out, game_out, log)
+
+
+GAME = ArtDeco()

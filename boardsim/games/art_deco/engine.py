@@ -1,0 +1,380 @@
+"""The jitted Art Deco engine: one game in ``play_game``, a batch in ``play_batch``.
+
+State lives in small NumPy arrays.  The pile is a ring buffer shuffled lazily
+(a forward Fisher-Yates step per draw), which deals the same distribution as a
+full shuffle but only pays for the cards actually drawn.  Cards sold or left
+unbought go to the ring's tail, i.e. the bottom of the pile.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from boardsim import rng
+from boardsim.games.art_deco import rules as R
+from boardsim.games.art_deco.policies import RANDOM, choose_bid, sell_margin, wants_direct
+
+SEAT_COUNTERS = (
+    "cash",
+    "cards_held",
+    "cards_sold",
+    "paid",
+    "sold_value",
+    "held_value",
+    "dealt_value",
+    "eligible",
+    "auctions_won",
+    "direct_buys",
+    "overbid",
+    "illegal",
+)
+(
+    C_CASH,
+    C_CARDS,
+    C_SOLD_N,
+    C_PAID,
+    C_SOLD_VAL,
+    C_HELD_VAL,
+    C_DEALT,
+    C_ELIG,
+    C_AUCT,
+    C_DIRECT,
+    C_OVERBID,
+    C_ILLEGAL,
+) = range(len(SEAT_COUNTERS))
+N_SEAT = len(SEAT_COUNTERS)
+
+GAME_COUNTERS = ("pile_left", "unsold")
+END_REASONS = ("rounds", "pile_empty")
+END_ROUNDS, END_PILE = 0, 1
+# game_out columns: rounds, first_player, end, then GAME_COUNTERS
+N_GAME = 3 + len(GAME_COUNTERS)
+
+# trace log: one row per event (round, event, seat, a, b)
+EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP, EV_SELL, EV_END = range(11)
+LOG_WIDTH = 5
+NO_CREDIT_LIMIT = 1 << 40
+
+
+@njit(cache=True, nogil=True)
+def _draw(state, ring, pos, n_deck):
+    """Top card of the pile; pos = [head, tail] as absolute counters."""
+    head = pos[0]
+    if head < n_deck:  # still in the never-shuffled part: pick a random card for this position
+        j = head + rng.below(state, n_deck - head)
+        tmp = ring[head]
+        ring[head] = ring[j]
+        ring[j] = tmp
+    v = ring[head % n_deck]
+    pos[0] = head + 1
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _to_bottom(ring, pos, n_deck, value):
+    ring[pos[1] % n_deck] = value
+    pos[1] += 1
+
+
+@njit(cache=True, nogil=True)
+def _log(log, n_log, rnd, ev, seat, a, b):
+    if n_log < log.shape[0]:
+        log[n_log, 0] = rnd
+        log[n_log, 1] = ev
+        log[n_log, 2] = seat
+        log[n_log, 3] = a
+        log[n_log, 4] = b
+        return n_log + 1
+    return n_log
+
+
+@njit(cache=True, nogil=True)
+def _price(value, factor):
+    return int(math.floor(value * factor + 0.5))
+
+
+@njit(cache=True, nogil=True)
+def _add_card(cval, cround, st, p, value, rnd):
+    k = st[p, C_CARDS]
+    cval[p, k] = value
+    cround[p, k] = rnd
+    st[p, C_CARDS] = k + 1
+    st[p, C_HELD_VAL] += value
+
+
+@njit(cache=True, nogil=True)
+def _remove_card(cval, cround, st, p, k):
+    last = st[p, C_CARDS] - 1
+    value = cval[p, k]
+    cval[p, k] = cval[p, last]
+    cround[p, k] = cround[p, last]
+    st[p, C_CARDS] = last
+    st[p, C_HELD_VAL] -= value
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _max_spend(st, p, credit):
+    if credit < 0:
+        return NO_CREDIT_LIMIT
+    return st[p, C_CASH] + credit
+
+
+@njit(cache=True, nogil=True)
+def _leader_other(st, n_players, me):
+    """The opponent with the best standing (cash + held value); lowest seat on ties."""
+    best = -1
+    best_val = 0
+    for q in range(n_players):
+        if q == me:
+            continue
+        val = st[q, C_CASH] + st[q, C_HELD_VAL]
+        if best < 0 or val > best_val:
+            best = q
+            best_val = val
+    return best
+
+
+@njit(cache=True, nogil=True)
+def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, log):
+    """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win``.
+
+    Returns (rounds played, end reason, log rows written).  ``ring``, ``pos``,
+    ``cval``, ``cround``, ``passed`` and ``shown`` are scratch arrays.
+    """
+    state = rng.new_state(seed)
+    n_deck = deck.shape[0]
+    n_rounds = int(rules[R.R_ROUNDS])
+    hand = int(rules[R.R_HAND])
+    start_mode = int(rules[R.R_START])
+    open_factor = rules[R.R_OPEN]
+    unsold_mode = int(rules[R.R_UNSOLD])
+    direct_max = int(rules[R.R_DIRECT_MAX])
+    direct_factor = rules[R.R_DIRECT_FACTOR]
+    sale_factor = rules[R.R_SALE_FACTOR]
+    credit = int(rules[R.R_CREDIT])
+    ceiling = int(rules[R.R_CEILING])
+    min_cards = int(rules[R.R_MIN_CARDS])
+    debug = rules[R.R_DEBUG] != 0.0
+
+    for i in range(n_deck):
+        ring[i] = deck[i]
+    pos[0] = 0
+    pos[1] = n_deck
+    st[:, :] = 0
+    n_log = 0
+    unsold_count = 0
+
+    for p in range(n_players):
+        for _ in range(hand):
+            if pos[1] - pos[0] == 0:
+                break
+            v = _draw(state, ring, pos, n_deck)
+            _add_card(cval, cround, st, p, v, 0)
+            st[p, C_DEALT] += v
+            n_log = _log(log, n_log, 0, EV_DEAL, p, v, 0)
+
+    rounds = 0
+    end = END_PILE
+    start = 0
+    if pos[1] - pos[0] > 0:
+        active = _draw(state, ring, pos, n_deck)
+        for rnd in range(1, n_rounds + 1):
+            rounds = rnd
+            if start_mode == R.START_ROTATE:
+                start = (rnd - 1) % n_players
+            v = active
+            n_log = _log(log, n_log, rnd, EV_ACTIVE, start, v, 0)
+
+            # 1. auction
+            min_open = max(0, int(math.ceil(open_factor * v - 1e-9)))
+            top = v + ceiling
+            high = -1
+            bid = 0
+            n_passed = 0
+            for q in range(n_players):
+                passed[q] = False
+            s = start
+            while True:
+                if high < 0 and n_passed == n_players:
+                    break
+                if high >= 0 and n_passed == n_players - 1:
+                    break
+                if not passed[s] and s != high:
+                    min_bid = min_open if high < 0 else bid + 1
+                    max_bid = min(top, _max_spend(st, s, credit))
+                    leader_high = high >= 0 and high == _leader_other(st, n_players, s)
+                    b = choose_bid(pol[s], state, v, min_bid, max_bid, st[s, C_CARDS], leader_high)
+                    if b >= 0 and (b < min_bid or b > max_bid):
+                        if debug:
+                            st[s, C_ILLEGAL] += 1
+                        b = -1
+                    if b >= 0:
+                        high = s
+                        bid = b
+                        n_log = _log(log, n_log, rnd, EV_BID, s, b, 0)
+                    else:
+                        passed[s] = True
+                        n_passed += 1
+                        n_log = _log(log, n_log, rnd, EV_PASS, s, 0, 0)
+                s = (s + 1) % n_players
+
+            if high >= 0:
+                st[high, C_CASH] -= bid
+                st[high, C_PAID] += bid
+                st[high, C_AUCT] += 1
+                st[high, C_OVERBID] += bid - v
+                _add_card(cval, cround, st, high, v, rnd)
+                n_log = _log(log, n_log, rnd, EV_WIN, high, v, bid)
+                if start_mode == R.START_LAST_WINNER:
+                    start = high
+                # 2. direct purchase by the auction winner
+                n_shown = 0
+                for _ in range(direct_max):
+                    if pos[1] - pos[0] == 0:
+                        break
+                    shown[n_shown] = _draw(state, ring, pos, n_deck)
+                    n_log = _log(log, n_log, rnd, EV_SHOW, high, shown[n_shown], 0)
+                    n_shown += 1
+                for k in range(n_shown):
+                    c = shown[k]
+                    price = _price(c, direct_factor)
+                    affordable = price <= _max_spend(st, high, credit)
+                    if affordable and wants_direct(pol[high], state, c, price, st[high, C_CARDS]):
+                        st[high, C_CASH] -= price
+                        st[high, C_PAID] += price
+                        st[high, C_DIRECT] += 1
+                        _add_card(cval, cround, st, high, c, rnd)
+                        n_log = _log(log, n_log, rnd, EV_BUY, high, c, price)
+                    else:
+                        _to_bottom(ring, pos, n_deck, c)
+                        n_log = _log(log, n_log, rnd, EV_SKIP, high, c, 0)
+            else:
+                unsold_count += 1
+                n_log = _log(log, n_log, rnd, EV_UNSOLD, -1, v, unsold_mode)
+                if unsold_mode == R.UNSOLD_BOTTOM:
+                    _to_bottom(ring, pos, n_deck, v)
+
+            # 3. sale, in turn order from the start player
+            for j in range(n_players):
+                p = (start + j) % n_players
+                pick = -1
+                if int(pol[p, 0]) == RANDOM:
+                    n_ok = 0
+                    for k in range(st[p, C_CARDS]):
+                        if cround[p, k] < rnd:
+                            n_ok += 1
+                    if n_ok > 0 and rng.random(state) < pol[p, 4]:
+                        which = rng.below(state, n_ok)
+                        for k in range(st[p, C_CARDS]):
+                            if cround[p, k] < rnd:
+                                if which == 0:
+                                    pick = k
+                                    break
+                                which -= 1
+                elif st[p, C_CARDS] > min_cards:
+                    best_gain = 0
+                    margin = sell_margin(pol[p])
+                    for k in range(st[p, C_CARDS]):
+                        if cround[p, k] < rnd:
+                            gain = _price(cval[p, k], sale_factor) - cval[p, k]
+                            if gain >= margin and (pick < 0 or gain > best_gain):
+                                pick = k
+                                best_gain = gain
+                if pick >= 0:
+                    c = _remove_card(cval, cround, st, p, pick)
+                    price = _price(c, sale_factor)
+                    st[p, C_CASH] += price
+                    st[p, C_SOLD_VAL] += price
+                    st[p, C_SOLD_N] += 1
+                    _to_bottom(ring, pos, n_deck, c)
+                    n_log = _log(log, n_log, rnd, EV_SELL, p, c, price)
+
+            # 4. next active card
+            if rnd == n_rounds:
+                end = END_ROUNDS
+                break
+            if pos[1] - pos[0] == 0:
+                end = END_PILE
+                break
+            active = _draw(state, ring, pos, n_deck)
+
+    # scoring: cash + held value; only players with enough cards may win
+    best = 0
+    best_cards = 0
+    n_best = 0
+    for p in range(n_players):
+        score[p] = st[p, C_CASH] + st[p, C_HELD_VAL]
+        st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
+        win[p] = 0.0
+        if st[p, C_ELIG] == 1:
+            better = n_best == 0 or score[p] > best or (score[p] == best and st[p, C_CARDS] > best_cards)
+            if better:
+                best = score[p]
+                best_cards = st[p, C_CARDS]
+                n_best = 1
+            elif score[p] == best and st[p, C_CARDS] == best_cards:
+                n_best += 1
+    if n_best > 0:
+        for p in range(n_players):
+            if st[p, C_ELIG] == 1 and score[p] == best and st[p, C_CARDS] == best_cards:
+                win[p] = 1.0 / n_best
+    n_log = _log(log, n_log, rounds, EV_END, -1, end, 0)
+    return rounds, end, n_log, pos[1] - pos[0], unsold_count
+
+
+@njit(cache=True, nogil=True)
+def collection_capacity(rules):
+    return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
+
+
+@njit(cache=True, nogil=True)
+def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log):
+    """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
+    cap = collection_capacity(rules)
+    ring = np.empty(deck.shape[0], dtype=np.int64)
+    pos = np.zeros(2, dtype=np.int64)
+    cval = np.empty((n_players, cap), dtype=np.int64)
+    cround = np.empty((n_players, cap), dtype=np.int64)
+    passed = np.zeros(n_players, dtype=np.bool_)
+    shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
+    n_log = 0
+    for i in range(lo, hi):
+        seed = rng.game_seed(key, first + i)
+        rounds, end, n_log, left, unsold = play_game(
+            seed, n_players, rules, deck, pol, seat_out[i], score[i], win[i],
+            ring, pos, cval, cround, passed, shown, log,
+        )
+        game_out[i, 0] = rounds
+        game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
+        game_out[i, 2] = end
+        game_out[i, 3] = left
+        game_out[i, 4] = unsold
+    return n_log
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def play_batch(key, first, n_players, rules, deck, pol, score, win, seat_out, game_out):
+    """Games first..first+n-1 of a cell; each writes only its own rows."""
+    n = score.shape[0]
+    n_blocks = min(n, 256)
+    no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
+    for b in prange(n_blocks):
+        lo = b * n // n_blocks
+        hi = (b + 1) * n // n_blocks
+        _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, no_log)
+
+
+@njit(cache=True, nogil=True)
+def trace_game(key, index, n_players, rules, deck, pol, max_events):
+    """One game with its event log, through the same ``play_game``."""
+    score = np.zeros((1, n_players), dtype=np.int64)
+    win = np.zeros((1, n_players), dtype=np.float64)
+    seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, N_GAME), dtype=np.int64)
+    log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
+    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, score, win, seat_out, game_out, log)
+    return score[0], win[0], seat_out[0], game_out[0], log[:n_log]

@@ -1,0 +1,64 @@
+"""Readable traces of one Art Deco game, formatted from the engine's event log."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from boardsim.games.art_deco import engine as E
+from boardsim.games.base import Prepared
+
+
+def format_trace(
+    prepared: Prepared,
+    score: np.ndarray,
+    win: np.ndarray,
+    seat_out: np.ndarray,
+    game_out: np.ndarray,
+    log: np.ndarray,
+) -> str:
+    names = [f"P{i} {s.label()}" for i, s in enumerate(prepared.seats)]
+    lines: list[str] = []
+    dealt: dict[int, list[int]] = {}
+    for rnd, ev, seat, a, b in log.tolist():
+        if ev == E.EV_DEAL:
+            dealt.setdefault(seat, []).append(a)
+            continue
+        if dealt:
+            lines.append("Setup: dealt hands")
+            for p, vals in sorted(dealt.items()):
+                lines.append(f"  {names[p]}: {vals} (value {sum(vals)})")
+            dealt = {}
+        if ev == E.EV_ACTIVE:
+            lines.append(f"Round {rnd}: active card {a}, P{seat} opens the bidding")
+        elif ev == E.EV_BID:
+            lines.append(f"  P{seat} bids {a}")
+        elif ev == E.EV_PASS:
+            lines.append(f"  P{seat} passes")
+        elif ev == E.EV_WIN:
+            lines.append(f"  P{seat} wins the {a} for {b} (overbid {b - a})")
+        elif ev == E.EV_UNSOLD:
+            where = "goes to the pile bottom" if b else "is discarded"
+            lines.append(f"  nobody bids: the {a} {where}")
+        elif ev == E.EV_SHOW:
+            lines.append(f"  direct purchase: P{seat} turns up a {a}")
+        elif ev == E.EV_BUY:
+            lines.append(f"  P{seat} buys the {a} for {b}")
+        elif ev == E.EV_SKIP:
+            lines.append(f"  the {a} goes to the pile bottom")
+        elif ev == E.EV_SELL:
+            lines.append(f"  sale: P{seat} sells a {a} for {b}")
+        elif ev == E.EV_END:
+            lines.append(f"Game over after round {rnd}: {E.END_REASONS[a]}")
+    held = E.SEAT_COUNTERS.index("cards_held")
+    elig = E.SEAT_COUNTERS.index("eligible")
+    cash = E.SEAT_COUNTERS.index("cash")
+    for p in range(prepared.n_players):
+        tag = "WINS" if win[p] == 1 else (f"shares the win ({win[p]:.2f})" if win[p] > 0 else "")
+        ok = "eligible" if seat_out[p, elig] else "not eligible"
+        lines.append(
+            f"  {names[p]}: score {score[p]} = cash {seat_out[p, cash]} + cards "
+            f"({seat_out[p, held]} held, {ok}) {tag}".rstrip()
+        )
+    if win.sum() == 0:
+        lines.append("  no player is eligible: the game has no winner")
+    return "\n".join(lines)

@@ -1,0 +1,127 @@
+"""Art Deco bots as data: one jitted interpreter switches on a policy code.
+
+A seat's policy is a row of the policy matrix: column 0 the code, then the
+parameters in the order declared below.  Sweeping a parameter changes numbers
+in that row only, never the compiled code.
+
+Every non-random policy works from a *reservation price* r: it bids the
+minimum legal amount while that amount is <= r (the "+1 up to a cap" style
+of the spec) and buys a direct-purchase card when its price is <= r.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from boardsim import rng
+from boardsim.games.base import Option, Policy
+
+RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER = range(5)
+
+_SELL = Option(
+    "sell_margin",
+    1,
+    "sell a card (keeping enough to win) when its sale price beats its value by at least this",
+    "int",
+    -1000,
+    1000,
+)
+
+POLICIES: tuple[Policy, ...] = (
+    Policy(
+        "random",
+        RANDOM,
+        "random legal moves: passes with pass_prob, else raises by 1..max_raise",
+        (
+            Option("pass_prob", 0.5, "chance of passing at each bidding turn", "float", 0.0, 1.0),
+            Option("max_raise", 3, "largest step over the minimum bid", "int", 1, 100),
+            Option("buy_prob", 0.5, "chance of buying each direct-purchase card", "float", 0.0, 1.0),
+            Option("sell_prob", 0.25, "chance of selling a random sellable card", "float", 0.0, 1.0),
+        ),
+    ),
+    Policy("par", PAR, "bids up to the card's value and buys direct at up to value", (_SELL,)),
+    Policy(
+        "multiple",
+        MULTIPLE,
+        "bids up to multiple x value",
+        (Option("multiple", 1.2, "reservation price as a multiple of value", "float", 0.0, 10.0), _SELL),
+    ),
+    Policy(
+        "eligibility",
+        ELIGIBILITY,
+        "bids up to hard x value until it holds target cards, then only at par",
+        (
+            Option("hard", 1.6, "multiple of value paid while short of target cards", "float", 0.0, 10.0),
+            Option("target", 5, "cards it wants to hold", "int", 0, 100),
+            _SELL,
+        ),
+    ),
+    Policy(
+        "blocker",
+        BLOCKER,
+        "bids multiple x value, but outbids the leader up to value + cap",
+        (
+            Option("multiple", 1.0, "reservation price as a multiple of value", "float", 0.0, 10.0),
+            Option("cap", 4, "how far over value it goes to stop the leader", "int", 0, 1000),
+            _SELL,
+        ),
+    ),
+)
+
+POLICY_WIDTH = 5  # code + up to 4 parameters
+
+
+@njit(cache=True, nogil=True)
+def reservation(prm, value, n_cards, leader_is_high):
+    """Most this seat would pay for a card of ``value``; -1 means never."""
+    code = int(prm[0])
+    if code == PAR:
+        return value
+    if code == MULTIPLE:
+        return int(math.floor(prm[1] * value + 1e-9))
+    if code == ELIGIBILITY:
+        if n_cards < prm[2]:
+            return int(math.floor(prm[1] * value + 1e-9))
+        return value
+    if code == BLOCKER:
+        r = int(math.floor(prm[1] * value + 1e-9))
+        if leader_is_high:
+            r = max(r, value + int(prm[2]))
+        return r
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def choose_bid(prm, state, value, min_bid, max_bid, n_cards, leader_is_high):
+    """The bid this seat makes, or -1 to pass; ``max_bid`` already folds in ceiling and credit."""
+    if min_bid > max_bid:
+        return -1
+    if int(prm[0]) == RANDOM:
+        if rng.random(state) < prm[1]:
+            return -1
+        return min(max_bid, min_bid + rng.below(state, int(prm[2])))
+    if min_bid <= reservation(prm, value, n_cards, leader_is_high):
+        return min_bid
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def wants_direct(prm, state, value, price, n_cards):
+    if int(prm[0]) == RANDOM:
+        return rng.random(state) < prm[3]
+    return price <= reservation(prm, value, n_cards, False)
+
+
+@njit(cache=True, nogil=True)
+def sell_margin(prm):
+    """Minimum sale gain for the deterministic policies (their last parameter)."""
+    code = int(prm[0])
+    if code == PAR:
+        return prm[1]
+    if code == MULTIPLE:
+        return prm[2]
+    if code == ELIGIBILITY:
+        return prm[3]
+    return prm[3]  # BLOCKER

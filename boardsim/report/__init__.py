@@ -1,0 +1,1 @@
+"""Turning aggregates into tidy tables, PNG charts and an index.html."""

@@ -1,0 +1,53 @@
+"""index.html: the charts with one-line captions, the summary table and provenance."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+
+def write_index(
+    out_dir: Path,
+    title: str,
+    description: str,
+    images: Sequence[tuple[str, str]],
+    provenance: Mapping[str, object],
+    summary: pd.DataFrame,
+    tables: Sequence[tuple[str, str]] = (),
+) -> Path:
+    esc = html.escape
+    parts = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>{esc(title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+        "img{max-width:100%;border:1px solid #ddd}figure{margin:1.5em 0}"
+        "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #ccc;padding:2px 6px}"
+        "</style></head><body>",
+        f"<h1>{esc(title)}</h1>",
+    ]
+    if description:
+        parts.append(f"<p>{esc(description)}</p>")
+    parts.append("<h2>Provenance</h2><ul>")
+    for k, v in provenance.items():
+        parts.append(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>")
+    parts.append("</ul>")
+    for name, caption in images:
+        parts.append(f"<figure><img src='{esc(name)}' alt='{esc(caption)}'><figcaption>{esc(caption)}"
+                     "</figcaption></figure>")
+    if tables:
+        parts.append("<h2>Tables</h2><ul>")
+        for name, caption in tables:
+            parts.append(f"<li><a href='{esc(name)}'>{esc(name)}</a>: {esc(caption)}</li>")
+        parts.append("</ul>")
+    if not summary.empty:
+        cols = [c for c in ("label", "seat", "policy", "games", "win_rate", "win_lo", "win_hi", "score_mean",
+                            "score_sd") if c in summary.columns]
+        parts.append("<h2>Summary</h2>")
+        parts.append(summary[cols].head(200).to_html(index=False, float_format=lambda x: f"{x:.4g}"))
+    parts.append("</body></html>")
+    path = Path(out_dir) / "index.html"
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path

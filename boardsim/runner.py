@@ -1,0 +1,280 @@
+"""Runs games: splits a cell into chunks, seeds them, rotates seats, gathers results.
+
+Seeding: cell ``c`` of a run with base seed ``s`` has the 64-bit key
+``rng.cell_key(s, c)``; game ``i`` of that cell is seeded with
+``rng.game_seed(key, i)``.  With ``rotate_seats`` every deal ``i`` is played
+once per rotation of the seats (a paired design: each policy sits in each
+position on the same seeds), so a cell of ``n`` games holds ``ceil(n / P)``
+deals.  Chunks cover ranges of deals, so neither the chunk size nor the
+thread count can change a result.
+
+Result arrays come back from the game in *position* order (seat 0 opens);
+the runner reorders every per-seat array (any array with ndim >= 2, seats on
+axis 1) into *slot* order, slot ``j`` being the scenario's ``seats[j]``, and
+records ``position_j``, where slot ``j`` sat.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numba
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from boardsim import rng
+from boardsim.errors import BadInput
+from boardsim.games import get as get_game
+from boardsim.games.base import Game, Prepared, Seat
+
+DEFAULT_CHUNK = 50_000
+WIN_UNITS = 12  # win shares are 1/k for k <= 4, so 12 * share is a whole number: exact sums
+
+
+def as_seat(spec: Any) -> Seat:
+    """A Seat from a name, a Seat, a (name, params) pair or a {'policy', 'params'} dict."""
+    if isinstance(spec, Seat):
+        return spec
+    if isinstance(spec, str):
+        return Seat(spec, {})
+    if isinstance(spec, Mapping):
+        return Seat(spec.get("policy", ""), dict(spec.get("params", {}) or {}))
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        return Seat(spec[0], dict(spec[1]))
+    raise BadInput("policies", f"cannot read a seat from {spec!r}")
+
+
+def fill_seats(seats: Sequence[Seat], n_players: int) -> list[Seat]:
+    """Seat i plays ``seats[i % len(seats)]``, so one policy can fill a table."""
+    if not seats:
+        raise BadInput("seats", "no seats given")
+    return [seats[i % len(seats)] for i in range(n_players)]
+
+
+@dataclass
+class Cell:
+    """One grid cell, ready to play: one Prepared per seat rotation."""
+
+    index: int
+    values: dict[str, Any]
+    game: Game
+    n_players: int
+    seats: list[Seat]
+    rotations: list[Prepared]
+    cards: pd.DataFrame
+
+    @property
+    def rules_hash(self) -> str:
+        return self.rotations[0].rules_hash
+
+
+def make_cell(
+    game: Game,
+    n_players: int,
+    seats: Sequence[Seat],
+    rules: Mapping[str, Any] | None,
+    cards: pd.DataFrame,
+    rotate: bool,
+    index: int = 0,
+    values: dict[str, Any] | None = None,
+) -> Cell:
+    game.check_players(n_players)
+    slots = fill_seats(list(seats), n_players)
+    n_rot = n_players if rotate else 1
+    preps = []
+    for k in range(n_rot):
+        # rotation k: slot j sits at position (j + k) % P
+        by_position = [slots[(p - k) % n_players] for p in range(n_players)]
+        preps.append(game.prepare(n_players, by_position, rules, cards))
+    return Cell(index, dict(values or {}), game, n_players, slots, preps, cards)
+
+
+def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.ndarray]:
+    """Deals start..start+count-1 in every rotation, rows ordered (deal, rotation)."""
+    P = cell.n_players
+    n_rot = len(cell.rotations)
+    parts = []
+    for k, prep in enumerate(cell.rotations):
+        out = cell.game.play(prep, key, start, count)
+        position_of_slot = np.array([(j + k) % P for j in range(P)])
+        for name, arr in out.items():
+            if arr.ndim >= 2:
+                out[name] = arr[:, position_of_slot]
+        out["rotation"] = np.full(count, k, dtype=np.int64)
+        out["position"] = np.broadcast_to(position_of_slot, (count, P)).copy()
+        parts.append(out)
+    merged: dict[str, np.ndarray] = {}
+    for name in parts[0]:
+        stacked = np.stack([p[name] for p in parts], axis=1)  # (count, n_rot, ...)
+        merged[name] = stacked.reshape((count * n_rot,) + stacked.shape[2:])
+    deals = np.arange(start, start + count, dtype=np.int64)
+    merged["game"] = np.repeat(deals, n_rot)
+    merged["seed"] = np.repeat(rng.game_seeds(np.uint64(key), start, count), n_rot)
+    return merged
+
+
+def to_frame(cell: Cell, out: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """One row per game: game columns, then ``<name>_<slot>`` per-seat columns."""
+    P = cell.n_players
+    cols: dict[str, Any] = {}
+    for name in ("game", "rotation", "seed", "rounds", "first_player", "end"):
+        cols[name] = out[name]
+    cols["end"] = pd.Categorical.from_codes(out["end"], categories=list(cell.game.end_reasons))
+    for name, arr in out.items():
+        if arr.ndim == 1 and name not in cols:
+            cols[name] = arr
+    for name, arr in out.items():
+        if arr.ndim == 2:
+            for j in range(P):
+                cols[f"{name}_{j}"] = arr[:, j]
+    return pd.DataFrame(cols)
+
+
+@dataclass
+class Aggregate:
+    """Streaming per-cell sums: memory stays flat however many games run."""
+
+    n_players: int
+    seat_counters: tuple[str, ...]
+    n_end: int
+    games: int = 0
+    wins: np.ndarray = field(init=False)  # (P,) in 1/WIN_UNITS units
+    wins_by_position: np.ndarray = field(init=False)  # (P,) same units, by where the seat sat
+    score_sum: np.ndarray = field(init=False)
+    score_sq: np.ndarray = field(init=False)
+    counter_sum: np.ndarray = field(init=False)  # (P, n_counters)
+    no_winner: int = 0
+    rounds_sum: int = 0
+    end_counts: np.ndarray = field(init=False)
+    score_hist: dict[int, np.ndarray] = field(default_factory=dict)  # score -> count per slot
+    rounds_hist: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        P = self.n_players
+        self.wins = np.zeros(P, dtype=np.int64)
+        self.wins_by_position = np.zeros(P, dtype=np.int64)
+        self.score_sum = np.zeros(P, dtype=np.int64)
+        self.score_sq = np.zeros(P, dtype=np.int64)
+        self.counter_sum = np.zeros((P, len(self.seat_counters)), dtype=np.int64)
+        self.end_counts = np.zeros(self.n_end, dtype=np.int64)
+
+    def add(self, out: Mapping[str, np.ndarray]) -> None:
+        score = out["score"].astype(np.int64)
+        units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
+        self.games += score.shape[0]
+        self.wins += units.sum(axis=0)
+        np.add.at(self.wins_by_position, out["position"].ravel(), units.ravel())
+        self.score_sum += score.sum(axis=0)
+        self.score_sq += (score * score).sum(axis=0)
+        for k, name in enumerate(self.seat_counters):
+            self.counter_sum[:, k] += out[name].astype(np.int64).sum(axis=0)
+        self.no_winner += int((units.sum(axis=1) == 0).sum())
+        self.rounds_sum += int(out["rounds"].sum())
+        self.end_counts += np.bincount(out["end"], minlength=self.n_end)[: self.n_end]
+        for j in range(self.n_players):
+            values, counts = np.unique(score[:, j], return_counts=True)
+            for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+                self.score_hist.setdefault(v, np.zeros(self.n_players, dtype=np.int64))[j] += c
+        values, counts = np.unique(out["rounds"], return_counts=True)
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
+            self.rounds_hist[v] = self.rounds_hist.get(v, 0) + c
+
+
+@contextmanager
+def numba_threads(threads: int | None) -> Iterator[None]:
+    """Temporarily run Numba's parallel loops on ``threads`` threads."""
+    if threads is None:
+        yield
+        return
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise BadInput("threads", f"got {threads}; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}")
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
+def deal_count(n_games: int, cell: Cell) -> int:
+    return math.ceil(n_games / len(cell.rotations))
+
+
+def run_cell(
+    cell: Cell,
+    base_seed: int,
+    n_games: int,
+    sink: Callable[[dict[str, np.ndarray]], None],
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: bool | None = None,
+    label: str = "",
+) -> None:
+    """Play ``n_games`` of a cell in chunks, handing each chunk's results to ``sink``."""
+    key = rng.cell_key(base_seed, cell.index)
+    deals = deal_count(n_games, cell)
+    n_rot = len(cell.rotations)
+    bar = tqdm(
+        total=deals * n_rot,
+        unit="game",
+        unit_scale=True,
+        desc=label or f"cell {cell.index}",
+        delay=2.0,  # appears only on runs longer than about 2 s
+        disable=(progress is False),
+        leave=False,
+    )
+    try:
+        for start in range(0, deals, chunk_size):
+            count = min(chunk_size, deals - start)
+            sink(play_chunk(cell, key, start, count))
+            bar.update(count * n_rot)
+    finally:
+        bar.close()
+
+
+def simulate(
+    game: str | Game,
+    n_games: int,
+    policies: Sequence[Any] | None = None,
+    seed: int = 0,
+    rules: Mapping[str, Any] | None = None,
+    cards: Mapping[str, Mapping[str, Any]] | pd.DataFrame | None = None,
+    players: int | None = None,
+    rotate_seats: bool = False,
+    threads: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: bool | None = None,
+    cell: int = 0,
+) -> pd.DataFrame:
+    """Play ``n_games`` games and return one row per game.
+
+    ``policies`` lists seat policies (names, ``Seat``s, ``(name, params)`` or
+    ``{"policy": ..., "params": ...}``); seat ``i`` plays ``policies[i % len]``.
+    ``cards`` is a dict of card edits (``{"v12": {"copies": 5}}``) or a full
+    card table.  Per-seat columns are ``<name>_<slot>``; see the README for the
+    columns.  The same arguments always give the same frame.
+    """
+    g = get_game(game) if isinstance(game, str) else game
+    if not isinstance(n_games, int) or n_games < 1:
+        raise BadInput("n_games", f"got {n_games!r}; allowed: a positive integer")
+    seats = [as_seat(p) for p in (policies or [g.default_policy])]
+    n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
+    table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
+    c = make_cell(g, n_players, seats, rules, table, rotate_seats, index=cell)
+    chunks: list[dict[str, np.ndarray]] = []
+    with numba_threads(threads):
+        t0 = time.perf_counter()
+        run_cell(c, seed, n_games, chunks.append, chunk_size, progress)
+        del t0
+    merged = {name: np.concatenate([ch[name] for ch in chunks]) for name in chunks[0]}
+    frame = to_frame(c, merged)
+    frame.attrs.update(
+        game=g.name, seed=seed, cell=cell, players=n_players, rules_hash=c.rules_hash,
+        seats=[s.label() for s in c.seats],
+    )
+    return frame

@@ -1,0 +1,236 @@
+"""Scenario TOML -> a validated plan of grid cells.
+
+Every problem is a :class:`BadInput` naming the file and the key, raised
+while loading, before any game is played.  See the README for the format.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from boardsim.errors import BadInput
+from boardsim.games import get as get_game
+from boardsim.games.base import Game, Seat
+from boardsim.runner import Cell, make_cell
+
+TOP_KEYS = {
+    "name": "output folder name (default: the file name)",
+    "title": "the question the scenario answers",
+    "description": "longer text for the report",
+    "game": "game name",
+    "players": "number of players",
+    "games": "games per grid cell",
+    "seed": "base seed",
+    "rotate_seats": "play every deal in every seat rotation",
+    "seats": "list of {policy, params}",
+    "rules": "rule options",
+    "cards": "card edits: [cards.<name>] field = value",
+    "card_file": "a CSV card table replacing the bundled one",
+    "grid": "keys to sweep, each a list of values",
+    "chunk_size": "deals per chunk",
+}
+_SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
+
+
+@dataclass
+class Scenario:
+    """A validated scenario: the base settings and the cells of its grid."""
+
+    name: str
+    title: str
+    game: Game
+    players: int
+    games: int
+    seed: int
+    seats: list[Seat]
+    rules: dict[str, Any]
+    cards: dict[str, dict[str, Any]]
+    card_file: str | None
+    grid: dict[str, list[Any]]
+    rotate_seats: bool
+    chunk_size: int
+    path: str | None = None
+    description: str = ""
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def grid_points(self) -> list[dict[str, Any]]:
+        keys = list(self.grid)
+        return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*self.grid.values())]
+
+    def cells(self) -> list[Cell]:
+        """Every grid cell, validated; errors name the grid key that caused them."""
+        return [self._cell(i, point) for i, point in enumerate(self.grid_points())]
+
+    def _cell(self, index: int, point: Mapping[str, Any]) -> Cell:
+        players = self.players
+        seats = [Seat(s.policy, dict(s.params)) for s in self.seats]
+        rules = dict(self.rules)
+        cards = copy.deepcopy(self.cards)
+        for key, value in point.items():
+            if key == "players":
+                players = value
+            elif key.startswith("rules."):
+                rules[key[len("rules."):]] = value
+            elif key.startswith("cards."):
+                _, card, fld = key.split(".", 2)
+                cards.setdefault(card, {})[fld] = value
+            else:
+                m = _SEAT_KEY.match(key)
+                j = int(m.group(1))
+                if m.group(2) == "policy":
+                    seats[j] = Seat(value, dict(seats[j].params))
+                else:
+                    seats[j] = Seat(seats[j].policy, {**seats[j].params, m.group(3): value})
+        try:
+            table = self.game.card_table(cards, self.card_file)
+            return make_cell(self.game, players, seats, rules, table, self.rotate_seats, index, dict(point))
+        except BadInput as e:
+            hint = f" (grid cell {dict(point)})" if point else ""
+            raise BadInput(e.key, e.message + hint, e.file or self.path) from None
+
+
+def _type_error(key: str, value: Any, allowed: str) -> BadInput:
+    return BadInput(key, f"got {value!r}; allowed: {allowed}")
+
+
+def _positive_int(raw: Mapping[str, Any], key: str, default: int, low: int = 1) -> int:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise _type_error(key, value, f"an integer >= {low}")
+    return value
+
+
+def _seats(raw: Any) -> list[Seat]:
+    if not isinstance(raw, list) or not raw:
+        raise _type_error("seats", raw, "a non-empty list of tables like {policy = \"par\"}")
+    seats = []
+    for i, item in enumerate(raw):
+        if isinstance(item, str):
+            seats.append(Seat(item, {}))
+            continue
+        if not isinstance(item, Mapping) or "policy" not in item:
+            raise _type_error(f"seats[{i}]", item, "a table with a policy name")
+        extra = set(item) - {"policy", "params"}
+        if extra:
+            raise BadInput(f"seats[{i}].{sorted(extra)[0]}", "unknown key (known: policy, params)")
+        params = item.get("params", {})
+        if not isinstance(params, Mapping):
+            raise _type_error(f"seats[{i}].params", params, "a table of parameter values")
+        seats.append(Seat(item["policy"], dict(params)))
+    return seats
+
+
+def _grid(raw: Any, n_seats: int) -> dict[str, list[Any]]:
+    if not isinstance(raw, Mapping):
+        raise _type_error("grid", raw, "a table of key = [values]")
+    grid: dict[str, list[Any]] = {}
+    for key, values in raw.items():
+        gkey = f"grid.{key}"
+        if isinstance(values, Mapping):  # TOML dotted keys arrive nested: rules.x = [...]
+            for sub, sub_values in _flatten(values, key):
+                grid.update(_grid({sub: sub_values}, n_seats))
+            continue
+        if not isinstance(values, list) or not values:
+            raise _type_error(gkey, values, "a non-empty list of values")
+        ok = key == "players" or key.startswith("rules.")
+        if key.startswith("cards."):
+            ok = key.count(".") == 2
+        m = _SEAT_KEY.match(key)
+        if m:
+            ok = int(m.group(1)) < n_seats
+            if not ok:
+                raise BadInput(gkey, f"seat {m.group(1)} does not exist (the scenario has {n_seats} seats)")
+        if not ok:
+            raise BadInput(
+                gkey,
+                "unknown grid key (allowed: players, rules.<option>, seats[i].policy, "
+                "seats[i].params.<param>, cards.<card>.<field>)",
+            )
+        grid[key] = values
+    return grid
+
+
+def _flatten(table: Mapping[str, Any], prefix: str):
+    for k, v in table.items():
+        key = f"{prefix}.{k}"
+        if isinstance(v, Mapping):
+            yield from _flatten(v, key)
+        else:
+            yield key, v
+
+
+def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = None) -> Scenario:
+    """Validate a scenario given as a dict (the parsed TOML)."""
+    try:
+        for key in raw:
+            if key not in TOP_KEYS:
+                raise BadInput(key, f"unknown key (known: {', '.join(TOP_KEYS)})")
+        if "game" not in raw:
+            raise BadInput("game", "missing; name one of the games")
+        game = get_game(raw["game"])
+        players = _positive_int(raw, "players", game.default_players)
+        games = _positive_int(raw, "games", 10_000)
+        seed = _positive_int(raw, "seed", 0, low=0)
+        chunk = _positive_int(raw, "chunk_size", 50_000)
+        rotate = raw.get("rotate_seats", False)
+        if not isinstance(rotate, bool):
+            raise _type_error("rotate_seats", rotate, "true or false")
+        seats = _seats(raw.get("seats", [{"policy": game.default_policy}]))
+        rules = raw.get("rules", {})
+        if not isinstance(rules, Mapping):
+            raise _type_error("rules", rules, "a table of rule options")
+        cards = raw.get("cards", {})
+        if not isinstance(cards, Mapping) or not all(isinstance(v, Mapping) for v in cards.values()):
+            raise _type_error("cards", cards, "tables like [cards.<name>] field = value")
+        card_file = raw.get("card_file")
+        if card_file is not None:
+            if not isinstance(card_file, str):
+                raise _type_error("card_file", card_file, "a path to a CSV file")
+            if path is not None and not Path(card_file).is_absolute():
+                card_file = str(Path(path).parent / card_file)
+        grid = _grid(raw.get("grid", {}), len(seats))
+        for key in ("name", "title", "description"):
+            if key in raw and not isinstance(raw[key], str):
+                raise _type_error(key, raw[key], "a string")
+        scenario = Scenario(
+            name=raw.get("name", name or "scenario"),
+            title=raw.get("title", raw.get("name", name or "scenario")),
+            game=game,
+            players=players,
+            games=games,
+            seed=seed,
+            seats=seats,
+            rules=dict(rules),
+            cards={k: dict(v) for k, v in cards.items()},
+            card_file=card_file,
+            grid=grid,
+            rotate_seats=rotate,
+            chunk_size=chunk,
+            path=path,
+            description=raw.get("description", ""),
+            raw=dict(raw),
+        )
+    except BadInput as e:
+        raise BadInput(e.key, e.message, e.file or path) from None
+    scenario.cells()  # validate every cell now, before a long run starts
+    return scenario
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and validate a scenario TOML file."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            raw = tomllib.load(f)
+    except FileNotFoundError:
+        raise BadInput("", "no such file", str(path)) from None
+    except tomllib.TOMLDecodeError as e:
+        raise BadInput("toml", f"malformed TOML: {e}", str(path)) from None
+    return parse(raw, str(path), path.stem)

@@ -1,0 +1,132 @@
+"""Sweeps: every cell of a scenario's grid, aggregated as it streams, written as it finishes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numba
+import pandas as pd
+
+from boardsim import __version__
+from boardsim.errors import BadInput
+from boardsim.report import html, plots, tables
+from boardsim.runner import Aggregate, deal_count, numba_threads, run_cell
+from boardsim.scenario import Scenario, load_scenario
+
+
+@dataclass
+class SweepResult:
+    """What a sweep produced: tidy tables and where they were written."""
+
+    scenario: Scenario
+    out_dir: Path
+    summary: pd.DataFrame
+    positions: pd.DataFrame
+    scores: pd.DataFrame
+    cells_done: int
+    cells_total: int
+    seconds: float
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.cells_done == self.cells_total
+
+
+def sweep(
+    scenario: Scenario | str | Path,
+    out: str | Path | None = None,
+    games: int | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+    progress: bool | None = None,
+) -> SweepResult:
+    """Run every cell of ``scenario`` and write CSV, PNG and index.html into ``out``.
+
+    ``out`` defaults to ``reports/<scenario name>/``.  Files are rewritten
+    after every finished cell, so an interrupted sweep (Ctrl-C) keeps the
+    cells it finished; the KeyboardInterrupt is re-raised after that.
+    """
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    if games is not None:
+        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+            raise BadInput("--games", f"got {games!r}; allowed: a positive integer")
+        sc = replace(sc, games=games)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise BadInput("--seed", f"got {seed!r}; allowed: an integer >= 0")
+        sc = replace(sc, seed=seed)
+    out_dir = Path(out) if out is not None else Path("reports") / sc.name
+    cells = sc.cells()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summaries, positions, scores = [], [], []
+    t0 = time.perf_counter()
+    result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0)
+    interrupted = False
+    try:
+        with numba_threads(threads):
+            for cell in cells:
+                agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons))
+                label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
+                run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label)
+                summaries.append(tables.summary_rows(sc.name, cell, agg))
+                positions.append(tables.position_rows(sc.name, cell, agg))
+                scores.append(tables.score_rows(cell, agg))
+                result.cells_done += 1
+                _write_tables(result, summaries, positions, scores, cells, t0)
+    except KeyboardInterrupt:
+        interrupted = True
+    result.seconds = time.perf_counter() - t0
+    if result.cells_done:
+        _write_report(result, cells, threads)
+    if interrupted:
+        raise KeyboardInterrupt(result)
+    return result
+
+
+def _write_tables(result: SweepResult, summaries, positions, scores, cells, t0) -> None:
+    result.summary = tables.concat(summaries)
+    result.positions = tables.concat(positions)
+    result.scores = tables.concat(scores)
+    result.seconds = time.perf_counter() - t0
+    d = result.out_dir
+    result.summary.to_csv(d / "summary.csv", index=False)
+    result.positions.to_csv(d / "positions.csv", index=False)
+    result.scores.to_csv(d / "scores.csv", index=False)
+
+
+def provenance(result: SweepResult, cells, threads) -> dict:
+    sc = result.scenario
+    done = cells[: result.cells_done]
+    return {
+        "boardsim version": __version__,
+        "game": sc.game.name,
+        "scenario": sc.path or sc.name,
+        "seed": sc.seed,
+        "games per cell": sum(deal_count(sc.games, c) * len(c.rotations) for c in done[:1]),
+        "cells": f"{result.cells_done} of {result.cells_total}",
+        "seat rotation": "every deal in every rotation (paired)" if sc.rotate_seats else "fixed seats",
+        "rules and cards hash": ", ".join(sorted({c.rules_hash for c in done})),
+        "threads": threads or numba.get_num_threads(),
+        "seconds": round(result.seconds, 2),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def _write_report(result: SweepResult, cells, threads) -> None:
+    sc = result.scenario
+    prov = provenance(result, cells, threads)
+    (result.out_dir / "run.json").write_text(json.dumps(prov, indent=2, default=str))
+    images = plots.write_standard_plots(result.summary, result.scores, result.out_dir, sc.title)
+    files = [
+        ("summary.csv", "one row per cell x seat: games, wins, win rate with 95% interval, score mean/sd"),
+        ("positions.csv", "win rate by table position (0 opens round 1), with 95% intervals"),
+        ("scores.csv", "score histogram: count of games per cell, seat and score"),
+        ("run.json", "provenance: version, seed, games, hashes"),
+    ]
+    html.write_index(result.out_dir, sc.title, sc.description, images, prov, result.summary, files)
+    result.files = [name for name, _ in files] + [name for name, _ in images] + ["index.html"]
