@@ -17,6 +17,6 @@ from boardsim import games  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 from boardsim.scenario import load_scenario  # noqa: E402
-from boardsim.sweep import sweep  # noqa: E402
+from boardsim.sweeps import sweep  # noqa: E402
 
 __all__ = ["BadInput", "games", "load_scenario", "simulate", "sweep", "__version__"]

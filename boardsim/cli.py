@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_sweep(args) -> int:
-    from boardsim.sweep import sweep
+    from boardsim.sweeps import sweep
 
     try:
         result = sweep(args.scenario, out=args.out, games=args.games, seed=args.seed, threads=args.threads,

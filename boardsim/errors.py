@@ -21,11 +21,11 @@ class BadInput(ValueError):
         parts = [p for p in (self.file, self.key) if p]
         return ": ".join(parts + [self.message])
 
-    def in_file(self, file: str) -> "BadInput":
+    def in_file(self, file: str) -> BadInput:
         """The same error, now naming the file it came from."""
         return BadInput(self.key, self.message, file)
 
-    def under(self, prefix: str) -> "BadInput":
+    def under(self, prefix: str) -> BadInput:
         """The same error with its key nested under ``prefix``."""
         key = f"{prefix}.{self.key}" if self.key else prefix
         return BadInput(key, self.message, self.file)

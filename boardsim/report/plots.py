@@ -24,8 +24,8 @@ def plot_winrate(ax, data: pd.DataFrame, title: str) -> None:
     seats = sorted(data["seat"].unique())
     width = 0.8 / max(len(seats), 1)
     for k, seat in enumerate(seats):
-        s = data[data["seat"] == seat].set_index("cell").loc[cells]
-        x = np.arange(len(cells)) + (k - (len(seats) - 1) / 2) * width
+        s = data[data["seat"] == seat]  # a seat may exist only in some cells (player-count grids)
+        x = np.array([cells.index(c) for c in s["cell"]]) + (k - (len(seats) - 1) / 2) * width
         policy = s["policy"].iloc[0] if s["policy"].nunique() == 1 else "varies"
         ax.errorbar(x, s["win_rate"], yerr=[s["err_lo"], s["err_hi"]], fmt="o", capsize=3,
                     label=f"seat {seat}: {policy}")

@@ -60,10 +60,10 @@ NO_CREDIT_LIMIT = 1 << 40
 
 
 @njit(cache=True, nogil=True)
-def _draw(state, ring, pos, n_deck):
+def _draw(state, ring, pos, n_deck, shuffled):
     """Top card of the pile; pos = [head, tail] as absolute counters."""
     head = pos[0]
-    if head < n_deck:  # still in the never-shuffled part: pick a random card for this position
+    if shuffled and head < n_deck:  # still in the never-shuffled part: pick a random card for this position
         j = head + rng.below(state, n_deck - head)
         tmp = ring[head]
         ring[head] = ring[j]
@@ -159,6 +159,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
     ceiling = int(rules[R.R_CEILING])
     min_cards = int(rules[R.R_MIN_CARDS])
     debug = rules[R.R_DEBUG] != 0.0
+    shuffled = rules[R.R_SHUFFLE] != 0.0
 
     for i in range(n_deck):
         ring[i] = deck[i]
@@ -172,7 +173,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
         for _ in range(hand):
             if pos[1] - pos[0] == 0:
                 break
-            v = _draw(state, ring, pos, n_deck)
+            v = _draw(state, ring, pos, n_deck, shuffled)
             _add_card(cval, cround, st, p, v, 0)
             st[p, C_DEALT] += v
             n_log = _log(log, n_log, 0, EV_DEAL, p, v, 0)
@@ -181,7 +182,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
     end = END_PILE
     start = 0
     if pos[1] - pos[0] > 0:
-        active = _draw(state, ring, pos, n_deck)
+        active = _draw(state, ring, pos, n_deck, shuffled)
         for rnd in range(1, n_rounds + 1):
             rounds = rnd
             if start_mode == R.START_ROTATE:
@@ -236,7 +237,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                 for _ in range(direct_max):
                     if pos[1] - pos[0] == 0:
                         break
-                    shown[n_shown] = _draw(state, ring, pos, n_deck)
+                    shown[n_shown] = _draw(state, ring, pos, n_deck, shuffled)
                     n_log = _log(log, n_log, rnd, EV_SHOW, high, shown[n_shown], 0)
                     n_shown += 1
                 for k in range(n_shown):
@@ -300,7 +301,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
             if pos[1] - pos[0] == 0:
                 end = END_PILE
                 break
-            active = _draw(state, ring, pos, n_deck)
+            active = _draw(state, ring, pos, n_deck, shuffled)
 
     # scoring: cash + held value; only players with enough cards may win
     best = 0

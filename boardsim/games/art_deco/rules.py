@@ -54,6 +54,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("bid_ceiling", 30, "no bid above the card's value plus this", "int", 0, 1000),
     Option("min_cards_to_win", 5, "cards a player must hold at the end to be able to win", "int", 0, 100),
     Option(
+        "shuffle",
+        True,
+        "shuffle the deck; false deals it in the given order, top first (scripted deals)",
+        "bool",
+    ),
+    Option(
         "values",
         (),
         "explicit deck as a list of positive card values; empty = the card table (1..12, 9 copies)",
@@ -75,9 +81,10 @@ OPTIONS: tuple[Option, ...] = (
     R_CREDIT,
     R_CEILING,
     R_MIN_CARDS,
+    R_SHUFFLE,
     R_DEBUG,
-) = range(12)
-N_RULES = 12
+) = range(13)
+N_RULES = 13
 
 START_ROTATE, START_LAST_WINNER = 0, 1
 UNSOLD_DISCARD, UNSOLD_BOTTOM = 0, 1
@@ -99,6 +106,7 @@ def encode_rules(resolved: Mapping[str, Any], debug: bool = False) -> np.ndarray
         "credit_limit",
         "bid_ceiling",
         "min_cards_to_win",
+        "shuffle",
     ]
     for i, name in enumerate(order):
         vec[i] = by_name[name].encode(resolved[name])

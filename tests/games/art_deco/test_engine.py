@@ -1,0 +1,185 @@
+"""Art Deco rules on constructed (unshuffled) deals and invariants on seeded batches."""
+
+import numpy as np
+import pytest
+
+from boardsim.games import get
+from boardsim.games.base import Seat
+from boardsim.runner import simulate
+
+GAME = get("art_deco")
+
+
+def play_one(seats, **rules):
+    """One scripted game: ``values`` dealt in order, P0 gets the first hand."""
+    rules.setdefault("shuffle", False)
+    prep = GAME.prepare(len(seats), [Seat(*s) if isinstance(s, tuple) else Seat(s) for s in seats], rules,
+                        GAME.card_table())
+    out = GAME.play(prep, 1, 0, 1)
+    return {k: v[0] for k, v in out.items()}
+
+
+def test_eligible_lower_score_beats_ineligible_higher_score():
+    # P0 dealt 5,5,5 buys the 9 and two 2s (6 cards); P1 dealt 10,10,10 holds only 3 cards
+    r = play_one(["par", "par"], values=[5, 5, 5, 10, 10, 10, 9, 2, 2, 7], rounds=1)
+    assert list(r["cards_held"]) == [6, 3]
+    assert list(r["score"]) == [28 - 13, 30]
+    assert list(r["eligible"]) == [1, 0]
+    assert list(r["win"]) == [1.0, 0.0]
+
+
+def test_no_eligible_player_means_no_winner():
+    r = play_one(["par", "par"], values=[5, 5, 5, 10, 10, 10, 9, 2, 2, 7], rounds=1, min_cards_to_win=10)
+    assert r["win"].sum() == 0.0
+
+
+def test_tie_on_score_goes_to_more_cards():
+    # both score 9; P0 bought the 2 at par so holds 4 cards to P1's 3
+    never = ("multiple", {"multiple": 0.0})
+    r = play_one(["par", never], values=[3, 3, 3, 4, 4, 1, 2, 8], rounds=1, direct_buy_max=0, min_cards_to_win=0)
+    assert list(r["score"]) == [9, 9]
+    assert list(r["cards_held"]) == [4, 3]
+    assert list(r["win"]) == [1.0, 0.0]
+
+
+def test_full_tie_is_shared():
+    never = ("multiple", {"multiple": 0.0})
+    r = play_one([never, never], values=[3, 3, 3, 4, 4, 1, 2, 8], rounds=1, min_cards_to_win=0)
+    assert list(r["score"]) == [9, 9]
+    assert list(r["win"]) == [0.5, 0.5]
+    assert r["unsold"] == 1
+
+
+def test_auction_overbid_and_direct_buy_at_value():
+    # P0 par opens 9, P1 multiple 1.5 raises to 10, P0 passes; P1 pays 10, buys 2 and 3 directly
+    r = play_one(["par", ("multiple", {"multiple": 1.5})], values=[1, 1, 1, 1, 1, 1, 9, 2, 3, 7], rounds=1)
+    assert list(r["paid"]) == [0, 15]
+    assert list(r["overbid"]) == [0, 1]
+    assert list(r["direct_buys"]) == [0, 2]
+
+
+def test_unsold_card_discard_or_pile_bottom():
+    never = ("multiple", {"multiple": 0.0})
+    vals = [1] * 6 + [9, 2, 3, 4]
+    discard = play_one([never, never], values=vals, rounds=1)
+    bottom = play_one([never, never], values=vals, rounds=1, unsold="pile_bottom")
+    assert bottom["pile_left"] == discard["pile_left"] + 1
+
+
+def test_only_cards_from_earlier_rounds_can_be_sold():
+    # sale price x2: P0 wins the 12 in round 1 but may only sell a dealt 1 (for 2)
+    r = play_one(["par", ("multiple", {"multiple": 0.0})], values=[1, 1, 1, 5, 5, 5, 12, 3],
+                 rounds=1, direct_buy_max=0, sale_price_factor=2.0, min_cards_to_win=0)
+    assert r["cards_sold"][0] == 1
+    assert r["sold_value"][0] == 2
+    assert r["score"][0] == r["held_value"][0] + r["sold_value"][0] - r["paid"][0]
+
+
+def test_sellers_keep_enough_cards_to_win():
+    r = play_one(["par", "par"], values=[1, 1, 1, 5, 5, 5, 12, 3, 3, 4, 4, 4], rounds=2,
+                 sale_price_factor=2.0)
+    assert all(r["cards_held"][p] >= 5 or r["cards_sold"][p] == 0 for p in range(2))
+
+
+def test_start_player_rotates_or_follows_the_last_winner():
+    seats = [Seat("par"), Seat("multiple", {"multiple": 1.5}), Seat("par")]
+    base = {"values": [1] * 9 + [9, 1, 1, 5, 1, 1, 5, 1, 1], "shuffle": False, "rounds": 2}
+    rot = GAME.trace(GAME.prepare(3, seats, base, GAME.card_table()), 1, 0)
+    last = GAME.trace(GAME.prepare(3, seats, {**base, "start_player": "last_winner"}, GAME.card_table()), 1, 0)
+    assert "Round 2: active card 5, P1 opens" in rot
+    assert "P1 wins the 9" in last and "Round 2: active card 5, P1 opens" in last
+    base2 = {**base, "values": [1] * 9 + [9, 1, 1, 5]}
+    seats2 = [Seat("multiple", {"multiple": 1.5}), Seat("par"), Seat("par")]
+    last2 = GAME.trace(GAME.prepare(3, seats2, {**base2, "start_player": "last_winner"}, GAME.card_table()), 1, 0)
+    assert "Round 2: active card 5, P0 opens" in last2
+
+
+def test_credit_limit_zero_forbids_debt():
+    # nobody sells at par prices, so with no cash nobody can ever buy
+    df = simulate("art_deco", 2000, ["par", "eligibility", "blocker", "multiple"], seed=3,
+                  rules={"credit_limit": 0})
+    for j in range(4):
+        assert (df[f"paid_{j}"] == 0).all()
+    # random sellers raise cash first, then may spend it, never going below zero
+    df = simulate("art_deco", 2000, ["random"] * 4, seed=3, rules={"credit_limit": 0})
+    assert (df[[f"paid_{j}" for j in range(4)]].to_numpy() > 0).any()
+    for j in range(4):
+        assert (df[f"cash_{j}"] >= 0).all()
+
+
+def test_credit_limit_bounds_debt():
+    df = simulate("art_deco", 3000, ["multiple", "eligibility", "blocker", "random"], seed=4,
+                  rules={"credit_limit": 7, "sale_price_factor": 1.5})
+    for j in range(4):
+        assert df[f"cash_{j}"].min() >= -7
+
+
+def test_bid_ceiling_caps_overbids():
+    df = simulate("art_deco", 3000, [("random", {"max_raise": 50, "pass_prob": 0.1})] * 4, seed=5,
+                  rules={"bid_ceiling": 3})
+    for j in range(4):
+        assert (df[f"overbid_{j}"] <= 3 * df[f"auctions_won_{j}"]).all()
+    assert (df[[f"overbid_{j}" for j in range(4)]].to_numpy() > 0).any()
+
+
+def test_open_min_bid_below_value_lets_auctions_gain():
+    # between par bidders the price still climbs to the value; a half-value bidder lets par win cheap
+    df = simulate("art_deco", 2000, ["par"] * 4, seed=6, rules={"open_min_bid": 0.0})
+    assert (df[[f"overbid_{j}" for j in range(4)]].to_numpy() == 0).all()
+    df = simulate("art_deco", 2000, ["par", ("multiple", {"multiple": 0.5})], seed=6, rules={"open_min_bid": 0.0})
+    assert df["overbid_0"].mean() < 0
+    assert (df["score_0"] > df["dealt_value_0"]).any()
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"sale_price_factor": 1.5, "direct_price_factor": 0.8, "open_min_bid": 0.5},
+        {"unsold": "pile_bottom", "start_player": "last_winner", "credit_limit": 10, "rounds": 30},
+        {"values": [1, 2, 3] * 6, "rounds": 12},
+    ],
+)
+def test_accounting_identity_on_every_game(rules):
+    seats = ["par", "multiple", "eligibility", "blocker", "random"]
+    for players in (2, 4):
+        df = simulate("art_deco", 20_000, seats, seed=11, rules=rules, players=players)
+        for j in range(players):
+            score, held, sold, paid = (df[f"{c}_{j}"].to_numpy() for c in ("score", "held_value", "sold_value",
+                                                                             "paid"))
+            assert np.array_equal(score, held + sold - paid)
+            assert np.array_equal(df[f"cash_{j}"].to_numpy(), sold - paid)
+
+
+def test_cards_are_conserved():
+    # every card is held, still in the pile, or was discarded unsold
+    df = simulate("art_deco", 5000, ["random"] * 3, seed=8)
+    held = sum(df[f"cards_held_{j}"] for j in range(3))
+    assert ((held + df["pile_left"] + df["unsold"]) == 108).all()
+    df = simulate("art_deco", 5000, ["random"] * 3, seed=8, rules={"unsold": "pile_bottom"})
+    held = sum(df[f"cards_held_{j}"] for j in range(3))
+    assert ((held + df["pile_left"]) == 108).all() and df["unsold"].sum() > 0
+
+
+def test_default_scores_never_exceed_dealt_value():
+    df = simulate("art_deco", 5000, ["par", "multiple", "eligibility", "blocker"], seed=9)
+    for j in range(4):
+        assert (df[f"score_{j}"] <= df[f"dealt_value_{j}"]).all()
+
+
+def test_every_policy_makes_only_legal_moves():
+    seats = [Seat(p.name) for p in GAME.policies]
+    for players in (2, 3, 4):
+        for rules in ({}, {"credit_limit": 3, "sale_price_factor": 2.0}):
+            prep = GAME.prepare(players, seats[:players], rules, GAME.card_table(), debug=True)
+            out = GAME.play(prep, 99, 0, 3000)
+            assert out["illegal"].sum() == 0
+    seats = [Seat("random"), Seat("blocker"), Seat("eligibility"), Seat("multiple")]
+    prep = GAME.prepare(4, seats, {"bid_ceiling": 0}, GAME.card_table(), debug=True)
+    assert GAME.play(prep, 7, 0, 3000)["illegal"].sum() == 0
+
+
+def test_win_shares_sum_to_one_or_zero():
+    df = simulate("art_deco", 5000, ["random", "par"], seed=10, players=3)
+    total = df[["win_0", "win_1", "win_2"]].sum(axis=1)
+    assert set(np.round(total, 9)) <= {0.0, 1.0}

@@ -1,0 +1,132 @@
+"""The CLI: bad input ends in one line and exit status 2; sweeps write their report."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from boardsim import cli
+from boardsim import sweeps as sweep_mod
+
+
+def run(argv, capsys):
+    code = cli.main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def write(tmp_path, text, name="s.toml"):
+    f = tmp_path / name
+    f.write_text(text)
+    return str(f)
+
+
+@pytest.mark.parametrize(
+    "text, expect",
+    [
+        ('game = "chess"\n', "game: unknown game 'chess' (known: art_deco"),
+        ('game = "art_deco"\n[[seats]]\npolicy = "greedyy"\n', "seats[0].policy: unknown policy 'greedyy'"),
+        ('game = "art_deco"\n[rules]\nbid_ceilling = 3\n', "rules.bid_ceilling: unknown option"),
+        ('game = "art_deco"\n[rules]\nsale_price_factor = -1\n', "rules.sale_price_factor: got -1"),
+        ('game = "art_deco"\n[cards.v99]\ncopies = 2\n', "cards.v99: unknown card 'v99'"),
+        ('game = "art_deco"\ngames = "many"\n', "games: got 'many'"),
+        ('game = "art_deco\n', "toml: malformed TOML"),
+    ],
+)
+def test_bad_scenario_is_one_line_exit_2(tmp_path, capsys, text, expect):
+    path = write(tmp_path, text)
+    code, out, err = run(["sweep", path, "--out", str(tmp_path / "out")], capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith(f"error: {path}: ")
+    assert expect in err
+
+
+def test_bad_flags(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(["sweep", "x.toml", "--games", "0"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--games" in err and "positive integer" in err
+    with pytest.raises(SystemExit) as e:
+        cli.main(["sweep", "x.toml", "--colour", "red"])
+    assert e.value.code == 2
+    assert "unrecognized arguments: --colour" in capsys.readouterr().err
+    code, _, err = run(["sweep", "missing.toml"], capsys)
+    assert code == 2 and err == "error: missing.toml: no such file\n"
+    code, _, err = run(["play", "art_deco", "--policies", "par,nope"], capsys)
+    assert code == 2 and "seats[1]" in err and "nope" in err
+    code, _, err = run(["play", "art_deco", "--rule", "rounds=0"], capsys)
+    assert code == 2 and "rules.rounds" in err
+    code, _, err = run(["sweep", "scenarios/quickstart.toml", "--threads", "999"], capsys)
+    assert code == 2 and "threads" in err
+
+
+def test_no_traceback_from_the_module_entry_point(tmp_path):
+    path = write(tmp_path, 'game = "art_deco"\nplayers = 9\n')
+    proc = subprocess.run([sys.executable, "-m", "boardsim", "sweep", path], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip() == f"error: {path}: players: got 9; Art Deco allows 2 to 4 players"
+
+
+def test_sweep_writes_csv_png_html(tmp_path, capsys):
+    path = write(tmp_path, """
+name = "e2e"
+title = "End to end"
+game = "art_deco"
+games = 800
+seed = 3
+rotate_seats = true
+[[seats]]
+policy = "par"
+[[seats]]
+policy = "eligibility"
+[grid]
+players = [2, 3]
+"rules.rounds" = [6, 10]
+""")
+    out = tmp_path / "out"
+    code, stdout, _ = run(["sweep", path, "--out", str(out), "--threads", "1"], capsys)
+    assert code == 0 and "4 cells" in stdout
+    for name in ("summary.csv", "positions.csv", "scores.csv", "run.json", "winrate.png", "scores.png",
+                 "index.html"):
+        assert (out / name).stat().st_size > 0
+    summary = pd.read_csv(out / "summary.csv")
+    assert len(summary) == 2 * 2 + 3 * 2
+    assert (summary["win_lo"] <= summary["win_rate"]).all() and (summary["win_rate"] <= summary["win_hi"]).all()
+    assert (summary["games"] >= 800).all()
+    html = (out / "index.html").read_text()
+    assert "winrate.png" in html and "<figcaption>" in html and "seed" in html
+
+
+def test_interrupted_sweep_keeps_finished_cells(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path, 'name = "cut"\ngame = "art_deco"\ngames = 200\n[grid]\n"rules.rounds" = [3, 4, 5]\n')
+    real = sweep_mod.run_cell
+    calls = {"n": 0}
+
+    def flaky(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_mod, "run_cell", flaky)
+    out = tmp_path / "out"
+    code, _, err = run(["sweep", path, "--out", str(out)], capsys)
+    assert code == 130 and "kept 2 of 3" in err
+    summary = pd.read_csv(out / "summary.csv")
+    assert sorted(summary["cell"].unique()) == [0, 1]
+    assert (out / "index.html").exists()
+
+
+def test_play_prints_a_trace(capsys):
+    code, out, _ = run(["play", "art_deco", "--seed", "4", "--players", "3"], capsys)
+    assert code == 0 and "Round 1: active card" in out and "Game over" in out
+
+
+def test_list_shows_games_policies_and_options(capsys):
+    code, out, _ = run(["list"], capsys)
+    assert code == 0
+    for word in ("art_deco", "eligibility", "open_min_bid", "card sets"):
+        assert word in out
