@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from boardsim import rng
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco.policies import RANDOM, choose_bid, sell_margin, wants_direct
+from boardsim.games.art_deco.policies import BLOCKER, RANDOM, choose_bid, sell_margin, wants_direct
 
 SEAT_COUNTERS = (
     "cash",
@@ -139,13 +139,13 @@ def _leader_other(st, n_players, me):
 
 
 @njit(cache=True, nogil=True)
-def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, log):
+def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, state, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win``.
 
     Returns (rounds played, end reason, log rows written).  ``ring``, ``pos``,
-    ``cval``, ``cround``, ``passed`` and ``shown`` are scratch arrays.
+    ``cval``, ``cround``, ``passed``, ``shown`` and ``state`` (the generator) are scratch arrays.
     """
-    state = rng.new_state(seed)
+    rng.seed_state(seed, state)
     n_deck = deck.shape[0]
     n_rounds = int(rules[R.R_ROUNDS])
     hand = int(rules[R.R_HAND])
@@ -207,7 +207,9 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                 if not passed[s] and s != high:
                     min_bid = min_open if high < 0 else bid + 1
                     max_bid = min(top, _max_spend(st, s, credit))
-                    leader_high = high >= 0 and high == _leader_other(st, n_players, s)
+                    leader_high = False
+                    if high >= 0 and int(pol[s, 0]) == BLOCKER:
+                        leader_high = high == _leader_other(st, n_players, s)
                     b = choose_bid(pol[s], state, v, min_bid, max_bid, st[s, C_CARDS], leader_high)
                     if b >= 0 and (b < min_bid or b > max_bid):
                         if debug:
@@ -276,7 +278,8 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                                     pick = k
                                     break
                                 which -= 1
-                elif st[p, C_CARDS] > min_cards:
+                elif st[p, C_CARDS] > min_cards and (sale_factor > 1.0 or sell_margin(pol[p]) <= 0):
+                    # at a sale factor <= 1 no card sells above its value, so only margin <= 0 sells
                     best_gain = 0
                     margin = sell_margin(pol[p])
                     for k in range(st[p, C_CARDS]):
@@ -342,12 +345,13 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
     cround = np.empty((n_players, cap), dtype=np.int64)
     passed = np.zeros(n_players, dtype=np.bool_)
     shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
+    state = np.empty(4, dtype=np.uint64)
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         rounds, end, n_log, left, unsold = play_game(
             seed, n_players, rules, deck, pol, seat_out[i], score[i], win[i],
-            ring, pos, cval, cround, passed, shown, log,
+            ring, pos, cval, cround, passed, shown, state, log,
         )
         game_out[i, 0] = rounds
         game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats

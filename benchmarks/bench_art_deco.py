@@ -1,0 +1,45 @@
+"""Art Deco speed: 4-player default-rule games per second on 1 thread and on all threads.
+
+Run:  python benchmarks/bench_art_deco.py [--games N] [--policy NAME]
+Prints one line per thread count; warms the Numba cache first so compile time is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+
+from boardsim.games import get
+from boardsim.games.base import Seat
+
+
+def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> float:
+    best = 0.0
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        game.play(prepared, 12345 + r, 0, n_games)
+        best = max(best, n_games / (time.perf_counter() - t0))
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=1_000_000)
+    ap.add_argument("--policy", default="eligibility")
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+    game = get("art_deco")
+    prepared = game.prepare(args.players, [Seat(args.policy)] * args.players, {}, game.card_table())
+    game.play(prepared, 1, 0, 1000)  # compile or load from cache
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    for threads in sorted({1, all_threads}):
+        numba.set_num_threads(threads)
+        rate = games_per_second(game, prepared, args.games)
+        print(f"art_deco {args.players}p policy={args.policy} threads={threads}: {rate:,.0f} games/s "
+              f"({rate / threads:,.0f} per core)")
+
+
+if __name__ == "__main__":
+    main()
