@@ -31,7 +31,8 @@ def test_higher_multiple_pays_more():
 
 def test_eligibility_bidder_reaches_five_cards():
     # 6 rounds, no direct buys: par bidders win only the auctions they open, too few for 5 cards
-    df = simulate("art_deco", 4000, ["eligibility", "par", "par", "par"], seed=3, rules={"direct_buy_max": 0, "rounds": 6})
+    df = simulate("art_deco", 4000, ["eligibility", "par", "par", "par"], seed=3,
+                  rules={"direct_buy_max": 0, "rounds": 6})
     assert df["eligible_0"].mean() > 0.9
     assert df["eligible_0"].mean() > df["eligible_1"].mean() + 0.3
 
