@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +22,19 @@ def cell_label(cell: Cell) -> str:
     """Short text naming a cell by its grid values (``all`` when there is no grid)."""
     if not cell.values:
         return "all"
-    return ", ".join(f"{k.split('.')[-1]}={_short(v)}" for k, v in cell.values.items())
+    return ", ".join(f"{short_key(k)}={_short(v)}" for k, v in cell.values.items())
+
+
+def short_key(key: str) -> str:
+    """``seats[0].params.multiple`` -> ``seat 0 multiple``; ``rules.rounds`` -> ``rounds``."""
+    m = re.match(r"^seats\[(\d+)\]\.(?:params\.)?(.+)$", key)
+    if m:
+        return f"seat {m.group(1)} {m.group(2)}"
+    if key.startswith("rules."):
+        return key[len("rules."):]
+    if key.startswith("cards."):
+        return key[len("cards."):].replace(".", " ")
+    return key
 
 
 def _short(v) -> str:
