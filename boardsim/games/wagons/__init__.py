@@ -1,0 +1,155 @@
+"""Circle the Wagons: 2-player card-circle drafting and town building (shared/rules/circle-the-wagons.md).
+
+Cards and goals are data: ``GAME.card_table(edits, card_file, goal_file)`` returns
+the deck with the goal table in ``attrs["goals"]`` (a dict of columns); ``card_file`` may also name a
+goal file (recognised by its ``kind`` column) or list a deck and a goal file.
+``prepare`` accepts that deck DataFrame, a ``(deck, goals)`` tuple or a
+``{"deck": ..., "goals": ...}`` dict.
+
+Explain API: :func:`score_town`, :func:`legal_placements`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boardsim.errors import BadInput
+from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.wagons import cards as _cards
+from boardsim.games.wagons import engine
+from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
+from boardsim.games.wagons.policies import POLICIES, policy_matrix
+
+__all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
+
+OPTIONS = (
+    Option("tie_break", "guns", "tied totals: most Guns wins (Second Shot rule), else shared; or always "
+           "shared", "choice", choices=("guns", "shared")),
+    Option("fixed_goal", 0, "goal number (1..18) always in play (its card goes to the centre, the other two "
+           "goals stay random); 0 = all three random", "int", 0, 18),
+    Option("first_player", "seat0", "who is P1: seat 0 every game, or a random seat", "choice",
+           choices=("seat0", "random")),
+)
+Cards = pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Mapping[str, pd.DataFrame]
+
+
+class Wagons(Game):
+    name = "wagons"
+    title = "Circle the Wagons"
+    min_players = 2
+    max_players = 2
+    default_players = 2
+    options = OPTIONS
+    policies = POLICIES
+    default_policy = "gain_minus_gift"
+    seat_counters = engine.SEAT_COUNTERS
+    game_counters = engine.GAME_COUNTERS
+    end_reasons = engine.END_REASONS
+
+    def card_table(
+        self,
+        edits: Mapping[str, Mapping[str, Any]] | None = None,
+        card_file: str | Sequence[str] | None = None,
+        goal_file: str | None = None,
+    ) -> pd.DataFrame:
+        """The deck (18 fronts), with the goal table in ``attrs["goals"]`` (dict of columns).
+
+        ``edits`` keys are card ids (fields tl_land .. br_symbol, goal) or goal names
+        (fields name, kind, symbol, symbol2, land, a, b).
+        """
+        deck, goals = _cards.load_tables(card_file, goal_file)
+        deck, goals = _cards.apply_edits(deck, goals, edits)
+        # a plain dict (not a DataFrame) so pandas can still compare and copy attrs
+        deck.attrs["goals"] = goals.to_dict("list")
+        return deck
+
+    def goal_table(self, goal_file: str | None = None) -> pd.DataFrame:
+        """The 18 goals, bundled or from a user goal file."""
+        return _cards.load_tables(None, goal_file)[1]
+
+    def _tables(self, cards: Cards | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+        if cards is None:
+            return _cards.load_tables()
+        if isinstance(cards, pd.DataFrame):
+            goals = cards.attrs.get("goals")
+            return cards, pd.DataFrame(goals) if goals is not None else _cards.load_tables()[1]
+        if isinstance(cards, Mapping):
+            deck = cards.get("deck")
+            goals = cards.get("goals")
+        else:
+            deck, goals = cards
+        bundled = _cards.load_tables()
+        return (bundled[0] if deck is None else deck), (bundled[1] if goals is None else goals)
+
+    def prepare(
+        self,
+        n_players: int,
+        seats: Sequence[Seat],
+        rules: Mapping[str, Any] | None,
+        cards: Cards | None = None,
+        debug: bool = False,
+    ) -> Prepared:
+        self.check_players(n_players)
+        if len(seats) != n_players:
+            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
+        try:
+            resolved = resolve_options(self.options, rules)
+        except BadInput as e:
+            raise e.under("rules") from None
+        deck, goals = self._tables(cards)
+        deck = _cards.check_deck(deck.astype(str), "cards")
+        goals = _cards.check_goals(goals.astype(str), "goals")
+        card_land, card_sym, card_goal = _cards.encode_deck(deck)
+        rules_vec = np.zeros(engine.RULES_WIDTH, dtype=np.float64)
+        rules_vec[engine.R_TIE] = 0 if resolved["tie_break"] == "guns" else 1
+        rules_vec[engine.R_FIXED] = resolved["fixed_goal"] - 1  # goal row index, -1 = none
+        rules_vec[engine.R_FIRST] = 0 if resolved["first_player"] == "seat0" else 1
+        arrays = {
+            "rules": rules_vec,
+            "card_land": card_land,
+            "card_sym": card_sym,
+            "card_goal": card_goal,
+            "goal_params": _cards.encode_goals(goals),
+            "policies": policy_matrix(seats),
+            "card_names": np.asarray(deck["card"], dtype=str),
+            "goal_names": np.asarray(goals["name"], dtype=str),
+        }
+        return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(deck, goals, resolved))
+
+    def _args(self, prepared: Prepared) -> tuple[np.ndarray, ...]:
+        return (prepared["rules"], prepared["card_land"], prepared["card_sym"], prepared["card_goal"],
+                prepared["goal_params"], prepared["policies"])
+
+    def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """Result arrays; besides the standard ones, ``goal_points_each`` (n, 2, 3) splits
+        goal points by the goals in play (``goal0..goal2`` are 0-based goal rows)."""
+        score = np.zeros((count, 2), dtype=np.int64)
+        win = np.zeros((count, 2), dtype=np.float64)
+        seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
+        game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
+        goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
+        engine.play_batch(np.uint64(cell_key), int(start), *self._args(prepared), score, win, seat_out, game_out,
+                          goal_out)
+        out = {"score": score, "win": win, "rounds": game_out[:, engine.G_ROUNDS],
+               "first_player": game_out[:, engine.G_FIRST], "end": game_out[:, engine.G_END]}
+        for k, name in enumerate(engine.SEAT_COUNTERS):
+            out[name] = seat_out[:, :, k]
+        for k, name in enumerate(engine.GAME_COUNTERS):
+            out[name] = game_out[:, 3 + k]
+        out["goal_points_each"] = goal_out
+        return out
+
+    def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
+        result = engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
+        return format_trace(prepared, *result)
+
+    def trace_events(self, prepared: Prepared, cell_key: int, index: int) -> np.ndarray:
+        """The engine's placement log of one game: rows (seat, card, x, y, rot, free, turn)."""
+        return engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))[-1]
+
+
+GAME = Wagons()

@@ -1,0 +1,207 @@
+"""The jitted Circle the Wagons engine: one game in ``play_game``, a batch in ``play_batch``.
+
+Setup: shuffle 18 cards; the first 3 go to the centre and their backs are the
+goals; the other 15 form the circle.  P2 picks the starting card.  Because every
+card from the first available up to the taken one leaves the circle, the draft
+is a walk along the circle read from the starting card (``seq``): a turn takes
+seq[t + k] and hands seq[t .. t+k-1] to the opponent, who places them in that
+(circle) order after the active player placed its own card.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from boardsim import rng
+from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import town as T
+
+N_CARDS = 18
+N_CIRCLE = 15
+N_GOALS_IN_PLAY = 3
+R_TIE, R_FIXED, R_FIRST = range(3)
+RULES_WIDTH = 3
+TIE_GUNS, TIE_SHARED = 0, 1
+
+SEAT_COUNTERS = ("land_points", "goal_points", "taken", "skipped", "guns")
+S_LAND, S_GOAL, S_TAKEN, S_SKIPPED, S_GUNS = range(len(SEAT_COUNTERS))
+N_SEAT = len(SEAT_COUNTERS)
+GAME_COUNTERS = ("start_card", "goal0", "goal1", "goal2")
+# game_out columns: rounds, first_player, end, then GAME_COUNTERS
+G_ROUNDS, G_FIRST, G_END, G_START, G_GOAL0 = range(5)
+N_GAME = 3 + len(GAME_COUNTERS)
+END_REASONS = ("circle_empty",)
+# events: one row per placement
+EV_SEAT, EV_CARD, EV_X, EV_Y, EV_ROT, EV_FREE, EV_TURN = range(7)
+EV_WIDTH = 7
+BLOCK = 32
+
+
+@njit(cache=True, nogil=True)
+def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sym, saved, cnt, events, ne,
+               free, turn):
+    was_empty = meta[p, 0] == 0
+    T.place(land[p], sym[p], idx[p], cx[p], cy[p], meta[p], card_land[c], card_sym[c], x, y, rot, saved)
+    T.commit(meta[p], x, y, was_empty)
+    T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+    events[ne, EV_SEAT] = p
+    events[ne, EV_CARD] = c
+    events[ne, EV_X] = x
+    events[ne, EV_Y] = y
+    events[ne, EV_ROT] = rot
+    events[ne, EV_FREE] = free
+    events[ne, EV_TURN] = turn
+
+
+@njit(cache=True, nogil=True)
+def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
+              res, spot, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
+    """Play one game into output row ``row``; ``events`` receives the 15 placements."""
+    state = rng.new_state(seed)
+    for p in range(2):
+        T.clear_town(land[p], sym[p], idx[p], meta[p], cx[p], cy[p])
+        for s in range(T.N_SYMBOLS):
+            cnt[p, s] = 0
+    order = np.arange(N_CARDS)
+    rng.shuffle(state, order, N_CARDS)
+    fixed = int(rules[R_FIXED])
+    if fixed >= 0:  # force the card carrying this goal into the centre
+        for j in range(N_CARDS):
+            if card_goal[order[j]] == fixed:
+                tmp = order[0]
+                order[0] = order[j]
+                order[j] = tmp
+                break
+    goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
+    for g in range(N_GOALS_IN_PLAY):
+        goals[g] = card_goal[order[g]]
+    circle = order[N_GOALS_IN_PLAY:]
+    first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
+    second = 1 - first
+    start = P.choose_start(pol[second], circle, land[first], sym[first], idx[first], cx[first], cy[first],
+                           meta[first], card_land, card_sym, goals, gp, zero_cnt, ws, detail, saved, state, res)
+    seq = np.empty(N_CIRCLE, dtype=np.int64)
+    for k in range(N_CIRCLE):
+        seq[k] = circle[(start + k) % N_CIRCLE]
+    for p in range(2):
+        for k in range(N_SEAT):
+            seat_out[row, p, k] = 0
+    t = 0
+    me = first
+    turn = 0
+    ne = 0
+    while t < N_CIRCLE:
+        op = 1 - me
+        k = P.choose_draft(pol[me], me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
+                           cnt, ws, detail, saved, state, res, spot)
+        c = seq[t + k]
+        mode = int(pol[me, P.COL_PLACE])
+        if spot[3] == 1 and mode != P.PLACE_RANDOM:
+            res[0] = spot[0]
+            res[1] = spot[1]
+            res[2] = spot[2]
+        else:
+            P.best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
+                             goals, gp, cnt[op], mode, pol[me, P.COL_GOALW], ws, detail, saved, state, res)
+        _place_for(me, c, res[0], res[1], res[2], land, sym, idx, cx, cy, meta, card_land, card_sym, saved,
+                   cnt, events, ne, 0, turn)
+        ne += 1
+        seat_out[row, me, S_TAKEN] += 1
+        seat_out[row, me, S_SKIPPED] += k
+        # free cards: the receiver places them one at a time in circle order
+        omode = int(pol[op, P.COL_PLACE])
+        for j in range(k):
+            f = seq[t + j]
+            P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[f], card_sym[f],
+                             goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, res)
+            _place_for(op, f, res[0], res[1], res[2], land, sym, idx, cx, cy, meta, card_land, card_sym,
+                       saved, cnt, events, ne, 1, turn)
+            ne += 1
+        t += k + 1
+        turn += 1
+        me = op
+    for p in range(2):
+        q = 1 - p
+        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[q], True, ws, detail)
+        score[row, p] = total
+        lp = 0
+        for k in range(T.N_LANDS):
+            lp += detail[k]
+        seat_out[row, p, S_LAND] = lp
+        seat_out[row, p, S_GOAL] = total - lp
+        for g in range(N_GOALS_IN_PLAY):
+            goal_out[row, p, g] = detail[T.N_LANDS + g]
+        seat_out[row, p, S_GUNS] = cnt[p, T.GUN]
+    win[row, 0] = 0.0
+    win[row, 1] = 0.0
+    if score[row, 0] != score[row, 1]:
+        win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
+    elif rules[R_TIE] == TIE_GUNS and cnt[0, T.GUN] != cnt[1, T.GUN]:
+        win[row, 0 if cnt[0, T.GUN] > cnt[1, T.GUN] else 1] = 1.0
+    else:
+        win[row, 0] = 0.5
+        win[row, 1] = 0.5
+    game_out[row, G_ROUNDS] = turn
+    game_out[row, G_FIRST] = first
+    game_out[row, G_END] = 0
+    game_out[row, G_START] = seq[0]
+    for g in range(N_GOALS_IN_PLAY):
+        game_out[row, G_GOAL0 + g] = goals[g]
+    return ne
+
+
+@njit(cache=True, nogil=True)
+def _workspace():
+    land = np.full((2, T.G, T.G), -1, dtype=np.int8)
+    sym = np.full((2, T.G, T.G), -1, dtype=np.int8)
+    idx = np.full((2, T.G, T.G), -1, dtype=np.int16)
+    cx = np.zeros((2, T.MAX_CELLS), dtype=np.int64)
+    cy = np.zeros((2, T.MAX_CELLS), dtype=np.int64)
+    meta = np.zeros((2, 5), dtype=np.int64)
+    return land, sym, idx, cx, cy, meta
+
+
+@njit(cache=True, nogil=True)
+def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
+                game_out, goal_out, events):
+    land, sym, idx, cx, cy, meta = _workspace()
+    ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
+    saved = np.zeros(9, dtype=np.int64)
+    res = np.zeros(3, dtype=np.int64)
+    spot = np.zeros(4, dtype=np.int64)
+    cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
+    zero_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
+    detail = np.zeros(T.N_LANDS + N_GOALS_IN_PLAY, dtype=np.int64)
+    for i in range(lo, hi):
+        seed = rng.game_seed(key, first + i)
+        play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
+                  res, spot, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out, goal_out)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(key, first, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out, game_out,
+               goal_out):
+    """Games first..first+n-1 of a cell; each game writes only its own rows."""
+    n = score.shape[0]
+    n_blocks = (n + BLOCK - 1) // BLOCK
+    for b in prange(n_blocks):
+        lo = b * BLOCK
+        hi = min(n, lo + BLOCK)
+        events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
+        _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
+                    game_out, goal_out, events)
+
+
+@njit(cache=True, nogil=True)
+def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol):
+    """One game with its placement log: (score, win, seat_out, game_out, goal_out, events)."""
+    score = np.zeros((1, 2), dtype=np.int64)
+    win = np.zeros((1, 2), dtype=np.float64)
+    seat_out = np.zeros((1, 2, N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, N_GAME), dtype=np.int64)
+    goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
+    events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
+    _play_range(key, index, 0, 1, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
+                game_out, goal_out, events)
+    return score, win, seat_out, game_out, goal_out, events

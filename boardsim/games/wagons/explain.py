@@ -1,0 +1,255 @@
+"""Explain one town or one game with the same jitted code the simulator runs.
+
+``score_town`` and ``legal_placements`` build a town from a placement list with
+``town.place`` and score it with ``town.score``; ``format_trace`` replays the
+engine's placement log the same way and draws both towns after each placement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from boardsim.games.wagons import cards as C
+from boardsim.games.wagons import engine as E
+from boardsim.games.wagons import town as T
+
+Placement = tuple[str, int, int, int]
+
+
+@dataclass
+class TownScore:
+    """A scored town: ``total`` = sum of ``lands`` and ``goals``."""
+
+    total: int
+    lands: dict[str, int]
+    goals: dict[str, int]
+    cells: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)
+    guns: int = 0
+
+
+class _Town:
+    """A town built on the jitted grid; user coordinates are shifted by (ox, oy)."""
+
+    def __init__(self, placements: Sequence[Placement], deck: pd.DataFrame, what: str = "town"):
+        self.land, self.sym, self.idx, self.cx, self.cy, self.meta = (a[0] for a in T.new_towns(1))
+        self.card_land, self.card_sym, _ = C.encode_deck(deck)
+        self.names = list(deck["card"])
+        self.what = what
+        parsed = [self._parse(i, p) for i, p in enumerate(placements)]
+        if parsed:
+            xs = [p[1] for p in parsed]
+            ys = [p[2] for p in parsed]
+            if max(xs) - min(xs) > T.G - 8 or max(ys) - min(ys) > T.G - 8:
+                raise ValueError(f"{what}: the placements span more than {T.G - 8} cells")
+            self.ox, self.oy = 4 - min(xs), 4 - min(ys)
+        else:
+            self.ox = self.oy = T.CENTER
+        self.saved = np.zeros(9, dtype=np.int64)
+        used: set[int] = set()
+        for i, (c, x, y, rot) in enumerate(parsed):
+            if c in used:
+                raise ValueError(f"{what}: placement {i} puts card {self.names[c]} down a second time")
+            used.add(c)
+            gx, gy = x + self.ox, y + self.oy
+            n = int(self.meta[0])
+            if not T.is_legal(self.idx, n, gx, gy):
+                why = ("it touches the town only at a corner" if T.corner_only(self.idx, n, gx, gy)
+                       else "it neither covers a town cell nor shares an edge with one")
+                raise ValueError(f"{what}: placement {i} (card {self.names[c]} at ({x}, {y})) is illegal: {why}")
+            self.put(c, gx, gy, rot)
+
+    def _parse(self, i: int, p: Placement) -> tuple[int, int, int, int]:
+        try:
+            card, x, y, rotation = p
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.what}: placement {i} must be (card, x, y, rotation), got {p!r}") from None
+        if card not in self.names:
+            raise ValueError(f"{self.what}: placement {i}: unknown card {card!r} (known: {', '.join(self.names)})")
+        if rotation not in (0, 180):
+            raise ValueError(f"{self.what}: placement {i}: rotation must be 0 or 180, got {rotation!r}")
+        for v in (x, y):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"{self.what}: placement {i}: x and y must be integers, got {v!r}")
+        return self.names.index(card), int(x), int(y), 0 if rotation == 0 else 1
+
+    def put(self, c: int, gx: int, gy: int, rot: int) -> None:
+        was_empty = self.meta[0] == 0
+        T.place(self.land, self.sym, self.idx, self.cx, self.cy, self.meta, self.card_land[c], self.card_sym[c],
+                gx, gy, rot, self.saved)
+        T.commit(self.meta, gx, gy, was_empty)
+
+    def counts(self) -> np.ndarray:
+        out = np.zeros(T.N_SYMBOLS, dtype=np.int64)
+        T.count_symbols(self.sym, self.cx, self.cy, self.meta[0], out)
+        return out
+
+    def score(self, goals: np.ndarray, gp: np.ndarray, opp_cnt: np.ndarray) -> tuple[int, np.ndarray]:
+        ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
+        detail = np.zeros(T.N_LANDS + len(goals), dtype=np.int64)
+        total = T.score(self.land, self.sym, self.idx, self.cx, self.cy, self.meta[0], goals, gp, opp_cnt, True,
+                        ws, detail)
+        return int(total), detail
+
+    def cells(self) -> dict[tuple[int, int], tuple[str, str]]:
+        out = {}
+        for i in range(int(self.meta[0])):
+            gx, gy = int(self.cx[i]), int(self.cy[i])
+            out[(gx - self.ox, gy - self.oy)] = (C.LANDS[self.land[gy, gx]], C.SYMBOLS[self.sym[gy, gx]])
+        return out
+
+
+def _goal_rows(goals: Iterable[str | int], table: pd.DataFrame) -> np.ndarray:
+    names = [str(n) for n in table["name"]]
+    rows = []
+    for g in goals:
+        if isinstance(g, (int, np.integer)) and not isinstance(g, bool):
+            if not 1 <= g <= len(names):
+                raise ValueError(f"goal number {g} out of range 1..{len(names)}")
+            rows.append(int(g) - 1)
+            continue
+        lower = [n.lower() for n in names]
+        if str(g).lower() not in lower:
+            raise ValueError(f"unknown goal {g!r} (known: {', '.join(names)})")
+        rows.append(lower.index(str(g).lower()))
+    return np.asarray(rows, dtype=np.int64)
+
+
+def score_town(
+    placements: Sequence[Placement],
+    goals: Iterable[str | int] = (),
+    opponent: Sequence[Placement] | None = None,
+    deck: pd.DataFrame | None = None,
+    goal_table: pd.DataFrame | None = None,
+) -> TownScore:
+    """Score a town built from ``(card, x, y, rotation)`` placements applied in order.
+
+    ``x`` grows right and ``y`` down; (x, y) is the cell of the card's top-left
+    territory; rotation is 0 or 180.  ``goals`` are goal names or numbers (1..18);
+    ``opponent`` is the other town's placement list, needed by majority goals (without
+    it the opponent counts as having no symbols).  Illegal placements raise ValueError.
+    """
+    if deck is None or goal_table is None:
+        d, g = C.load_tables()
+        deck = d if deck is None else deck
+        goal_table = g if goal_table is None else goal_table
+    rows = _goal_rows(goals, goal_table)
+    gp = C.encode_goals(goal_table)
+    town = _Town(placements, deck)
+    opp_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
+    if opponent is not None:
+        opp_cnt = _Town(opponent, deck, "opponent").counts()
+    total, detail = town.score(rows, gp, opp_cnt)
+    names = list(goal_table["name"])
+    return TownScore(
+        total=total,
+        lands={C.LANDS[k]: int(detail[k]) for k in range(T.N_LANDS)},
+        goals={names[r]: int(detail[T.N_LANDS + i]) for i, r in enumerate(rows)},
+        cells=town.cells(),
+        guns=int(town.counts()[T.GUN]),
+    )
+
+
+def legal_placements(placements: Sequence[Placement], card: str,
+                     deck: pd.DataFrame | None = None) -> list[tuple[int, int, int]]:
+    """Every legal (x, y, rotation) for ``card`` on the town built from ``placements``.
+
+    The first card may go anywhere; for an empty town this returns the origin only.
+    """
+    if deck is None:
+        deck = C.load_tables()[0]
+    town = _Town(placements, deck)
+    if card not in town.names:
+        raise ValueError(f"unknown card {card!r} (known: {', '.join(town.names)})")
+    n = int(town.meta[0])
+    if n == 0:
+        return [(0, 0, 0), (0, 0, 180)]
+    out = []
+    for gy in range(int(town.meta[2]) - 2, int(town.meta[4]) + 2):
+        for gx in range(int(town.meta[1]) - 2, int(town.meta[3]) + 2):
+            if T.is_legal(town.idx, n, gx, gy):
+                out += [(gx - town.ox, gy - town.oy, 0), (gx - town.ox, gy - town.oy, 180)]
+    return out
+
+
+# -- trace ----------------------------------------------------------------------------------------------
+
+def render(land: np.ndarray, sym: np.ndarray, box: tuple[int, int, int, int]) -> list[str]:
+    """Rows of a town: a land letter and a symbol mark per cell, '..' for empty."""
+    x0, y0, x1, y1 = box
+    lines = []
+    for y in range(y0, y1 + 1):
+        row = []
+        for x in range(x0, x1 + 1):
+            if land[y, x] < 0:
+                row.append("..")
+            else:
+                row.append(C.LAND_LETTERS[land[y, x]] + C.SYMBOL_MARKS[sym[y, x]])
+        lines.append(" ".join(row))
+    return lines
+
+
+def format_trace(prepared, score, win, seat_out, game_out, goal_out, events) -> str:
+    """Both towns after every placement, then the scoring, from the engine's log."""
+    card_names = [str(n) for n in prepared["card_names"]]
+    goal_names = [str(n) for n in prepared["goal_names"]]
+    card_land, card_sym, gp = prepared["card_land"], prepared["card_sym"], prepared["goal_params"]
+    seats = [s.label() for s in prepared.seats]
+    first = int(game_out[0, E.G_FIRST])
+    goals = np.asarray([game_out[0, E.G_GOAL0 + g] for g in range(E.N_GOALS_IN_PLAY)], dtype=np.int64)
+    land, sym, idx, cx, cy, meta = T.new_towns(2)
+    saved = np.zeros(9, dtype=np.int64)
+    legend = ", ".join(f"{ch}={nm}" for ch, nm in zip(C.LAND_LETTERS, C.LANDS, strict=True))
+    marks = ", ".join(f"{ch}={nm}" for ch, nm in zip(C.SYMBOL_MARKS, C.SYMBOLS, strict=True))
+    out = [
+        f"Circle the Wagons: P1 = seat {first} ({seats[first]}), P2 = seat {1 - first} ({seats[1 - first]})",
+        "goals: " + "; ".join(f"{goal_names[g]} (#{g + 1})" for g in goals),
+        f"P2 chose starting card {card_names[game_out[0, E.G_START]]}",
+        f"lands: {legend}; symbols: {marks}; coordinates relative to each town's first card",
+        "",
+    ]
+    origin = [None, None]
+    for e in events:
+        if e[E.EV_SEAT] < 0:
+            continue
+        p, c, x, y, rot = (int(v) for v in e[:5])
+        if origin[p] is None:
+            origin[p] = (x, y)
+        was_empty = meta[p, 0] == 0
+        T.place(land[p], sym[p], idx[p], cx[p], cy[p], meta[p], card_land[c], card_sym[c], x, y, rot, saved)
+        T.commit(meta[p], x, y, was_empty)
+        how = "gets free card" if e[E.EV_FREE] else "takes"
+        ux, uy = x - origin[p][0], y - origin[p][1]
+        out.append(f"turn {int(e[E.EV_TURN]) + 1}: seat {p} {how} {card_names[c]}, places it at ({ux}, {uy}) "
+                   f"rotation {180 * rot}")
+        pics = []
+        for q in range(2):
+            box = (int(meta[q, 1]), int(meta[q, 2]), int(meta[q, 3]), int(meta[q, 4])) if meta[q, 0] else None
+            pics.append(render(land[q], sym[q], box) if box else ["(empty)"])
+        width = max(len(s) for s in pics[0])
+        out.append(f"  {'seat 0'.ljust(width)}   seat 1")
+        for i in range(max(len(pics[0]), len(pics[1]))):
+            left = pics[0][i] if i < len(pics[0]) else ""
+            right = pics[1][i] if i < len(pics[1]) else ""
+            out.append(f"  {left.ljust(width)}   {right}")
+        out.append("")
+    ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
+    cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
+    for p in range(2):
+        T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+    out.append("scoring")
+    for p in range(2):
+        detail = np.zeros(T.N_LANDS + len(goals), dtype=np.int64)
+        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[1 - p], True, ws, detail)
+        lands = ", ".join(f"{C.LANDS[k]} {int(detail[k])}" for k in range(T.N_LANDS))
+        gl = ", ".join(f"{goal_names[g]} {int(detail[T.N_LANDS + i]):+d}" for i, g in enumerate(goals))
+        out.append(f"  seat {p}: lands {int(detail[:T.N_LANDS].sum())} ({lands}); goals: {gl}; "
+                   f"guns {int(cnt[p, T.GUN])}; total {int(total)}")
+        assert int(total) == int(score[0, p]), "trace replay disagrees with the engine"
+    w = win[0]
+    result = ("shared win" if w[0] == w[1] else f"seat {int(np.argmax(w))} wins")
+    out.append(f"result: {result} ({int(score[0, 0])} - {int(score[0, 1])}, {int(game_out[0, E.G_ROUNDS])} turns)")
+    return "\n".join(out) + "\n"

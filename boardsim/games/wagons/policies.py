@@ -1,0 +1,250 @@
+"""Circle the Wagons policies as data, and the one jitted interpreter that reads them.
+
+A seat's policy is a row of the policy matrix (fixed columns, see ``COL_*``):
+drafting code, placement mode, P2's starting-card rule, lookahead, gift weight
+and goal weight.  Sweeping a weight changes numbers in that row only.
+
+Drafting (``code``):
+- ``first``: always the first available card.
+- ``gain``: the card (among the first ``lookahead``) whose best placement raises
+  the own score most.
+- ``gain_minus_gift``: gain minus ``gift_weight`` times the summed gain the skipped
+  cards give the opponent (each valued by its best placement in the opponent's town).
+- ``random``: uniform among the first ``lookahead`` cards.
+
+Placement (``placement``): ``random`` legal spot; ``greedy`` on full score
+(lands + ``goal_weight`` x goals); ``lands`` on land groups only.  Ties keep the
+first candidate in scan order (top to bottom, left to right, 0 before 180).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from boardsim import rng
+from boardsim.errors import BadInput
+from boardsim.games.base import Option, Policy, Seat, resolve_options
+from boardsim.games.wagons import town as T
+
+FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM = range(4)
+PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS = range(3)
+START_FIRST, START_RANDOM, START_SPOIL = range(3)
+COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW = range(6)
+POLICY_WIDTH = 6
+PLACEMENTS = ("random", "greedy", "lands")
+STARTS = ("first", "random", "spoil")
+NEG = -1.0e18
+
+
+def _placement(default: str) -> Option:
+    return Option("placement", default, "where to put a card: random legal spot, greedy on full score "
+                  "(goals included), or greedy on land groups only", "choice", choices=PLACEMENTS)
+
+
+def _start(default: str) -> Option:
+    return Option("start", default, "as P2, which circle card starts: the first dealt, a random one, or "
+                  "the one worth least to P1 ('spoil')", "choice", choices=STARTS)
+
+
+def _lookahead(default: int) -> Option:
+    return Option("lookahead", default, "how many circle cards (from the first available) drafting "
+                  "considers; skipping to the k-th gives k-1 cards away", "int", 1, 15)
+
+
+_GOALW = Option("goal_weight", 1.0, "weight of goal points against land points when placing greedily "
+                "and valuing cards", "float", -10.0, 10.0)
+_GIFT = Option("gift_weight", 1.0, "how much each point a skipped card gives the opponent counts against "
+               "the taken card's gain", "float", -10.0, 10.0)
+
+POLICIES = (
+    Policy("first", FIRST, "always take the first available card", (_placement("greedy"), _start("first"),
+                                                                     _GOALW)),
+    Policy("gain", GAIN, "take the card with the best immediate gain (gifts ignored)",
+           (_placement("greedy"), _start("spoil"), _lookahead(4), _GOALW)),
+    Policy("gain_minus_gift", GAIN_MINUS_GIFT, "best gain minus gift_weight x what skipped cards give "
+           "the opponent", (_placement("greedy"), _start("spoil"), _lookahead(4), _GIFT, _GOALW)),
+    Policy("random", RANDOM, "a random card among the first lookahead", (_placement("random"),
+                                                                       _start("random"), _lookahead(15), _GOALW)),
+)
+_COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
+            "goal_weight": COL_GOALW}
+
+
+def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
+    """Seats as float64[P, POLICY_WIDTH] in fixed columns (unused ones keep neutral values)."""
+    by_name = {p.name: p for p in POLICIES}
+    out = np.zeros((len(seats), POLICY_WIDTH), dtype=np.float64)
+    for i, seat in enumerate(seats):
+        if seat.policy not in by_name:
+            raise BadInput(f"seats[{i}].policy", f"unknown policy {seat.policy!r} "
+                           f"(known: {', '.join(by_name)})")
+        pol = by_name[seat.policy]
+        try:
+            values: Mapping[str, Any] = resolve_options(pol.params, seat.params)
+        except BadInput as e:
+            raise e.under(f"seats[{i}].params") from None
+        out[i, COL_CODE] = pol.code
+        out[i, COL_LOOK] = 1
+        for opt in pol.params:
+            out[i, _COLUMNS[opt.name]] = opt.encode(values[opt.name])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
+    """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
+    with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws, detail)
+    v = 0.0
+    for k in range(T.N_LANDS):
+        v += detail[k]
+    if with_goals:
+        g = 0.0
+        for k in range(goals.shape[0]):
+            g += detail[T.N_LANDS + k]
+        v += goal_weight * g
+    return v
+
+
+@njit(cache=True, nogil=True)
+def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight,
+                   ws, detail, saved, state, res):
+    """Choose (x, y, rot) for a card into res[0:3]; return the town's value afterwards.
+
+    ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
+    """
+    n = meta[0]
+    if n == 0:  # the first card goes anywhere: the centre of the window
+        res[0] = T.CENTER
+        res[1] = T.CENTER
+        if mode == PLACE_RANDOM:
+            res[2] = rng.below(state, 2)
+            return 0.0
+        best = NEG
+        for rot in range(2):
+            T.place(land, sym, idx, cx, cy, meta, card_land, card_sym, T.CENTER, T.CENTER, rot, saved)
+            v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+            T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+            if v > best:
+                best = v
+                res[2] = rot
+        return best
+    x0 = meta[1] - 2
+    x1 = meta[3] + 2
+    y0 = meta[2] - 2
+    y1 = meta[4] + 2
+    if mode == PLACE_RANDOM:
+        m = 0
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if T.is_legal(idx, n, x, y):
+                    m += 1
+        pick = rng.below(state, 2 * m)
+        res[2] = pick & 1
+        pick >>= 1
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if T.is_legal(idx, n, x, y):
+                    if pick == 0:
+                        res[0] = x
+                        res[1] = y
+                        return 0.0
+                    pick -= 1
+        return 0.0
+    best = NEG
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if not T.is_legal(idx, n, x, y):
+                continue
+            for rot in range(2):
+                T.place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved)
+                v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+                T.unplace(land, sym, idx, meta, x, y, saved)
+                if v > best:
+                    best = v
+                    res[0] = x
+                    res[1] = y
+                    res[2] = rot
+    return best
+
+
+@njit(cache=True, nogil=True)
+def eval_mode(pol_row):
+    """Drafting values cards the way the seat places them (greedy if it places at random)."""
+    mode = int(pol_row[COL_PLACE])
+    return PLACE_GREEDY if mode == PLACE_RANDOM else mode
+
+
+@njit(cache=True, nogil=True)
+def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, zero_cnt,
+                 ws, detail, saved, state, res):
+    """P2 picks the circle position of the starting card (P1's town is still empty)."""
+    rule = int(pol_row[COL_START])
+    if rule == START_FIRST:
+        return 0
+    if rule == START_RANDOM:
+        return rng.below(state, circle.shape[0])
+    mode = eval_mode(pol_row)
+    gw = pol_row[COL_GOALW]
+    best = -NEG
+    pick = 0
+    for s in range(circle.shape[0]):
+        c = circle[s]
+        v = best_placement(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], goals, gp, zero_cnt,
+                           mode, gw, ws, detail, saved, state, res)
+        if v < best:
+            best = v
+            pick = s
+    return pick
+
+
+@njit(cache=True, nogil=True)
+def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
+                 ws, detail, saved, state, res, spot):
+    """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
+
+    When the seat will place greedily, spot[0:3] receives the spot found for the
+    chosen card (spot[3] = 1), so the engine need not search again.
+    """
+    spot[3] = 0
+    remaining = seq.shape[0] - t
+    code = int(pol_row[COL_CODE])
+    look = min(int(pol_row[COL_LOOK]), remaining)
+    if code == FIRST:
+        return 0
+    if code == RANDOM:
+        return rng.below(state, look)
+    op = 1 - me
+    mode = eval_mode(pol_row)
+    gw = pol_row[COL_GOALW]
+    weight = pol_row[COL_GIFT] if code == GAIN_MINUS_GIFT else 0.0
+    now_me = evaluate(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
+                      detail)
+    now_op = 0.0
+    if weight != 0.0:
+        now_op = evaluate(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw,
+                          ws, detail)
+    best = NEG
+    pick = 0
+    gifts = 0.0
+    for k in range(look):
+        c = seq[t + k]
+        v = best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
+                           goals, gp, cnt[op], mode, gw, ws, detail, saved, state, res) - now_me
+        value = v - weight * gifts
+        if value > best:
+            best = value
+            pick = k
+            spot[0] = res[0]
+            spot[1] = res[1]
+            spot[2] = res[2]
+            spot[3] = 1
+        if weight != 0.0 and k < look - 1:
+            gifts += best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[c],
+                                    card_sym[c], goals, gp, cnt[me], mode, gw, ws, detail, saved, state,
+                                    res) - now_op
+    return pick

@@ -1,0 +1,367 @@
+"""Jitted town model: a territory-cell grid, placement, legality and scoring.
+
+A town is five arrays (one slice per player in the engine):
+
+- ``land``, ``sym``: int8[G, G], the visible land and symbol of each cell, -1 if empty;
+- ``idx``: int16[G, G], the cell's position in the cell list, -1 if empty;
+- ``cx``, ``cy``: int64[MAX_CELLS], the cell list (cells never become empty, so
+  covering a cell leaves its index alone);
+- ``meta``: int64[5] = number of cells, bounding box min x, min y, max x, max y.
+
+Scoring walks the cell list (at most 60 cells) instead of the grid, so a full
+evaluation costs about a microsecond; policies evaluate candidates by placing,
+scoring and undoing (``place``/``unplace``) instead of copying the grid.
+Grid is indexed ``[y, x]``; x grows right, y down.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+G = 64  # 15 cards grow a town by at most 2 cells per card from the centre: 2 + 2 * 28 < 64
+CENTER = 31
+MAX_CELLS = 64
+N_LANDS = 6
+N_SYMBOLS = 6
+GUN = 3
+# ws rows: union-find parents, component root, component size, symbol parents, symbol sizes, misc
+WS_ROWS = 6
+# ws[5] layout: symbol counts 0..5, land totals 6..11, largest group per land 12..17, goal misc 18..
+M_SYM, M_LAND, M_BEST = 0, 6, 12
+# goal kind codes, same order as cards.GOAL_KINDS
+(K_BETWEEN, K_MAJ_PEN, K_AWAY, K_CLUSTER, K_NEAR, K_NEXT, K_ON, K_MINUS, K_MAJ_BON, K_ISOLATED,
+ K_LAND_GROUP, K_ENCLOSED) = range(12)
+GP_KIND, GP_SYM, GP_SYM2, GP_LAND, GP_A, GP_B = range(6)
+
+
+def new_towns(n: int = 2):
+    """Empty towns for ``n`` players (host-side helper; the engine allocates its own)."""
+    land = np.full((n, G, G), -1, dtype=np.int8)
+    sym = np.full((n, G, G), -1, dtype=np.int8)
+    idx = np.full((n, G, G), -1, dtype=np.int16)
+    cx = np.zeros((n, MAX_CELLS), dtype=np.int64)
+    cy = np.zeros((n, MAX_CELLS), dtype=np.int64)
+    meta = np.zeros((n, 5), dtype=np.int64)
+    return land, sym, idx, cx, cy, meta
+
+
+@njit(cache=True, nogil=True)
+def clear_town(land, sym, idx, meta, cx, cy):
+    """Empty a town, touching only the cells it used."""
+    for i in range(meta[0]):
+        land[cy[i], cx[i]] = -1
+        sym[cy[i], cx[i]] = -1
+        idx[cy[i], cx[i]] = -1
+    meta[0] = 0
+
+
+@njit(cache=True, nogil=True)
+def in_window(x, y):
+    """A card's top-left may sit where the card and its edge neighbours stay on the grid."""
+    return 1 <= x <= G - 3 and 1 <= y <= G - 3
+
+
+@njit(cache=True, nogil=True)
+def is_legal(idx, n, x, y):
+    """First card anywhere; later cards must cover a town cell or share an edge with one."""
+    if not in_window(x, y):
+        return False
+    if n == 0:
+        return True
+    if idx[y, x] >= 0 or idx[y, x + 1] >= 0 or idx[y + 1, x] >= 0 or idx[y + 1, x + 1] >= 0:
+        return True
+    return (
+        idx[y, x - 1] >= 0 or idx[y + 1, x - 1] >= 0 or idx[y, x + 2] >= 0 or idx[y + 1, x + 2] >= 0
+        or idx[y - 1, x] >= 0 or idx[y - 1, x + 1] >= 0 or idx[y + 2, x] >= 0 or idx[y + 2, x + 1] >= 0
+    )
+
+
+@njit(cache=True, nogil=True)
+def corner_only(idx, n, x, y):
+    """True when an illegal card would touch the town only at a corner (for error messages)."""
+    return n > 0 and (idx[y - 1, x - 1] >= 0 or idx[y - 1, x + 2] >= 0 or idx[y + 2, x - 1] >= 0
+                      or idx[y + 2, x + 2] >= 0)
+
+
+@njit(cache=True, nogil=True)
+def place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved):
+    """Put a card on top at (x, y); rot 1 = 180 degrees (TL<->BR, TR<->BL).
+
+    ``saved`` (int64[9]) receives what ``unplace`` needs to undo this.
+    """
+    n = meta[0]
+    saved[8] = n
+    for p in range(4):
+        xx = x + (p & 1)
+        yy = y + (p >> 1)
+        t = p if rot == 0 else 3 - p
+        saved[p] = land[yy, xx]
+        saved[4 + p] = sym[yy, xx]
+        land[yy, xx] = card_land[t]
+        sym[yy, xx] = card_sym[t]
+        if idx[yy, xx] < 0:
+            idx[yy, xx] = n
+            cx[n] = xx
+            cy[n] = yy
+            n += 1
+    meta[0] = n
+
+
+@njit(cache=True, nogil=True)
+def unplace(land, sym, idx, meta, x, y, saved):
+    for p in range(4):
+        xx = x + (p & 1)
+        yy = y + (p >> 1)
+        land[yy, xx] = saved[p]
+        sym[yy, xx] = saved[4 + p]
+        if idx[yy, xx] >= saved[8]:
+            idx[yy, xx] = -1
+    meta[0] = saved[8]
+
+
+@njit(cache=True, nogil=True)
+def commit(meta, x, y, was_empty):
+    """Grow the bounding box after a real (not trial) placement."""
+    if was_empty:
+        meta[1] = x
+        meta[2] = y
+        meta[3] = x + 1
+        meta[4] = y + 1
+    else:
+        meta[1] = min(meta[1], x)
+        meta[2] = min(meta[2], y)
+        meta[3] = max(meta[3], x + 1)
+        meta[4] = max(meta[4], y + 1)
+
+
+@njit(cache=True, nogil=True)
+def count_symbols(sym, cx, cy, n, out):
+    for s in range(N_SYMBOLS):
+        out[s] = 0
+    for i in range(n):
+        out[sym[cy[i], cx[i]]] += 1
+
+
+@njit(cache=True, nogil=True)
+def _find(par, i):
+    while par[i] != i:
+        par[i] = par[par[i]]
+        i = par[i]
+    return i
+
+
+@njit(cache=True, nogil=True)
+def _union(par, a, b):
+    ra = _find(par, a)
+    rb = _find(par, b)
+    if ra != rb:
+        par[ra] = rb
+
+
+@njit(cache=True, nogil=True)
+def _next_to_comp(idx, comp, x, y, r):
+    """Is cell (x, y) on or orthogonally next to the component whose root is r?"""
+    j = idx[y, x]
+    if j >= 0 and comp[j] == r:
+        return True
+    j = idx[y, x - 1]
+    if j >= 0 and comp[j] == r:
+        return True
+    j = idx[y, x + 1]
+    if j >= 0 and comp[j] == r:
+        return True
+    j = idx[y - 1, x]
+    if j >= 0 and comp[j] == r:
+        return True
+    j = idx[y + 1, x]
+    return j >= 0 and comp[j] == r
+
+
+@njit(cache=True, nogil=True)
+def _has_sym_next(sym, x, y, s):
+    return sym[y, x - 1] == s or sym[y, x + 1] == s or sym[y - 1, x] == s or sym[y + 1, x] == s
+
+
+@njit(cache=True, nogil=True)
+def _has_land_next(land, x, y, lnd):
+    return land[y, x - 1] == lnd or land[y, x + 1] == lnd or land[y - 1, x] == lnd or land[y + 1, x] == lnd
+
+
+@njit(cache=True, nogil=True)
+def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
+    """Total points of a town; detail[0:6] land points, detail[6 + g] points of goals[g].
+
+    ``opp_cnt`` holds the opponent's symbol counts (majority goals).  Ties for a
+    largest land group are resolved the way that scores best for the
+    ``symbol_near_largest_group`` goals on that land, as the rules let the owner pick.
+    """
+    ng = goals.shape[0]
+    par = ws[0]
+    comp = ws[1]
+    size = ws[2]
+    misc = ws[5]
+    for k in range(18):
+        misc[k] = 0
+    for i in range(n):
+        par[i] = i
+        size[i] = 0
+    for i in range(n):
+        x = cx[i]
+        y = cy[i]
+        lnd = land[y, x]
+        misc[M_SYM + sym[y, x]] += 1
+        misc[M_LAND + lnd] += 1
+        j = idx[y, x + 1]
+        if j >= 0 and land[y, x + 1] == lnd:
+            _union(par, i, j)
+        j = idx[y + 1, x]
+        if j >= 0 and land[y + 1, x] == lnd:
+            _union(par, i, j)
+    for i in range(n):
+        r = _find(par, i)
+        comp[i] = r
+        size[r] += 1
+    total = 0
+    for i in range(n):
+        if comp[i] == i:
+            lnd = land[cy[i], cx[i]]
+            if size[i] > misc[M_BEST + lnd]:
+                misc[M_BEST + lnd] = size[i]
+    for lnd in range(N_LANDS):
+        detail[lnd] = misc[M_BEST + lnd]
+        total += misc[M_BEST + lnd]
+    for g in range(ng):
+        detail[N_LANDS + g] = 0
+    if not with_goals or n == 0:
+        return total
+    for g in range(ng):
+        row = goals[g]
+        kind = gp[row, GP_KIND]
+        s = gp[row, GP_SYM]
+        s2 = gp[row, GP_SYM2]
+        lnd = gp[row, GP_LAND]
+        a = gp[row, GP_A]
+        b = gp[row, GP_B]
+        pts = 0
+        if kind == K_BETWEEN:
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] == s and land[y, x - 1] == lnd and land[y, x + 1] == lnd:
+                    pts += a
+        elif kind == K_MAJ_PEN:
+            if misc[M_SYM + s] > opp_cnt[s]:
+                pts = a * opp_cnt[s]
+        elif kind == K_AWAY:
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] == s and land[y, x] != lnd and not _has_land_next(land, x, y, lnd):
+                    pts += a
+        elif kind == K_CLUSTER:
+            spar = ws[3]
+            ssize = ws[4]
+            for i in range(n):
+                spar[i] = i
+                ssize[i] = 0
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] != s:
+                    continue
+                if sym[y, x + 1] == s:
+                    _union(spar, i, idx[y, x + 1])
+                if sym[y + 1, x] == s:
+                    _union(spar, i, idx[y + 1, x])
+            biggest = 0
+            for i in range(n):
+                if sym[cy[i], cx[i]] == s:
+                    r = _find(spar, i)
+                    ssize[r] += 1
+                    if ssize[r] > biggest:
+                        biggest = ssize[r]
+            pts = a * biggest
+        elif kind == K_NEAR:
+            pts = 0  # filled below, after the tie choice
+        elif kind == K_NEXT:
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] == s:
+                    pts += a if _has_sym_next(sym, x, y, s2) else b
+        elif kind == K_ON:
+            for i in range(n):
+                if sym[cy[i], cx[i]] == s and land[cy[i], cx[i]] == lnd:
+                    pts += a
+        elif kind == K_MINUS:
+            pts = a * misc[M_SYM + s] + b * misc[M_LAND + lnd]
+        elif kind == K_MAJ_BON:
+            if misc[M_SYM + s] > opp_cnt[s]:
+                pts = a
+        elif kind == K_ISOLATED:
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] == s and not _has_sym_next(sym, x, y, s):
+                    pts += a
+        elif kind == K_LAND_GROUP:
+            pts = a * misc[M_BEST + lnd]
+        elif kind == K_ENCLOSED:
+            x0 = cx[0]
+            x1 = cx[0]
+            y0 = cy[0]
+            y1 = cy[0]
+            for i in range(1, n):
+                x0 = min(x0, cx[i])
+                x1 = max(x1, cx[i])
+                y0 = min(y0, cy[i])
+                y1 = max(y1, cy[i])
+            holes = 0
+            for y in range(y0 + 1, y1):
+                for x in range(x0 + 1, x1):
+                    if (idx[y, x] < 0 and idx[y, x - 1] >= 0 and idx[y, x + 1] >= 0 and idx[y - 1, x] >= 0
+                            and idx[y + 1, x] >= 0):
+                        holes += 1
+            pts = a * holes
+        detail[N_LANDS + g] = pts
+        total += pts
+    # symbol_near_largest_group: per land, pick among tied largest groups the one best for these goals
+    for g in range(ng):
+        row = goals[g]
+        if gp[row, GP_KIND] != K_NEAR:
+            continue
+        lnd = gp[row, GP_LAND]
+        done = False
+        for h in range(g):
+            if gp[goals[h], GP_KIND] == K_NEAR and gp[goals[h], GP_LAND] == lnd:
+                done = True
+        if done or misc[M_BEST + lnd] == 0:
+            continue
+        best_sum = -(1 << 40)
+        for r in range(n):
+            if comp[r] != r or size[r] != misc[M_BEST + lnd] or land[cy[r], cx[r]] != lnd:
+                continue
+            tot = 0
+            for h in range(g, ng):
+                rh = goals[h]
+                if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
+                    continue
+                c = 0
+                for i in range(n):
+                    if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, comp, cx[i], cy[i], r):
+                        c += 1
+                tot += c * gp[rh, GP_A]
+            if tot > best_sum:
+                best_sum = tot
+                for h in range(g, ng):
+                    rh = goals[h]
+                    if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
+                        continue
+                    c = 0
+                    for i in range(n):
+                        if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, comp, cx[i], cy[i], r):
+                            c += 1
+                    detail[N_LANDS + h] = c * gp[rh, GP_A]
+        total += best_sum
+    return total
