@@ -59,12 +59,14 @@ LOG_WIDTH = 5
 NO_CREDIT_LIMIT = 1 << 40
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _draw(state, ring, pos, n_deck, shuffled):
     """Top card of the pile; pos = [head, tail] as absolute counters."""
     head = pos[0]
+    # Drawn on every call: a generator call under a data-dependent branch ran ~10x slower.
+    r = rng.random(state)
     if shuffled and head < n_deck:  # still in the never-shuffled part: pick a random card for this position
-        j = head + rng.below(state, n_deck - head)
+        j = head + int(r * (n_deck - head))
         tmp = ring[head]
         ring[head] = ring[j]
         ring[j] = tmp
@@ -73,13 +75,13 @@ def _draw(state, ring, pos, n_deck, shuffled):
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _to_bottom(ring, pos, n_deck, value):
     ring[pos[1] % n_deck] = value
     pos[1] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
         log[n_log, 0] = rnd
@@ -91,12 +93,12 @@ def _log(log, n_log, rnd, ev, seat, a, b):
     return n_log
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _price(value, factor):
     return int(math.floor(value * factor + 0.5))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add_card(cval, cround, st, p, value, rnd):
     k = st[p, C_CARDS]
     cval[p, k] = value
@@ -105,7 +107,7 @@ def _add_card(cval, cround, st, p, value, rnd):
     st[p, C_HELD_VAL] += value
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _remove_card(cval, cround, st, p, k):
     last = st[p, C_CARDS] - 1
     value = cval[p, k]
@@ -116,14 +118,14 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _max_spend(st, p, credit):
     if credit < 0:
         return NO_CREDIT_LIMIT
     return st[p, C_CASH] + credit
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _leader_other(st, n_players, me):
     """The opponent with the best standing (cash + held value); lowest seat on ties."""
     best = -1
@@ -140,7 +142,7 @@ def _leader_other(st, n_players, me):
 
 @njit(cache=True, nogil=True)
 def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, state, log):
-    """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win``.
+    """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
     Returns (rounds played, end reason, log rows written).  ``ring``, ``pos``,
     ``cval``, ``cround``, ``passed``, ``shown`` and ``state`` (the generator) are scratch arrays.
@@ -210,7 +212,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                     leader_high = False
                     if high >= 0 and int(pol[s, 0]) == BLOCKER:
                         leader_high = high == _leader_other(st, n_players, s)
-                    b = choose_bid(pol[s], state, v, min_bid, max_bid, st[s, C_CARDS], leader_high)
+                    b = choose_bid(pol, s, rng.random(state), v, min_bid, max_bid, st[s, C_CARDS], leader_high)
                     if b >= 0 and (b < min_bid or b > max_bid):
                         if debug:
                             st[s, C_ILLEGAL] += 1
@@ -245,8 +247,9 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                 for k in range(n_shown):
                     c = shown[k]
                     price = _price(c, direct_factor)
+                    r = rng.random(state)
                     affordable = price <= _max_spend(st, high, credit)
-                    if affordable and wants_direct(pol[high], state, c, price, st[high, C_CARDS]):
+                    if affordable and wants_direct(pol, high, r, c, price, st[high, C_CARDS]):
                         st[high, C_CASH] -= price
                         st[high, C_PAID] += price
                         st[high, C_DIRECT] += 1
@@ -265,23 +268,24 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
             for j in range(n_players):
                 p = (start + j) % n_players
                 pick = -1
+                r = rng.random(state)
                 if int(pol[p, 0]) == RANDOM:
                     n_ok = 0
                     for k in range(st[p, C_CARDS]):
                         if cround[p, k] < rnd:
                             n_ok += 1
-                    if n_ok > 0 and rng.random(state) < pol[p, 4]:
-                        which = rng.below(state, n_ok)
+                    if n_ok > 0 and r < pol[p, 4]:
+                        which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
                         for k in range(st[p, C_CARDS]):
                             if cround[p, k] < rnd:
                                 if which == 0:
                                     pick = k
                                     break
                                 which -= 1
-                elif st[p, C_CARDS] > min_cards and (sale_factor > 1.0 or sell_margin(pol[p]) <= 0):
+                elif st[p, C_CARDS] > min_cards and (sale_factor > 1.0 or sell_margin(pol, p) <= 0):
                     # at a sale factor <= 1 no card sells above its value, so only margin <= 0 sells
                     best_gain = 0
-                    margin = sell_margin(pol[p])
+                    margin = sell_margin(pol, p)
                     for k in range(st[p, C_CARDS]):
                         if cround[p, k] < rnd:
                             gain = _price(cval[p, k], sale_factor) - cval[p, k]

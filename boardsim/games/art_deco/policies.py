@@ -15,7 +15,6 @@ import math
 
 from numba import njit
 
-from boardsim import rng
 from boardsim.games.base import Option, Policy
 
 RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER = range(5)
@@ -73,55 +72,63 @@ POLICIES: tuple[Policy, ...] = (
 POLICY_WIDTH = 5  # code + up to 4 parameters
 
 
-@njit(cache=True, nogil=True)
-def reservation(prm, value, n_cards, leader_is_high):
-    """Most this seat would pay for a card of ``value``; -1 means never."""
-    code = int(prm[0])
+@njit(cache=True, nogil=True, inline="always")
+def reservation(pol, seat, value, n_cards, leader_is_high):
+    """Most ``seat`` would pay for a card of ``value``; -1 means never.
+
+    Policies take the whole matrix and a seat index rather than a row view:
+    a view costs reference counting on every call in the hot loop.
+    """
+    code = int(pol[seat, 0])
     if code == PAR:
         return value
     if code == MULTIPLE:
-        return int(math.floor(prm[1] * value + 1e-9))
+        return int(math.floor(pol[seat, 1] * value + 1e-9))
     if code == ELIGIBILITY:
-        if n_cards < prm[2]:
-            return int(math.floor(prm[1] * value + 1e-9))
+        if n_cards < pol[seat, 2]:
+            return int(math.floor(pol[seat, 1] * value + 1e-9))
         return value
     if code == BLOCKER:
-        r = int(math.floor(prm[1] * value + 1e-9))
+        r = int(math.floor(pol[seat, 1] * value + 1e-9))
         if leader_is_high:
-            r = max(r, value + int(prm[2]))
+            r = max(r, value + int(pol[seat, 2]))
         return r
     return -1
 
 
-@njit(cache=True, nogil=True)
-def choose_bid(prm, state, value, min_bid, max_bid, n_cards, leader_is_high):
-    """The bid this seat makes, or -1 to pass; ``max_bid`` already folds in ceiling and credit."""
+@njit(cache=True, nogil=True, inline="always")
+def choose_bid(pol, seat, r, value, min_bid, max_bid, n_cards, leader_is_high):
+    """The bid ``seat`` makes, or -1 to pass; ``max_bid`` already folds in ceiling and credit.
+
+    ``r`` is a uniform number the engine draws for every decision, used or not:
+    a generator call under a data-dependent branch is several times slower.
+    """
     if min_bid > max_bid:
         return -1
-    if int(prm[0]) == RANDOM:
-        if rng.random(state) < prm[1]:
+    if int(pol[seat, 0]) == RANDOM:
+        pass_prob = pol[seat, 1]
+        if r < pass_prob:
             return -1
-        return min(max_bid, min_bid + rng.below(state, int(prm[2])))
-    if min_bid <= reservation(prm, value, n_cards, leader_is_high):
+        step = int((r - pass_prob) / (1.0 - pass_prob) * pol[seat, 2])  # r is uniform above pass_prob
+        return min(max_bid, min_bid + step)
+    if min_bid <= reservation(pol, seat, value, n_cards, leader_is_high):
         return min_bid
     return -1
 
 
-@njit(cache=True, nogil=True)
-def wants_direct(prm, state, value, price, n_cards):
-    if int(prm[0]) == RANDOM:
-        return rng.random(state) < prm[3]
-    return price <= reservation(prm, value, n_cards, False)
+@njit(cache=True, nogil=True, inline="always")
+def wants_direct(pol, seat, r, value, price, n_cards):
+    if int(pol[seat, 0]) == RANDOM:
+        return r < pol[seat, 3]
+    return price <= reservation(pol, seat, value, n_cards, False)
 
 
-@njit(cache=True, nogil=True)
-def sell_margin(prm):
+@njit(cache=True, nogil=True, inline="always")
+def sell_margin(pol, seat):
     """Minimum sale gain for the deterministic policies (their last parameter)."""
-    code = int(prm[0])
+    code = int(pol[seat, 0])
     if code == PAR:
-        return prm[1]
+        return pol[seat, 1]
     if code == MULTIPLE:
-        return prm[2]
-    if code == ELIGIBILITY:
-        return prm[3]
-    return prm[3]  # BLOCKER
+        return pol[seat, 2]
+    return pol[seat, 3]  # ELIGIBILITY and BLOCKER
