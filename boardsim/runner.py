@@ -154,6 +154,9 @@ class Aggregate:
     end_counts: np.ndarray = field(init=False)
     score_hist: dict[int, np.ndarray] = field(default_factory=dict)  # score -> count per slot
     rounds_hist: dict[int, int] = field(default_factory=dict)
+    # game-specific sums from Game.chunk_stats (fixed-shape arrays, added chunk by chunk)
+    extra: dict[str, np.ndarray] = field(default_factory=dict)
+    game: Game | None = None
 
     def __post_init__(self) -> None:
         P = self.n_players
@@ -184,6 +187,12 @@ class Aggregate:
         values, counts = np.unique(out["rounds"], return_counts=True)
         for v, c in zip(values.tolist(), counts.tolist(), strict=True):
             self.rounds_hist[v] = self.rounds_hist.get(v, 0) + c
+        if self.game is not None:
+            for name, arr in self.game.chunk_stats(out).items():
+                if name in self.extra:
+                    self.extra[name] = self.extra[name] + arr
+                else:
+                    self.extra[name] = np.array(arr, copy=True)
 
 
 @contextmanager

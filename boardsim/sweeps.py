@@ -70,7 +70,8 @@ def sweep(
     try:
         with numba_threads(threads):
             for cell in cells:
-                agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons))
+                agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons),
+                                game=cell.game)
                 label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
                 run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label)
                 summaries.append(tables.summary_rows(sc.name, cell, agg))

@@ -231,6 +231,19 @@ class Game(ABC):
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         """A readable log of one game, produced by the same jitted code."""
 
+    # -- game-specific analysis (optional) -----------------------------------
+    def chunk_stats(self, out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Sums over one chunk of results (slot order) that the sweep adds up per cell.
+
+        Values must be fixed-shape arrays of whole numbers (or exact floats), so
+        the sum is the same whatever the chunking.  The default has none.
+        """
+        return {}
+
+    def balance_tables(self, cell: Any, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
+        """Tidy tables (name -> frame, written as ``balance_<name>.csv``) from summed chunk_stats."""
+        return {}
+
     # -- helpers shared by all games -----------------------------------------
     def policy(self, name: str) -> Policy:
         for p in self.policies:
