@@ -72,6 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--cell", type=_nonneg, default=0, help="grid cell of the game to replay")
     pl.add_argument("--index", type=_nonneg, default=0, help="game index within the cell")
 
+    t = sub.add_parser("tournament", help="round robin or one-vs-field tournament with ratings")
+    t.add_argument("game")
+    t.add_argument("--policies", required=True, help="comma-separated policy names")
+    t.add_argument("--games", type=_positive, default=10_000, help="games per match (default 10000)")
+    t.add_argument("--players", type=_positive, help="seats per game (default 2, or the game's minimum)")
+    t.add_argument("--mode", choices=["round_robin", "field"], default="round_robin")
+    t.add_argument("--field", help="the field policy for --mode field")
+    t.add_argument("--seed", type=_nonneg, default=0)
+    t.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
+    t.add_argument("--out", help="output folder (default reports/tournament-<game>/)")
+    t.add_argument("--threads", type=_positive)
+    t.add_argument("--quiet", action="store_true")
+
+    r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
+    r.add_argument("folder")
+
     ls = sub.add_parser("list", help="list games, policies, rule options and card sets")
     ls.add_argument("game", nargs="?", help="only this game")
     return p
@@ -114,6 +130,52 @@ def cmd_play(args) -> int:
     return 0
 
 
+def cmd_tournament(args) -> int:
+    import json
+    from pathlib import Path
+
+    from boardsim.analysis.tournament import run_tournament
+    from boardsim.games import get
+    from boardsim.report.build import build_report
+    from boardsim.runner import numba_threads
+    from boardsim.sweeps import write_tournament
+
+    game = get(args.game)
+    players = args.players or max(2, game.min_players)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    with numba_threads(args.threads):
+        result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
+                                mode=args.mode, field=args.field, rules=dict(args.rule),
+                                progress=False if args.quiet else None)
+    out = Path(args.out) if args.out else Path("reports") / f"tournament-{game.name}"
+    out.mkdir(parents=True, exist_ok=True)
+    write_tournament(result, out)
+    from boardsim import __version__
+
+    meta = {"title": f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
+            "description": f"Policies: {', '.join(policies)}; {args.games:,} games per match, seats rotated.",
+            "provenance": {"boardsim version": __version__, "game": game.name, "seed": args.seed,
+                           "games per match": args.games, "rules": dict(args.rule)}}
+    (out / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    files = build_report(out)
+    print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"wrote {', '.join(files)} to {out}/")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from pathlib import Path
+
+    from boardsim.report.build import build_report
+
+    folder = Path(args.folder)
+    if not folder.is_dir() or not any(folder.glob("*.csv")):
+        raise BadInput("folder", "not a results folder (expected CSV files written by sweep or tournament)",
+                       str(folder))
+    print(f"wrote {', '.join(build_report(folder))} to {folder}/")
+    return 0
+
+
 def cmd_list(args) -> int:
     from boardsim import games
 
@@ -138,7 +200,8 @@ def cmd_list(args) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list}[args.command]
+    handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
+               "report": cmd_report}[args.command]
     try:
         return handler(args)
     except BadInput as e:

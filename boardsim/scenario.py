@@ -35,7 +35,9 @@ TOP_KEYS = {
     "card_file": "a CSV card table replacing the bundled one",
     "grid": "keys to sweep, each a list of values",
     "chunk_size": "deals per chunk",
+    "tournament": "a [tournament] table: policies, players, games, mode, field",
 }
+TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field")
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
 
 
@@ -58,6 +60,7 @@ class Scenario:
     chunk_size: int
     path: str | None = None
     description: str = ""
+    tournament: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
     def grid_points(self) -> list[dict[str, Any]]:
@@ -157,6 +160,41 @@ def _grid(raw: Any, n_seats: int) -> dict[str, list[Any]]:
     return grid
 
 
+def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any] | None:
+    """The [tournament] table, checked: policies exist and the mode is known."""
+    from boardsim.analysis.tournament import MODES
+
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise _type_error("tournament", raw, "a table with policies, players, games, mode, field")
+    for key in raw:
+        if key not in TOURNAMENT_KEYS:
+            raise BadInput(f"tournament.{key}", f"unknown key (known: {', '.join(TOURNAMENT_KEYS)})")
+    t = {"players": players, "games": games, "mode": "round_robin", "field": None, **raw}
+    policies = t.get("policies")
+    if not isinstance(policies, list) or len(policies) < 1:
+        raise _type_error("tournament.policies", policies, "a list of policy names or {policy, params} tables")
+    for i, p in enumerate(policies + ([t["field"]] if t["field"] is not None else [])):
+        name = p if isinstance(p, str) else (p.get("policy") if isinstance(p, Mapping) else None)
+        key = f"tournament.policies[{i}]" if i < len(policies) else "tournament.field"
+        try:
+            game.policy(name)
+        except BadInput as e:
+            raise BadInput(key, e.message) from None
+    if t["mode"] not in MODES:
+        raise _type_error("tournament.mode", t["mode"], " or ".join(repr(m) for m in MODES))
+    if t["mode"] == "field" and t["field"] is None:
+        raise BadInput("tournament.field", "mode 'field' needs a field policy")
+    t["players"] = _positive_int(t, "players", players)
+    t["games"] = _positive_int(t, "games", games)
+    try:
+        game.check_players(t["players"])
+    except BadInput as e:
+        raise BadInput("tournament.players", e.message) from None
+    return t
+
+
 def _flatten(table: Mapping[str, Any], prefix: str):
     for k, v in table.items():
         key = f"{prefix}.{k}"
@@ -196,6 +234,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             if path is not None and not Path(card_file).is_absolute():
                 card_file = str(Path(path).parent / card_file)
         grid = _grid(raw.get("grid", {}), len(seats))
+        tournament = _tournament(raw.get("tournament"), game, players, games)
         for key in ("name", "title", "description"):
             if key in raw and not isinstance(raw[key], str):
                 raise _type_error(key, raw[key], "a string")
@@ -216,6 +255,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             path=path,
             description=raw.get("description", ""),
             raw=dict(raw),
+            tournament=tournament,
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None

@@ -13,7 +13,8 @@ import pandas as pd
 
 from boardsim import __version__
 from boardsim.errors import BadInput
-from boardsim.report import html, plots, tables
+from boardsim.report import tables
+from boardsim.report.build import build_report
 from boardsim.runner import Aggregate, deal_count, numba_threads, run_cell
 from boardsim.scenario import Scenario, load_scenario
 
@@ -31,6 +32,7 @@ class SweepResult:
     cells_total: int
     seconds: float
     files: list[str] = field(default_factory=list)
+    balance: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -63,7 +65,8 @@ def sweep(
     out_dir = Path(out) if out is not None else Path("reports") / sc.name
     cells = sc.cells()
     out_dir.mkdir(parents=True, exist_ok=True)
-    summaries, positions, scores = [], [], []
+    summaries, positions, scores, rounds = [], [], [], []
+    balance: dict[str, list[pd.DataFrame]] = {}
     t0 = time.perf_counter()
     result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0)
     interrupted = False
@@ -77,8 +80,13 @@ def sweep(
                 summaries.append(tables.summary_rows(sc.name, cell, agg))
                 positions.append(tables.position_rows(sc.name, cell, agg))
                 scores.append(tables.score_rows(cell, agg))
+                rounds.append(tables.rounds_rows(cell, agg))
+                for name, frame in tables.balance_rows(cell, agg).items():
+                    balance.setdefault(name, []).append(frame)
                 result.cells_done += 1
-                _write_tables(result, summaries, positions, scores, cells, t0)
+                _write_tables(result, summaries, positions, scores, rounds, balance, t0)
+        if sc.tournament is not None:
+            write_tournament(run_scenario_tournament(sc, threads, progress), out_dir)
     except KeyboardInterrupt:
         interrupted = True
     result.seconds = time.perf_counter() - t0
@@ -89,15 +97,35 @@ def sweep(
     return result
 
 
-def _write_tables(result: SweepResult, summaries, positions, scores, cells, t0) -> None:
+def _write_tables(result: SweepResult, summaries, positions, scores, rounds, balance, t0) -> None:
     result.summary = tables.concat(summaries)
     result.positions = tables.concat(positions)
     result.scores = tables.concat(scores)
+    result.balance = {name: tables.concat(frames) for name, frames in balance.items()}
     result.seconds = time.perf_counter() - t0
     d = result.out_dir
     result.summary.to_csv(d / "summary.csv", index=False)
     result.positions.to_csv(d / "positions.csv", index=False)
     result.scores.to_csv(d / "scores.csv", index=False)
+    tables.concat(rounds).to_csv(d / "rounds.csv", index=False)
+    for name, frame in result.balance.items():
+        frame.to_csv(d / f"balance_{name}.csv", index=False)
+
+
+def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None):
+    from boardsim.analysis.tournament import run_tournament
+
+    t = sc.tournament
+    return run_tournament(sc.game, t["policies"], players=t["players"], games=t["games"], seed=sc.seed,
+                          mode=t["mode"], field=t["field"], rules=sc.rules, cards=sc.cards, threads=threads,
+                          progress=progress)
+
+
+def write_tournament(result, out_dir: Path) -> None:
+    """The tournament's tidy tables; build_report draws the heat map and ratings from them."""
+    result.pairwise.to_csv(out_dir / "tournament_pairwise.csv", index=False)
+    result.ratings.to_csv(out_dir / "tournament_ratings.csv", index=False)
+    result.matches.to_csv(out_dir / "tournament_matches.csv", index=False)
 
 
 def provenance(result: SweepResult, cells, threads) -> dict:
@@ -120,14 +148,6 @@ def provenance(result: SweepResult, cells, threads) -> dict:
 
 def _write_report(result: SweepResult, cells, threads) -> None:
     sc = result.scenario
-    prov = provenance(result, cells, threads)
-    (result.out_dir / "run.json").write_text(json.dumps(prov, indent=2, default=str))
-    images = plots.write_standard_plots(result.summary, result.scores, result.out_dir, sc.title)
-    files = [
-        ("summary.csv", "one row per cell x seat: games, wins, win rate with 95% interval, score mean/sd"),
-        ("positions.csv", "win rate by table position (0 opens round 1), with 95% intervals"),
-        ("scores.csv", "score histogram: count of games per cell, seat and score"),
-        ("run.json", "provenance: version, seed, games, hashes"),
-    ]
-    html.write_index(result.out_dir, sc.title, sc.description, images, prov, result.summary, files)
-    result.files = [name for name, _ in files] + [name for name, _ in images] + ["index.html"]
+    meta = {"title": sc.title, "description": sc.description, "provenance": provenance(result, cells, threads)}
+    (result.out_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    result.files = build_report(result.out_dir)

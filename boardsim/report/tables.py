@@ -130,3 +130,25 @@ def score_rows(cell: Cell, agg: Aggregate) -> pd.DataFrame:
 def concat(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     frames = [f for f in frames if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def rounds_rows(cell: Cell, agg: Aggregate) -> pd.DataFrame:
+    """Game length histogram: one row per cell and number of rounds played."""
+    rounds = sorted(agg.rounds_hist)
+    return pd.DataFrame({
+        "cell": cell.index,
+        "label": cell_label(cell),
+        "rounds": rounds,
+        "count": [agg.rounds_hist[r] for r in rounds],
+    })
+
+
+def balance_rows(cell: Cell, agg: Aggregate) -> dict[str, pd.DataFrame]:
+    """The game's own tables for one cell, each tagged with the cell label."""
+    out = {}
+    for name, frame in cell.game.balance_tables(cell, agg.extra, agg.games).items():
+        frame = frame.copy()
+        if "label" not in frame.columns:
+            frame.insert(1 if "cell" in frame.columns else 0, "label", cell_label(cell))
+        out[name] = frame
+    return out

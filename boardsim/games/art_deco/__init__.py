@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
+from boardsim.games.art_deco import balance, engine, rules
 from boardsim.games.art_deco import cards as _cards
-from boardsim.games.art_deco import engine, rules
 from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
 from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
@@ -80,6 +80,12 @@ class ArtDeco(Game):
         for k, name in enumerate(engine.GAME_COUNTERS):
             out[name] = game_out[:, 3 + k]
         return out
+
+    def chunk_stats(self, out):
+        return balance.chunk_stats(out)
+
+    def balance_tables(self, cell, stats, games):
+        return balance.balance_tables(cell, stats, games)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         score, win, seat_out, game_out, log = engine.trace_game(

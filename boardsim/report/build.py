@@ -1,0 +1,66 @@
+"""Build a report folder's charts and index.html from the CSV files in it.
+
+``sweep`` calls this after writing its tables; ``python -m boardsim report
+DIR`` calls it again on an existing folder, so a report can be redrawn
+without re-running games.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from boardsim.report import html, plots
+
+# file -> caption, in the order the index lists them
+TABLE_CAPTIONS = {
+    "summary.csv": "one row per cell x seat: games, wins, win rate with 95% interval, score mean/sd",
+    "positions.csv": "win rate by table position (0 opens round 1), with 95% intervals",
+    "scores.csv": "score histogram: games per cell, seat and score",
+    "rounds.csv": "game length histogram: games per cell and rounds played",
+    "tournament_pairwise.csv": "tournament: win rate of each policy against each opponent, 95% intervals",
+    "tournament_ratings.csv": "tournament: Bradley-Terry ratings with 95% intervals",
+    "tournament_matches.csv": "tournament: each match's seats and win rates",
+    "run.json": "provenance: version, seed, games, hashes, date",
+}
+
+
+def _read(path: Path) -> pd.DataFrame:
+    if not path.exists() or path.stat().st_size == 0:
+        return pd.DataFrame()
+    try:
+        return pd.read_csv(path)
+    except pd.errors.EmptyDataError:
+        return pd.DataFrame()
+
+
+def build_report(out_dir: str | Path) -> list[str]:
+    """Draw every chart the folder's tables allow and write index.html; returns file names."""
+    d = Path(out_dir)
+    meta = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
+    title = meta.get("title", d.name)
+    images: list[tuple[str, str]] = []
+    summary = _read(d / "summary.csv")
+    images += plots.write_standard_plots(summary, _read(d / "scores.csv"), d, title)
+    positions = _read(d / "positions.csv")
+    if not positions.empty and positions["players"].max() > 1:
+        images.append(plots.write_positions(positions, d, title))
+    rounds = _read(d / "rounds.csv")
+    if not rounds.empty:
+        images.append(plots.write_rounds(rounds, d, title))
+    pair = _read(d / "tournament_pairwise.csv")
+    if not pair.empty:
+        images.append(plots.write_heatmap(pair, d, title))
+    ratings = _read(d / "tournament_ratings.csv")
+    if not ratings.empty:
+        images.append(plots.write_ratings(ratings, d, title))
+    for path in sorted(d.glob("balance_*.csv")):
+        images += plots.write_balance(path.stem.removeprefix("balance_"), _read(path), d, title)
+    tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
+    tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in
+               sorted(d.glob("balance_*.csv"))]
+    provenance = meta.get("provenance", {})
+    html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables)
+    return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
