@@ -17,7 +17,6 @@ records ``position_j``, where slot ``j`` sat.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -167,7 +166,11 @@ class Aggregate:
         self.counter_sum = np.zeros((P, len(self.seat_counters)), dtype=np.int64)
         self.end_counts = np.zeros(self.n_end, dtype=np.int64)
 
-    def add(self, out: Mapping[str, np.ndarray]) -> None:
+    def add(self, out: Mapping[str, np.ndarray] | Aggregate) -> None:
+        """Add one chunk: its result arrays, or its Aggregate (from a worker or a chunk file)."""
+        if isinstance(out, Aggregate):
+            self.merge(out)
+            return
         score = out["score"].astype(np.int64)
         units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
         self.games += score.shape[0]
@@ -193,6 +196,63 @@ class Aggregate:
                     self.extra[name] = self.extra[name] + arr
                 else:
                     self.extra[name] = np.array(arr, copy=True)
+
+    def merge(self, other: Aggregate) -> None:
+        """Add another aggregate's sums; all whole numbers, so the order of merging never matters."""
+        if other.n_players != self.n_players or tuple(other.seat_counters) != tuple(self.seat_counters):
+            raise ValueError("cannot merge aggregates of different tables")
+        self.games += other.games
+        for name in ("wins", "wins_by_position", "score_sum", "score_sq", "counter_sum", "end_counts"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.no_winner += other.no_winner
+        self.rounds_sum += other.rounds_sum
+        for v, c in other.score_hist.items():
+            self.score_hist[v] = self.score_hist.get(v, 0) + c
+        for v, c in other.rounds_hist.items():
+            self.rounds_hist[v] = self.rounds_hist.get(v, 0) + c
+        for name, arr in other.extra.items():
+            self.extra[name] = self.extra[name] + arr if name in self.extra else np.array(arr, copy=True)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Every sum as a plain array (histograms as value/count pairs), e.g. for ``numpy.savez``."""
+        scores = sorted(self.score_hist)
+        rounds = sorted(self.rounds_hist)
+        arrays = {
+            "n_players": np.int64(self.n_players),
+            "seat_counters": np.array(self.seat_counters, dtype=str),
+            "games": np.int64(self.games),
+            "wins": self.wins,
+            "wins_by_position": self.wins_by_position,
+            "score_sum": self.score_sum,
+            "score_sq": self.score_sq,
+            "counter_sum": self.counter_sum,
+            "no_winner": np.int64(self.no_winner),
+            "rounds_sum": np.int64(self.rounds_sum),
+            "end_counts": self.end_counts,
+            "score_values": np.array(scores, dtype=np.int64),
+            "score_counts": (np.stack([self.score_hist[v] for v in scores]) if scores
+                             else np.zeros((0, self.n_players), dtype=np.int64)),
+            "rounds_values": np.array(rounds, dtype=np.int64),
+            "rounds_counts": np.array([self.rounds_hist[v] for v in rounds], dtype=np.int64),
+        }
+        for name, arr in self.extra.items():
+            arrays[f"extra.{name}"] = np.asarray(arr)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray], game: Game | None = None) -> Aggregate:
+        """The inverse of :meth:`to_arrays`; a missing key raises KeyError."""
+        counters = tuple(str(c) for c in arrays["seat_counters"].tolist())
+        agg = cls(int(arrays["n_players"]), counters, len(arrays["end_counts"]), int(arrays["games"]), game=game)
+        for name in ("wins", "wins_by_position", "score_sum", "score_sq", "counter_sum", "end_counts"):
+            setattr(agg, name, np.array(arrays[name], dtype=np.int64))
+        agg.no_winner = int(arrays["no_winner"])
+        agg.rounds_sum = int(arrays["rounds_sum"])
+        for v, row in zip(arrays["score_values"].tolist(), arrays["score_counts"], strict=True):
+            agg.score_hist[v] = np.array(row, dtype=np.int64)
+        agg.rounds_hist = dict(zip(arrays["rounds_values"].tolist(), arrays["rounds_counts"].tolist(), strict=True))
+        agg.extra = {k[len("extra."):]: np.array(v) for k, v in arrays.items() if k.startswith("extra.")}
+        return agg
 
 
 @contextmanager
@@ -223,8 +283,17 @@ def run_cell(
     chunk_size: int = DEFAULT_CHUNK,
     progress: bool | None = None,
     label: str = "",
+    executor: Any = None,
+    store: Any = None,
+    reduce: bool = False,
 ) -> None:
-    """Play ``n_games`` of a cell in chunks, handing each chunk's results to ``sink``."""
+    """Play ``n_games`` of a cell in chunks, handing each chunk's results to ``sink``.
+
+    With an ``executor`` (``boardsim.executors``) or a chunk ``store``
+    (``boardsim.chunks``) the chunks go through ``executors.play_ranges``:
+    they may run elsewhere and, with ``reduce``, arrive as Aggregates; the
+    sink still gets them in deal order.
+    """
     key = rng.cell_key(base_seed, cell.index)
     deals = deal_count(n_games, cell)
     n_rot = len(cell.rotations)
@@ -238,10 +307,18 @@ def run_cell(
         leave=False,
     )
     try:
-        for start in range(0, deals, chunk_size):
-            count = min(chunk_size, deals - start)
-            sink(play_chunk(cell, key, start, count))
-            bar.update(count * n_rot)
+        if executor is None and store is None and not reduce:
+            for start in range(0, deals, chunk_size):
+                count = min(chunk_size, deals - start)
+                sink(play_chunk(cell, key, start, count))
+                bar.update(count * n_rot)
+        else:
+            from boardsim.executors import play_ranges
+
+            ranges = [(start, min(chunk_size, deals - start)) for start in range(0, deals, chunk_size)]
+            for count, part in play_ranges(cell, key, ranges, executor, store, reduce):
+                sink(part)
+                bar.update(count * n_rot)
     finally:
         bar.close()
 
@@ -259,6 +336,9 @@ def simulate(
     chunk_size: int = DEFAULT_CHUNK,
     progress: bool | None = None,
     cell: int = 0,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
 ) -> pd.DataFrame:
     """Play ``n_games`` games and return one row per game.
 
@@ -266,8 +346,12 @@ def simulate(
     ``{"policy": ..., "params": ...}``); seat ``i`` plays ``policies[i % len]``.
     ``cards`` is a dict of card edits (``{"v12": {"copies": 5}}``) or a full
     card table.  Per-seat columns are ``<name>_<slot>``; see the README for the
-    columns.  The same arguments always give the same frame.
+    columns.  The same arguments always give the same frame, whatever the
+    ``executor`` (``local``, ``processes`` with ``workers``, ``dask`` with a
+    ``scheduler`` address or Client, or ``workers`` for a local cluster).
     """
+    from boardsim.executors import open_executor
+
     g = get_game(game) if isinstance(game, str) else game
     if not isinstance(n_games, int) or n_games < 1:
         raise BadInput("n_games", f"got {n_games!r}; allowed: a positive integer")
@@ -276,10 +360,8 @@ def simulate(
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
     c = make_cell(g, n_players, seats, rules, table, rotate_seats, index=cell)
     chunks: list[dict[str, np.ndarray]] = []
-    with numba_threads(threads):
-        t0 = time.perf_counter()
-        run_cell(c, seed, n_games, chunks.append, chunk_size, progress)
-        del t0
+    with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
+        run_cell(c, seed, n_games, chunks.append, chunk_size, progress, executor=ex)
     merged = {name: np.concatenate([ch[name] for ch in chunks]) for name in chunks[0]}
     frame = to_frame(c, merged)
     frame.attrs.update(

@@ -1,0 +1,162 @@
+"""Finished chunks on disk, so a killed or interrupted sweep resumes where it stopped.
+
+Layout: ``<out>/chunks/cell-0003/deals-000000000-000049999.npz``, one
+compressed ``.npz`` per chunk holding the chunk's :class:`Aggregate` arrays
+plus ``meta.*`` entries: the cell's scenario hash, the base seed, the cell's
+64-bit key and the deal range (whose games are seeded with
+``rng.game_seed(key, i)``), and a SHA-256 of all the arrays.
+
+A file is written under a temporary name and renamed into place, so a file
+with the final name is complete; on load, a file that does not unzip, lacks
+a key, fails its checksum, or was made for another scenario hash or range is
+ignored and its chunk played again (then overwritten).  The scenario hash
+covers everything a chunk's numbers depend on: boardsim version, game, the
+rule options and card table (the cell's rules hash), seats, players, seat
+rotation, base seed, games per cell, cell index and grid values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from boardsim import rng
+from boardsim.games.base import stable_hash
+from boardsim.runner import Aggregate, Cell, deal_count
+
+FORMAT = 1
+_META = ("meta.format", "meta.digest", "meta.base_seed", "meta.cell", "meta.cell_key", "meta.start",
+         "meta.count", "meta.checksum")
+
+
+def cell_facts(cell: Cell, base_seed: int, n_games: int) -> dict[str, Any]:
+    """Everything a cell's chunk results depend on (hashed into the chunk files)."""
+    from boardsim import __version__
+
+    return {
+        "format": FORMAT,
+        "boardsim": __version__,
+        "game": cell.game.name,
+        "rules_and_cards": cell.rules_hash,
+        "players": cell.n_players,
+        "seats": [s.label() for s in cell.seats],
+        "rotations": len(cell.rotations),
+        "seed": base_seed,
+        "deals": deal_count(n_games, cell),
+        "cell": cell.index,
+        "grid": {k: cell.values[k] for k in sorted(cell.values)},
+    }
+
+
+def checksum(arrays: dict[str, np.ndarray]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(arrays):
+        if name == "meta.checksum":
+            continue
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+class CellChunks:
+    """The chunk files of one cell: load what is there and valid, save what gets played."""
+
+    def __init__(self, folder: Path, cell: Cell, base_seed: int, n_games: int):
+        self.folder = folder
+        self.cell = cell
+        self.base_seed = base_seed
+        self.key = rng.cell_key(base_seed, cell.index)
+        facts = cell_facts(cell, base_seed, n_games)
+        self.digest = stable_hash(facts)
+        self.loaded = 0
+        self.rejected = 0
+        self.saved = 0
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.tmp*"):  # left by a run killed mid-write
+            stale.unlink(missing_ok=True)
+        (folder / "cell.json").write_text(json.dumps({"digest": self.digest, **facts}, indent=1, default=str))
+
+    def path(self, start: int, count: int) -> Path:
+        return self.folder / f"deals-{start:09d}-{start + count - 1:09d}.npz"
+
+    def load(self, start: int, count: int) -> Aggregate | None:
+        """The saved aggregate of deals ``start..start+count-1``, or None to play them."""
+        path = self.path(start, count)
+        if not path.exists():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {name: z[name] for name in z.files}
+            ok = (
+                all(k in arrays for k in _META)
+                and int(arrays["meta.format"]) == FORMAT
+                and str(arrays["meta.digest"]) == self.digest
+                and int(arrays["meta.start"]) == start
+                and int(arrays["meta.count"]) == count
+                and str(arrays["meta.checksum"]) == checksum(arrays)
+            )
+            agg = Aggregate.from_arrays(arrays) if ok else None
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+            agg = None
+        if agg is None or agg.games != count * len(self.cell.rotations):
+            self.rejected += 1
+            return None
+        self.loaded += 1
+        return agg
+
+    def save(self, start: int, count: int, agg: Aggregate) -> None:
+        arrays = agg.to_arrays()
+        arrays.update({
+            "meta.format": np.int64(FORMAT),
+            "meta.digest": np.array(self.digest),
+            "meta.base_seed": np.int64(self.base_seed),
+            "meta.cell": np.int64(self.cell.index),
+            "meta.cell_key": np.uint64(self.key),
+            "meta.start": np.int64(start),
+            "meta.count": np.int64(count),
+        })
+        arrays["meta.checksum"] = np.array(checksum(arrays))
+        final = self.path(start, count)
+        tmp = final.with_name(f"{final.name}.tmp{os.getpid()}")
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, final)  # atomic: a file with the final name is always whole
+        self.saved += 1
+
+
+class ChunkStore:
+    """``<out>/chunks/``: one folder per cell.  ``fresh`` deletes what an earlier run left."""
+
+    def __init__(self, root: str | Path, fresh: bool = False):
+        self.root = Path(root)
+        if fresh and self.root.exists():
+            shutil.rmtree(self.root)
+        self.cells: list[CellChunks] = []
+
+    def cell(self, cell: Cell, base_seed: int, n_games: int) -> CellChunks:
+        chunks = CellChunks(self.root / f"cell-{cell.index:04d}", cell, base_seed, n_games)
+        self.cells.append(chunks)
+        return chunks
+
+    @property
+    def loaded(self) -> int:
+        return sum(c.loaded for c in self.cells)
+
+    @property
+    def rejected(self) -> int:
+        return sum(c.rejected for c in self.cells)
+
+    @property
+    def saved(self) -> int:
+        return sum(c.saved for c in self.cells)

@@ -1,0 +1,434 @@
+"""Where chunks run: this process (``local``), a pool of processes, or a Dask cluster.
+
+Every executor plays the same tasks, ``play_chunk`` over a range of deals,
+and :func:`play_ranges` hands the results back in deal order, so the choice
+never changes a result: chunk results are exact integer sums keyed by deal
+range.  Tasks are coarse (a scenario chunk, 50,000 deals by default) so the
+cost of shipping a cell to a worker is small next to playing it.
+
+Each worker warms the Numba cache once when it starts (the parent compiles
+first, so workers on this machine only load the cached machine code) and runs
+``cores // workers`` Numba threads, so workers x threads never oversubscribe
+the cores.  A worker runs one kernel at a time (a lock), because Numba's
+threading layers do not all allow parallel kernels launched from two threads.
+
+Dask is optional (``pip install -e '.[dask]'``) and imported only when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from contextlib import contextmanager
+from typing import Any
+
+import numba
+
+from boardsim.errors import BadInput
+from boardsim.games import get as get_game
+from boardsim.runner import Aggregate, Cell, play_chunk
+
+EXECUTORS = ("local", "processes", "dask")
+Range = tuple[int, int]  # (first deal, number of deals)
+
+
+class Executor:
+    """Runs chunk tasks in this process, one after another (Numba threads do the parallel work)."""
+
+    name = "local"
+
+    def warm(self, cell: Cell) -> None:
+        """Make sure the workers have compiled (or loaded) ``cell``'s kernels; once per game."""
+
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, result)`` for ``ranges[i]`` as each finishes, in any order."""
+        for i, (start, count) in enumerate(ranges):
+            yield i, chunk_result(cell, key, start, count, reduce)
+
+    def describe(self) -> str:
+        return f"local, {numba.get_num_threads()} Numba threads"
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool) -> Any:
+    """One chunk's raw result arrays, or (``reduce``) its Aggregate."""
+    out = play_chunk(cell, key, start, count)
+    if not reduce:
+        return out
+    agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons), game=cell.game)
+    agg.add(out)
+    agg.game = None  # the parent merges plain sums; no need to ship the game back
+    return agg
+
+
+def play_ranges(
+    cell: Cell,
+    key: int,
+    ranges: Sequence[Range],
+    executor: Executor | None = None,
+    store: Any = None,
+    reduce: bool = False,
+) -> Iterator[tuple[int, Any]]:
+    """``(deal count, result)`` for every range, in deal order.
+
+    With a chunk ``store`` (results must then be aggregates), ranges already
+    on disk are loaded instead of played, and every new result is saved as
+    soon as it arrives, so a killed run loses at most the chunks in flight.
+    """
+    if store is not None and not reduce:
+        raise ValueError("a chunk store keeps aggregates: pass reduce=True")
+    ex = executor or Executor()
+    done: dict[int, Any] = {}
+    todo: list[int] = []
+    for i, (start, count) in enumerate(ranges):
+        saved = store.load(start, count) if store is not None else None
+        if saved is None:
+            todo.append(i)
+        else:
+            done[i] = saved
+    following = 0
+
+    def ready() -> Iterator[tuple[int, Any]]:
+        nonlocal following
+        while following in done:
+            yield ranges[following][1], done.pop(following)
+            following += 1
+
+    yield from ready()
+    if todo:
+        ex.warm(cell)
+        for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce):
+            i = todo[j]
+            if store is not None:
+                store.save(*ranges[i], result)
+            done[i] = result
+            yield from ready()
+
+
+# -- worker side -------------------------------------------------------------
+# Module state of a worker process: its Numba thread count and the lock that
+# keeps one kernel running at a time.  In the parent both stay unused.
+_WORKER: dict[str, Any] = {"threads": None}
+_KERNEL_LOCK = threading.Lock()
+
+
+def _pack(cell: Cell) -> tuple:
+    """A Cell as picklable parts: a registered game travels by name, not by value."""
+    try:
+        game: Any = cell.game.name if get_game(cell.game.name) is cell.game else cell.game
+    except BadInput:
+        game = cell.game
+    return (game, cell.index, cell.n_players, cell.seats, cell.rotations)
+
+
+def _unpack(packed: tuple) -> Cell:
+    game, index, n_players, seats, rotations = packed
+    if isinstance(game, str):
+        game = get_game(game)
+    return Cell(index, {}, game, n_players, list(seats), list(rotations), None)
+
+
+def _set_threads() -> None:
+    threads = _WORKER["threads"]
+    if threads is not None:
+        # per thread in Numba, so set it in the thread that runs the kernel
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+def _init_worker(threads: int | None, packed: tuple | None, ignore_sigint: bool = False) -> str:
+    """Worker start-up: set its Numba threads and load the kernels once."""
+    if ignore_sigint:
+        # Ctrl-C goes to the whole process group; the parent handles it and stops the pool
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER["threads"] = threads
+    if packed is not None:
+        _worker_task(packed, 0, 0, 1, False)
+    return f"pid {os.getpid()}: {threads} Numba threads"
+
+
+def _worker_task(packed: tuple, key: int, start: int, count: int, reduce: bool) -> Any:
+    cell = _unpack(packed)
+    with _KERNEL_LOCK:
+        _set_threads()
+        return chunk_result(cell, key, start, count, reduce)
+
+
+def _machine() -> tuple[str, int, int]:
+    import socket
+
+    return socket.gethostname(), os.cpu_count() or 1, numba.config.NUMBA_NUM_THREADS
+
+
+def _warm_here(cell: Cell) -> None:
+    """Compile or load the kernels in this process, so the on-disk cache exists before workers start."""
+    play_chunk(cell, 0, 0, 1)
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1
+
+
+def _check_threads(threads: int | None, workers: int, cores: int) -> int:
+    """Numba threads per worker: ``cores // workers`` unless given; never more than the cores."""
+    if threads is None:
+        return max(1, cores // workers)
+    if workers * threads > cores:
+        raise BadInput("--threads", f"{workers} workers x {threads} threads is more than the {cores} cores")
+    return threads
+
+
+class ProcessExecutor(Executor):
+    """A pool of ``workers`` processes on this machine, started with ``spawn``.
+
+    Spawned, not forked: a parent that has already run a parallel Numba kernel
+    is not safe to fork.
+    """
+
+    name = "processes"
+
+    def __init__(self, workers: int | None = None, threads: int | None = None):
+        cores = _cores()
+        workers = cores if workers is None else workers
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
+            raise BadInput("--workers", f"got {workers!r}; allowed: 1 to {cores} (the cores of this machine)")
+        self.workers = workers
+        self.threads = _check_threads(threads, workers, cores)
+        self._pool: ProcessPoolExecutor | None = None
+        self._warmed: set[str] = set()
+
+    def warm(self, cell: Cell) -> None:
+        if cell.game.name in self._warmed:
+            return
+        _warm_here(cell)
+        self._warmed.add(cell.game.name)
+        if self._pool is None:
+            import multiprocessing
+
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
+                initargs=(self.threads, _pack(cell), True),
+            )
+        # a later game (rare: a sweep has one) is loaded by each worker's first task
+
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
+        self.warm(cell)
+        assert self._pool is not None
+        packed = _pack(cell)
+        pending: dict[Any, int] = {}
+        window = 2 * self.workers  # enough to keep every worker busy; the rest wait here
+        upcoming = iter(enumerate(ranges))
+
+        def fill() -> None:
+            for i, (start, count) in upcoming:
+                pending[self._pool.submit(_worker_task, packed, key, start, count, reduce)] = i
+                if len(pending) >= window:
+                    return
+
+        fill()
+        try:
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    yield pending.pop(fut), fut.result()
+                fill()
+        finally:
+            for fut in pending:
+                fut.cancel()
+
+    def describe(self) -> str:
+        return f"processes, {self.workers} workers x {self.threads} Numba threads"
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor(Executor):
+    """Tasks on a Dask cluster: a scheduler address, a scheduler file, a local cluster or a Client."""
+
+    name = "dask"
+
+    def __init__(
+        self,
+        scheduler: str | None = None,
+        scheduler_file: str | None = None,
+        local_workers: int | None = None,
+        threads: int | None = None,
+        client: Any = None,
+    ):
+        try:
+            import distributed
+        except ImportError:
+            raise BadInput("--executor", "dask is not installed (pip install -e '.[dask]')") from None
+        self._cluster = None
+        self._own_client = client is None
+        self._warmed: set[str] = set()
+        self._threads_given = threads
+        if client is not None:
+            self.client = client
+        elif local_workers is not None:
+            cores = _cores()
+            if isinstance(local_workers, bool) or not isinstance(local_workers, int) or not (
+                1 <= local_workers <= cores
+            ):
+                raise BadInput("--dask-local", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
+            per_worker = _check_threads(threads, local_workers, cores)
+            # loopback only: nothing outside this machine can reach the cluster
+            self._cluster = distributed.LocalCluster(
+                n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address=None, silence_logs=40, env={"NUMBA_NUM_THREADS": str(per_worker)},
+            )
+            self.client = distributed.Client(self._cluster)
+        elif scheduler is not None:
+            try:
+                self.client = distributed.Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as e:
+                raise BadInput("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+        elif scheduler_file is not None:
+            if not os.path.exists(scheduler_file):
+                raise BadInput("--scheduler-file", f"no such file: {scheduler_file}")
+            try:
+                self.client = distributed.Client(scheduler_file=scheduler_file, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as e:
+                raise BadInput("--scheduler-file", f"cannot reach the scheduler in {scheduler_file}: {e}") from None
+        else:
+            raise BadInput("--scheduler", "the dask executor needs --scheduler tcp://host:port, "
+                                          "--scheduler-file FILE or --dask-local N")
+        self._thread_plan: dict[str, int] = {}
+
+    def _plan_threads(self) -> dict[str, int]:
+        """Numba threads per worker: the host's cores shared among the worker processes on it."""
+        machines = self.client.run(_machine)
+        if not machines:
+            raise BadInput("--scheduler", "the Dask cluster has no workers")
+        per_host: dict[str, int] = {}
+        for host, _, _ in machines.values():
+            per_host[host] = per_host.get(host, 0) + 1
+        plan = {}
+        for addr, (host, cores, numba_max) in machines.items():
+            threads = self._threads_given or max(1, cores // per_host[host])
+            plan[addr] = min(threads, numba_max)
+        return plan
+
+    def warm(self, cell: Cell) -> None:
+        if cell.game.name in self._warmed:
+            return
+        _warm_here(cell)
+        self._thread_plan = self._plan_threads()
+        packed = _pack(cell)
+        futures = [
+            self.client.submit(_init_worker, threads, packed, workers=[addr], allow_other_workers=False, pure=False)
+            for addr, threads in self._thread_plan.items()
+        ]
+        self.client.gather(futures)
+        self._warmed.add(cell.game.name)
+
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
+        from distributed import as_completed
+
+        self.warm(cell)
+        packed = _pack(cell)
+        window = 2 * max(1, len(self._thread_plan))
+        upcoming = iter(enumerate(ranges))
+        index: dict[str, int] = {}
+        running = as_completed()
+
+        def fill() -> None:
+            for i, (start, count) in upcoming:
+                fut = self.client.submit(_worker_task, packed, key, start, count, reduce, pure=False)
+                index[fut.key] = i
+                running.add(fut)
+                if running.count() >= window:
+                    return
+
+        fill()
+        try:
+            for fut in running:
+                result = fut.result()
+                i = index.pop(fut.key)
+                fut.release()
+                fill()
+                yield i, result
+        finally:
+            running.clear()
+
+    def describe(self) -> str:
+        plan = self._thread_plan
+        threads = sorted(set(plan.values()))
+        where = "local cluster" if self._cluster is not None else str(self.client.scheduler.address)
+        return f"dask ({where}), {len(plan)} workers x {'/'.join(map(str, threads)) or '?'} Numba threads"
+
+    def close(self) -> None:
+        if self._own_client:
+            self.client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def make_executor(
+    executor: str | Executor | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
+    threads: int | None = None,
+) -> Executor | None:
+    """The executor named by the arguments, or None for the plain local path.
+
+    ``executor="dask"`` needs one of ``scheduler`` (an address such as
+    ``tcp://host:port``, or a ``distributed.Client``), ``scheduler_file`` or
+    ``workers`` (a LocalCluster of that many workers on loopback).  A
+    scheduler or scheduler file alone implies ``dask``.
+    """
+    if isinstance(executor, Executor):
+        return executor
+    name = executor
+    if name is None:
+        name = "dask" if (scheduler is not None or scheduler_file is not None) else "local"
+    if not isinstance(name, str) or name not in EXECUTORS:
+        raise BadInput("--executor", f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
+    if name != "dask" and (scheduler is not None or scheduler_file is not None):
+        raise BadInput("--scheduler", f"a scheduler needs --executor dask (got --executor {name})")
+    if name == "local":
+        if workers not in (None, 1):
+            raise BadInput("--workers", "the local executor has one process; use --executor processes or dask")
+        return None
+    if name == "processes":
+        return ProcessExecutor(workers, threads)
+    if scheduler is not None and not isinstance(scheduler, str):
+        return DaskExecutor(client=scheduler, threads=threads)
+    return DaskExecutor(scheduler, scheduler_file, workers if scheduler is None and scheduler_file is None else None,
+                        threads)
+
+
+@contextmanager
+def open_executor(
+    executor: str | Executor | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
+    threads: int | None = None,
+) -> Iterator[Executor | None]:
+    """:func:`make_executor`, closed afterwards when it was made here (a passed Executor stays open)."""
+    ex = make_executor(executor, workers, scheduler, scheduler_file, threads)
+    try:
+        yield ex
+    finally:
+        if ex is not None and ex is not executor:
+            ex.close()
+
+
+__all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "make_executor", "open_executor",
+           "play_ranges"]
