@@ -64,9 +64,9 @@ POLICIES = (
     Policy("first", FIRST, "always take the first available card", (_placement("greedy"), _start("first"),
                                                                      _GOALW)),
     Policy("gain", GAIN, "take the card with the best immediate gain (gifts ignored)",
-           (_placement("greedy"), _start("spoil"), _lookahead(4), _GOALW)),
+           (_placement("greedy"), _start("spoil"), _lookahead(2), _GOALW)),
     Policy("gain_minus_gift", GAIN_MINUS_GIFT, "best gain minus gift_weight x what skipped cards give "
-           "the opponent", (_placement("greedy"), _start("spoil"), _lookahead(4), _GIFT, _GOALW)),
+           "the opponent", (_placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW)),
     Policy("random", RANDOM, "a random card among the first lookahead", (_placement("random"),
                                                                        _start("random"), _lookahead(15), _GOALW)),
 )

@@ -144,38 +144,38 @@ def count_symbols(sym, cx, cy, n, out):
 
 
 @njit(cache=True, nogil=True)
-def _find(par, i):
-    while par[i] != i:
-        par[i] = par[par[i]]
-        i = par[i]
+def _find(ws, row, i):
+    while ws[row, i] != i:
+        ws[row, i] = ws[row, ws[row, i]]
+        i = ws[row, i]
     return i
 
 
 @njit(cache=True, nogil=True)
-def _union(par, a, b):
-    ra = _find(par, a)
-    rb = _find(par, b)
+def _union(ws, row, a, b):
+    ra = _find(ws, row, a)
+    rb = _find(ws, row, b)
     if ra != rb:
-        par[ra] = rb
+        ws[row, ra] = rb
 
 
 @njit(cache=True, nogil=True)
-def _next_to_comp(idx, comp, x, y, r):
+def _next_to_comp(idx, ws, x, y, r):
     """Is cell (x, y) on or orthogonally next to the component whose root is r?"""
     j = idx[y, x]
-    if j >= 0 and comp[j] == r:
+    if j >= 0 and ws[1, j] == r:
         return True
     j = idx[y, x - 1]
-    if j >= 0 and comp[j] == r:
+    if j >= 0 and ws[1, j] == r:
         return True
     j = idx[y, x + 1]
-    if j >= 0 and comp[j] == r:
+    if j >= 0 and ws[1, j] == r:
         return True
     j = idx[y - 1, x]
-    if j >= 0 and comp[j] == r:
+    if j >= 0 and ws[1, j] == r:
         return True
     j = idx[y + 1, x]
-    return j >= 0 and comp[j] == r
+    return j >= 0 and ws[1, j] == r
 
 
 @njit(cache=True, nogil=True)
@@ -189,6 +189,40 @@ def _has_land_next(land, x, y, lnd):
 
 
 @njit(cache=True, nogil=True)
+def _credit_near(land, idx, ws, x, y, lnd, a):
+    """Add a to ws[4, root] once for each distinct land-lnd component on or next to (x, y)."""
+    r0 = -1
+    r1 = -1
+    r2 = -1
+    r3 = -1
+    for k in range(5):
+        xx = x
+        yy = y
+        if k == 1:
+            xx = x - 1
+        elif k == 2:
+            xx = x + 1
+        elif k == 3:
+            yy = y - 1
+        elif k == 4:
+            yy = y + 1
+        if land[yy, xx] != lnd:
+            continue
+        r = ws[1, idx[yy, xx]]
+        if r == r0 or r == r1 or r == r2 or r == r3:
+            continue
+        ws[4, r] += a
+        if r0 < 0:
+            r0 = r
+        elif r1 < 0:
+            r1 = r
+        elif r2 < 0:
+            r2 = r
+        else:
+            r3 = r
+
+
+@njit(cache=True, nogil=True)
 def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
     """Total points of a town; detail[0:6] land points, detail[6 + g] points of goals[g].
 
@@ -197,40 +231,36 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
     ``symbol_near_largest_group`` goals on that land, as the rules let the owner pick.
     """
     ng = goals.shape[0]
-    par = ws[0]
-    comp = ws[1]
-    size = ws[2]
-    misc = ws[5]
     for k in range(18):
-        misc[k] = 0
+        ws[5, k] = 0
     for i in range(n):
-        par[i] = i
-        size[i] = 0
+        ws[0, i] = i
+        ws[2, i] = 0
     for i in range(n):
         x = cx[i]
         y = cy[i]
         lnd = land[y, x]
-        misc[M_SYM + sym[y, x]] += 1
-        misc[M_LAND + lnd] += 1
+        ws[5, M_SYM + sym[y, x]] += 1
+        ws[5, M_LAND + lnd] += 1
         j = idx[y, x + 1]
         if j >= 0 and land[y, x + 1] == lnd:
-            _union(par, i, j)
+            _union(ws, 0, i, j)
         j = idx[y + 1, x]
         if j >= 0 and land[y + 1, x] == lnd:
-            _union(par, i, j)
+            _union(ws, 0, i, j)
     for i in range(n):
-        r = _find(par, i)
-        comp[i] = r
-        size[r] += 1
+        r = _find(ws, 0, i)
+        ws[1, i] = r
+        ws[2, r] += 1
     total = 0
     for i in range(n):
-        if comp[i] == i:
+        if ws[1, i] == i:
             lnd = land[cy[i], cx[i]]
-            if size[i] > misc[M_BEST + lnd]:
-                misc[M_BEST + lnd] = size[i]
+            if ws[2, i] > ws[5, M_BEST + lnd]:
+                ws[5, M_BEST + lnd] = ws[2, i]
     for lnd in range(N_LANDS):
-        detail[lnd] = misc[M_BEST + lnd]
-        total += misc[M_BEST + lnd]
+        detail[lnd] = ws[5, M_BEST + lnd]
+        total += ws[5, M_BEST + lnd]
     for g in range(ng):
         detail[N_LANDS + g] = 0
     if not with_goals or n == 0:
@@ -251,7 +281,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[y, x] == s and land[y, x - 1] == lnd and land[y, x + 1] == lnd:
                     pts += a
         elif kind == K_MAJ_PEN:
-            if misc[M_SYM + s] > opp_cnt[s]:
+            if ws[5, M_SYM + s] > opp_cnt[s]:
                 pts = a * opp_cnt[s]
         elif kind == K_AWAY:
             for i in range(n):
@@ -260,27 +290,25 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[y, x] == s and land[y, x] != lnd and not _has_land_next(land, x, y, lnd):
                     pts += a
         elif kind == K_CLUSTER:
-            spar = ws[3]
-            ssize = ws[4]
             for i in range(n):
-                spar[i] = i
-                ssize[i] = 0
+                ws[3, i] = i
+                ws[4, i] = 0
             for i in range(n):
                 x = cx[i]
                 y = cy[i]
                 if sym[y, x] != s:
                     continue
                 if sym[y, x + 1] == s:
-                    _union(spar, i, idx[y, x + 1])
+                    _union(ws, 3, i, idx[y, x + 1])
                 if sym[y + 1, x] == s:
-                    _union(spar, i, idx[y + 1, x])
+                    _union(ws, 3, i, idx[y + 1, x])
             biggest = 0
             for i in range(n):
                 if sym[cy[i], cx[i]] == s:
-                    r = _find(spar, i)
-                    ssize[r] += 1
-                    if ssize[r] > biggest:
-                        biggest = ssize[r]
+                    r = _find(ws, 3, i)
+                    ws[4, r] += 1
+                    if ws[4, r] > biggest:
+                        biggest = ws[4, r]
             pts = a * biggest
         elif kind == K_NEAR:
             pts = 0  # filled below, after the tie choice
@@ -295,9 +323,9 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[cy[i], cx[i]] == s and land[cy[i], cx[i]] == lnd:
                     pts += a
         elif kind == K_MINUS:
-            pts = a * misc[M_SYM + s] + b * misc[M_LAND + lnd]
+            pts = a * ws[5, M_SYM + s] + b * ws[5, M_LAND + lnd]
         elif kind == K_MAJ_BON:
-            if misc[M_SYM + s] > opp_cnt[s]:
+            if ws[5, M_SYM + s] > opp_cnt[s]:
                 pts = a
         elif kind == K_ISOLATED:
             for i in range(n):
@@ -306,7 +334,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[y, x] == s and not _has_sym_next(sym, x, y, s):
                     pts += a
         elif kind == K_LAND_GROUP:
-            pts = a * misc[M_BEST + lnd]
+            pts = a * ws[5, M_BEST + lnd]
         elif kind == K_ENCLOSED:
             x0 = cx[0]
             x1 = cx[0]
@@ -336,32 +364,37 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
         for h in range(g):
             if gp[goals[h], GP_KIND] == K_NEAR and gp[goals[h], GP_LAND] == lnd:
                 done = True
-        if done or misc[M_BEST + lnd] == 0:
+        if done or ws[5, M_BEST + lnd] == 0:
             continue
-        best_sum = -(1 << 40)
+        # weight per component: sum of the goals' points for S cells on or next to it
         for r in range(n):
-            if comp[r] != r or size[r] != misc[M_BEST + lnd] or land[cy[r], cx[r]] != lnd:
+            ws[4, r] = 0
+        for h in range(g, ng):
+            rh = goals[h]
+            if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
                 continue
-            tot = 0
-            for h in range(g, ng):
-                rh = goals[h]
-                if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
-                    continue
-                c = 0
-                for i in range(n):
-                    if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, comp, cx[i], cy[i], r):
-                        c += 1
-                tot += c * gp[rh, GP_A]
-            if tot > best_sum:
-                best_sum = tot
-                for h in range(g, ng):
-                    rh = goals[h]
-                    if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
-                        continue
-                    c = 0
-                    for i in range(n):
-                        if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, comp, cx[i], cy[i], r):
-                            c += 1
-                    detail[N_LANDS + h] = c * gp[rh, GP_A]
+            s = gp[rh, GP_SYM]
+            a = gp[rh, GP_A]
+            for i in range(n):
+                x = cx[i]
+                y = cy[i]
+                if sym[y, x] == s:
+                    _credit_near(land, idx, ws, x, y, lnd, a)
+        best_sum = -(1 << 40)
+        pick = -1
+        for r in range(n):
+            if ws[1, r] == r and ws[2, r] == ws[5, M_BEST + lnd] and land[cy[r], cx[r]] == lnd:
+                if ws[4, r] > best_sum:
+                    best_sum = ws[4, r]
+                    pick = r
+        for h in range(g, ng):
+            rh = goals[h]
+            if gp[rh, GP_KIND] != K_NEAR or gp[rh, GP_LAND] != lnd:
+                continue
+            c = 0
+            for i in range(n):
+                if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, ws, cx[i], cy[i], pick):
+                    c += 1
+            detail[N_LANDS + h] = c * gp[rh, GP_A]
         total += best_sum
     return total
