@@ -7,12 +7,15 @@ import json
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numba
 import pandas as pd
 
 from boardsim import __version__
+from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput
+from boardsim.executors import Executor, open_executor
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.runner import Aggregate, deal_count, numba_threads, run_cell
@@ -33,6 +36,9 @@ class SweepResult:
     seconds: float
     files: list[str] = field(default_factory=list)
     balance: dict[str, pd.DataFrame] = field(default_factory=dict)
+    executor: str = "local"
+    chunks_reused: int = 0  # chunks loaded from <out>/chunks/ instead of played (a resumed run)
+    chunks_played: int = 0
 
     @property
     def complete(self) -> bool:
@@ -46,12 +52,24 @@ def sweep(
     seed: int | None = None,
     threads: int | None = None,
     progress: bool | None = None,
+    executor: str | Executor | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
+    fresh: bool = False,
 ) -> SweepResult:
     """Run every cell of ``scenario`` and write CSV, PNG and index.html into ``out``.
 
     ``out`` defaults to ``reports/<scenario name>/``.  Files are rewritten
     after every finished cell, so an interrupted sweep (Ctrl-C) keeps the
     cells it finished; the KeyboardInterrupt is re-raised after that.
+
+    Every finished chunk is also saved under ``<out>/chunks/``; running the
+    same sweep again reuses the chunks that match (a resumed run gives the
+    same files as an uninterrupted one) unless ``fresh``.  ``executor``:
+    ``local`` (default), ``processes`` (``workers``) or ``dask``
+    (``scheduler`` address or Client, ``scheduler_file``, or ``workers`` for
+    a local cluster); results do not depend on it.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if games is not None:
@@ -70,13 +88,17 @@ def sweep(
     t0 = time.perf_counter()
     result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0)
     interrupted = False
+    store = ChunkStore(out_dir / "chunks", fresh=fresh)
     try:
-        with numba_threads(threads):
+        with numba_threads(threads), open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
+            result.executor = ex.describe() if ex is not None else Executor().describe()
             for cell in cells:
                 agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons),
                                 game=cell.game)
                 label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
-                run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label)
+                run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label,
+                         executor=ex, store=store.cell(cell, sc.seed, sc.games), reduce=True)
+                result.chunks_reused, result.chunks_played = store.loaded, store.saved
                 summaries.append(tables.summary_rows(sc.name, cell, agg))
                 positions.append(tables.position_rows(sc.name, cell, agg))
                 scores.append(tables.score_rows(cell, agg))
@@ -141,6 +163,8 @@ def provenance(result: SweepResult, cells, threads) -> dict:
         "seat rotation": "every deal in every rotation (paired)" if sc.rotate_seats else "fixed seats",
         "rules and cards hash": ", ".join(sorted({c.rules_hash for c in done})),
         "threads": threads or numba.get_num_threads(),
+        "executor": result.executor,
+        "chunks reused": f"{result.chunks_reused} (from an earlier run), {result.chunks_played} played",
         "seconds": round(result.seconds, 2),
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
