@@ -36,7 +36,9 @@ TOP_KEYS = {
     "grid": "keys to sweep, each a list of values",
     "chunk_size": "deals per chunk",
     "tournament": "a [tournament] table: policies, players, games, mode, field",
+    "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
 }
+OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
 TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field")
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
 
@@ -61,6 +63,7 @@ class Scenario:
     path: str | None = None
     description: str = ""
     tournament: dict[str, Any] | None = None
+    optimize: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
 
     def grid_points(self) -> list[dict[str, Any]]:
@@ -235,6 +238,17 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
                 card_file = str(Path(path).parent / card_file)
         grid = _grid(raw.get("grid", {}), len(seats))
         tournament = _tournament(raw.get("tournament"), game, players, games)
+        opt = raw.get("optimize")
+        if opt is not None:
+            if not isinstance(opt, Mapping) or not isinstance(opt.get("params"), Mapping):
+                raise _type_error("optimize", opt, "a table with params = {name = [low, high]}")
+            for key in opt:
+                if key not in OPTIMIZE_KEYS:
+                    raise BadInput(f"optimize.{key}", f"unknown key (known: {', '.join(OPTIMIZE_KEYS)})")
+            for key in ("games", "check_games", "maxiter", "popsize"):
+                if key in opt:
+                    _positive_int(opt, key, 1)
+            _positive_int(opt, "seat", 0, low=0)
         for key in ("name", "title", "description"):
             if key in raw and not isinstance(raw[key], str):
                 raise _type_error(key, raw[key], "a string")
@@ -256,6 +270,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             description=raw.get("description", ""),
             raw=dict(raw),
             tournament=tournament,
+            optimize=dict(opt) if opt is not None else None,
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None

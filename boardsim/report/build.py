@@ -23,6 +23,8 @@ TABLE_CAPTIONS = {
     "tournament_pairwise.csv": "tournament: win rate of each policy against each opponent, 95% intervals",
     "tournament_ratings.csv": "tournament: Bradley-Terry ratings with 95% intervals",
     "tournament_matches.csv": "tournament: each match's seats and win rates",
+    "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
+    "optimize_history.csv": "optimizer: best win rate found after each generation",
     "run.json": "provenance: version, seed, games, hashes, date",
 }
 
@@ -56,6 +58,9 @@ def build_report(out_dir: str | Path) -> list[str]:
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
         images.append(plots.write_ratings(ratings, d, title))
+    history = _read(d / "optimize_history.csv")
+    if not history.empty:
+        images.append(plots.write_convergence(history, _read(d / "optimize_check.csv"), d, title))
     for path in sorted(d.glob("balance_*.csv")):
         images += plots.write_balance(path.stem.removeprefix("balance_"), _read(path), d, title)
     tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
@@ -64,3 +69,16 @@ def build_report(out_dir: str | Path) -> list[str]:
     provenance = meta.get("provenance", {})
     html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables)
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
+
+
+def write_meta(out_dir: str | Path, title: str, description: str, provenance: dict) -> list[str]:
+    """Write run.json (title, description, provenance with version and date) and build the report."""
+    import datetime as _dt
+
+    from boardsim import __version__
+
+    prov = {"boardsim version": __version__, **provenance,
+            "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    meta = {"title": title, "description": description, "provenance": prov}
+    (Path(out_dir) / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    return build_report(out_dir)

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+
+def heading(title: str, sub: str) -> str:
+    """A scenario title wrapped to fit the figure, then the chart's own line."""
+    return textwrap.fill(title, 75) + "\n" + sub
 
 
 def winrate_data(summary: pd.DataFrame) -> pd.DataFrame:
@@ -46,7 +53,7 @@ def plot_winrate(ax, data: pd.DataFrame, title: str) -> None:
     set_cell_ticks(ax, labels)
     ax.set_ylabel("win rate (share of games, 95% Wilson interval)")
     ax.set_xlabel("grid cell")
-    ax.set_title(f"{title}\nwin rate per seat ({games:,} games per cell)")
+    ax.set_title(heading(title, f"win rate per seat ({games:,} games per cell)"))
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
@@ -81,7 +88,7 @@ def plot_scores(fig, data: pd.DataFrame, title: str, score_name: str = "final sc
         ax.axis("off")
     if cells:
         axes.ravel()[0].legend(fontsize=7)
-    fig.suptitle(f"{title}\nscore distribution per seat")
+    fig.suptitle(heading(title, "score distribution per seat"))
 
 
 def save(fig, path) -> None:
@@ -134,7 +141,7 @@ def write_positions(positions: pd.DataFrame, out_dir, title: str) -> tuple[str, 
     set_cell_ticks(ax, labels)
     ax.set_xlabel("grid cell")
     ax.set_ylabel("win rate (share of games, 95% Wilson interval)")
-    ax.set_title(f"{title}\nwin rate by table position (dashed: fair share 1/players)")
+    ax.set_title(heading(title, "win rate by table position (dashed: fair share 1/players)"))
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
@@ -159,7 +166,7 @@ def write_rounds(rounds: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
         ax.bar(s["rounds"] + (k - (len(cells) - 1) / 2) * width, s["share"], width=width, label=s["label"].iloc[0])
     ax.set_xlabel("rounds played (game length)")
     ax.set_ylabel("share of games")
-    ax.set_title(f"{title}\ngame length distribution")
+    ax.set_title(heading(title, "game length distribution"))
     ax.grid(axis="y", alpha=0.3)
     if len(cells) > 1:
         ax.legend(fontsize=7)
@@ -202,7 +209,7 @@ def write_heatmap(pairwise: pd.DataFrame, out_dir, title: str) -> tuple[str, str
     ax.set_xlabel("opponent")
     ax.set_ylabel("policy")
     games = int(pairwise["games"].min())
-    ax.set_title(f"{title}\nwin rate of row vs column (95% interval; >= {games:,} games per pair)")
+    ax.set_title(heading(title, f"win rate of row vs column (95% interval; >= {games:,} games per pair)"))
     fig.colorbar(im, ax=ax, label="win rate")
     save(fig, out_dir / "heatmap.png")
     return "heatmap.png", "Tournament: share of games each policy (row) won against each opponent (column)."
@@ -237,7 +244,7 @@ def plot_forest(ax, d: pd.DataFrame, title: str, xlabel: str, ref: float | None 
 def write_ratings(ratings: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     d = forest_data(ratings, "rating", "rating_lo", "rating_hi", name_cols=("policy",))
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(d) + 2))
-    plot_forest(ax, d, f"{title}\nBradley-Terry rating with 95% interval", "rating (log-strength, centred at 0)",
+    plot_forest(ax, d, heading(title, "Bradley-Terry rating with 95% interval"), "rating (log-strength, centred at 0)",
                 ref=0.0)
     save(fig, out_dir / "ratings.png")
     return "ratings.png", "Bradley-Terry ratings of the policies (higher is stronger), 95% intervals."
@@ -266,9 +273,24 @@ def write_balance(name: str, table: pd.DataFrame, out_dir, title: str) -> list[t
             continue
         fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(d) + 2.2))
         ref = 0.0 if (d["lo"] < 0).any() else None
-        plot_forest(ax, d, f"{title}\n{name}: {value.replace('_', ' ')} (95% interval)", value.replace("_", " "),
+        plot_forest(ax, d, heading(title, f"{name}: {value.replace('_', ' ')} (95% interval)"), value.replace("_", " "),
                     ref=ref)
         fname = f"balance_{name}_{value}.png"
         save(fig, out_dir / fname)
         written.append((fname, f"{name}: {value.replace('_', ' ')} with 95% intervals, sorted."))
     return written
+
+
+def write_convergence(history: pd.DataFrame, check: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(history["generation"], history["best_win_rate"], marker="o", label="best so far (search seeds)")
+    for row, colour in zip(check.itertuples(), ("grey", "green"), strict=False):
+        ax.axhspan(row.win_lo, row.win_hi, color=colour, alpha=0.2,
+                   label=f"{row.which} on fresh seeds: {row.win_rate:.3f} (95% interval)")
+    ax.set_xlabel("generation (differential evolution)")
+    ax.set_ylabel("win rate of the tuned seat")
+    ax.set_title(heading(title, "convergence"))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    save(fig, out_dir / "convergence.png")
+    return "convergence.png", "Optimizer convergence, and start vs best parameters re-measured on fresh seeds."
