@@ -1,0 +1,209 @@
+"""Command line: argument parsing and error reporting only; the work is in the API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from boardsim.errors import BadInput
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad flag as one line and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a positive integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a positive integer")
+    return value
+
+
+def _nonneg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 0")
+    return value
+
+
+def _rule(text: str) -> tuple[str, Any]:
+    """``name=value`` with the value read as TOML (numbers, strings, lists, booleans)."""
+    name, sep, raw = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: name=value")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw  # a bare word such as last_winner
+    return name.strip(), value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="boardsim", description="Monte Carlo strategy and balance analysis for card games.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    s = sub.add_parser("sweep", help="run every cell of a scenario and write a report")
+    s.add_argument("scenario", help="scenario TOML file")
+    s.add_argument("--games", type=_positive, help="games per cell (overrides the scenario)")
+    s.add_argument("--seed", type=_nonneg, help="base seed (overrides the scenario)")
+    s.add_argument("--out", help="output folder (default reports/<scenario name>/)")
+    s.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    pl = sub.add_parser("play", help="print a readable trace of one game")
+    pl.add_argument("game")
+    pl.add_argument("--seed", type=_nonneg, default=0, help="base seed")
+    pl.add_argument("--players", type=_positive, help="number of players")
+    pl.add_argument("--policies", help="comma-separated policy names, one per seat (cycled)")
+    pl.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
+                    help="a rule option, repeatable")
+    pl.add_argument("--cell", type=_nonneg, default=0, help="grid cell of the game to replay")
+    pl.add_argument("--index", type=_nonneg, default=0, help="game index within the cell")
+
+    t = sub.add_parser("tournament", help="round robin or one-vs-field tournament with ratings")
+    t.add_argument("game")
+    t.add_argument("--policies", required=True, help="comma-separated policy names")
+    t.add_argument("--games", type=_positive, default=10_000, help="games per match (default 10000)")
+    t.add_argument("--players", type=_positive, help="seats per game (default 2, or the game's minimum)")
+    t.add_argument("--mode", choices=["round_robin", "field"], default="round_robin")
+    t.add_argument("--field", help="the field policy for --mode field")
+    t.add_argument("--seed", type=_nonneg, default=0)
+    t.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
+    t.add_argument("--out", help="output folder (default reports/tournament-<game>/)")
+    t.add_argument("--threads", type=_positive)
+    t.add_argument("--quiet", action="store_true")
+
+    r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
+    r.add_argument("folder")
+
+    ls = sub.add_parser("list", help="list games, policies, rule options and card sets")
+    ls.add_argument("game", nargs="?", help="only this game")
+    return p
+
+
+def cmd_sweep(args) -> int:
+    from boardsim.sweeps import sweep
+
+    try:
+        result = sweep(args.scenario, out=args.out, games=args.games, seed=args.seed, threads=args.threads,
+                       progress=False if args.quiet else None)
+    except KeyboardInterrupt as e:
+        r = e.args[0] if e.args else None
+        if r is not None:
+            print(f"interrupted: kept {r.cells_done} of {r.cells_total} finished cells in {r.out_dir}/",
+                  file=sys.stderr)
+        else:
+            print("interrupted", file=sys.stderr)
+        return 130
+    games = int(result.summary.groupby("cell")["games"].first().sum()) if not result.summary.empty else 0
+    print(f"{result.scenario.name}: {result.cells_done} cells, {games:,} games in {result.seconds:.1f} s "
+          f"({games / max(result.seconds, 1e-9):,.0f} games/s)")
+    print(f"wrote {', '.join(result.files)} to {result.out_dir}/")
+    return 0
+
+
+def cmd_play(args) -> int:
+    from boardsim import rng
+    from boardsim.games import get
+    from boardsim.runner import as_seat, make_cell
+
+    game = get(args.game)
+    names = args.policies.split(",") if args.policies else [game.default_policy]
+    seats = [as_seat(n.strip()) for n in names]
+    players = args.players or (len(seats) if len(seats) > 1 else game.default_players)
+    cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), rotate=False, index=args.cell)
+    key = rng.cell_key(args.seed, args.cell)
+    print(f"{game.title}: seed {args.seed}, cell {args.cell}, game {args.index}, {players} players")
+    print(game.trace(cell.rotations[0], key, args.index))
+    return 0
+
+
+def cmd_tournament(args) -> int:
+    import json
+    from pathlib import Path
+
+    from boardsim.analysis.tournament import run_tournament
+    from boardsim.games import get
+    from boardsim.report.build import build_report
+    from boardsim.runner import numba_threads
+    from boardsim.sweeps import write_tournament
+
+    game = get(args.game)
+    players = args.players or max(2, game.min_players)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    with numba_threads(args.threads):
+        result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
+                                mode=args.mode, field=args.field, rules=dict(args.rule),
+                                progress=False if args.quiet else None)
+    out = Path(args.out) if args.out else Path("reports") / f"tournament-{game.name}"
+    out.mkdir(parents=True, exist_ok=True)
+    write_tournament(result, out)
+    from boardsim import __version__
+
+    meta = {"title": f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
+            "description": f"Policies: {', '.join(policies)}; {args.games:,} games per match, seats rotated.",
+            "provenance": {"boardsim version": __version__, "game": game.name, "seed": args.seed,
+                           "games per match": args.games, "rules": dict(args.rule)}}
+    (out / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    files = build_report(out)
+    print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"wrote {', '.join(files)} to {out}/")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from pathlib import Path
+
+    from boardsim.report.build import build_report
+
+    folder = Path(args.folder)
+    if not folder.is_dir() or not any(folder.glob("*.csv")):
+        raise BadInput("folder", "not a results folder (expected CSV files written by sweep or tournament)",
+                       str(folder))
+    print(f"wrote {', '.join(build_report(folder))} to {folder}/")
+    return 0
+
+
+def cmd_list(args) -> int:
+    from boardsim import games
+
+    names = [args.game] if args.game else games.names()
+    for name in names:
+        g = games.get(name)
+        print(f"{g.name}: {g.title}, {g.min_players}-{g.max_players} players (default {g.default_players})")
+        print("  policies:")
+        for pol in g.policies:
+            mark = " (default)" if pol.name == g.default_policy else ""
+            print(f"    {pol.name}{mark}: {pol.doc}")
+            for opt in pol.params:
+                print(f"      {opt.name} = {opt.default!r}: {opt.doc}; {opt.allowed()}")
+        print("  rule options:")
+        for opt in g.options:
+            print(f"    {opt.name} = {opt.default!r}: {opt.doc}; {opt.allowed()}")
+        table = g.card_table()
+        print(f"  card sets: {', '.join(g.card_sets)} ({len(table)} card rows; columns "
+              f"{', '.join(map(str, table.columns))})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
+               "report": cmd_report}[args.command]
+    try:
+        return handler(args)
+    except BadInput as e:
+        print(f"error: {e.line()}", file=sys.stderr)
+        return 2
