@@ -61,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output folder (default reports/<scenario name>/)")
     s.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--executor", help="where chunks run: local (default), processes or dask")
+    s.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
+    s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
+    s.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
+    s.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
+    s.add_argument("--fresh", action="store_true", help="ignore chunks saved by an earlier run; play everything")
 
     pl = sub.add_parser("play", help="print a readable trace of one game")
     pl.add_argument("game")
@@ -85,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--threads", type=_positive)
     t.add_argument("--quiet", action="store_true")
 
+    o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
+    o.add_argument("scenario", help="scenario TOML with an [optimize] table")
+    o.add_argument("--games", type=_positive, help="games per evaluation (overrides [optimize].games)")
+    o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
+    o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
+    o.add_argument("--threads", type=_positive)
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -96,9 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_sweep(args) -> int:
     from boardsim.sweeps import sweep
 
+    executor, workers = args.executor, args.workers
+    if args.dask_local is not None:
+        if executor not in (None, "dask") or args.scheduler or args.scheduler_file or workers:
+            raise BadInput("--dask-local", "goes alone with --executor dask (no --scheduler or --workers)")
+        executor, workers = "dask", args.dask_local
+    elif executor == "dask" and not (args.scheduler or args.scheduler_file):
+        raise BadInput("--executor", "dask needs --scheduler tcp://host:port, --scheduler-file FILE or --dask-local N")
     try:
         result = sweep(args.scenario, out=args.out, games=args.games, seed=args.seed, threads=args.threads,
-                       progress=False if args.quiet else None)
+                       progress=False if args.quiet else None, executor=executor, workers=workers,
+                       scheduler=args.scheduler, scheduler_file=args.scheduler_file, fresh=args.fresh)
     except KeyboardInterrupt as e:
         r = e.args[0] if e.args else None
         if r is not None:
@@ -110,6 +131,8 @@ def cmd_sweep(args) -> int:
     games = int(result.summary.groupby("cell")["games"].first().sum()) if not result.summary.empty else 0
     print(f"{result.scenario.name}: {result.cells_done} cells, {games:,} games in {result.seconds:.1f} s "
           f"({games / max(result.seconds, 1e-9):,.0f} games/s)")
+    if result.chunks_reused:
+        print(f"resumed: reused {result.chunks_reused} saved chunks, played {result.chunks_played}")
     print(f"wrote {', '.join(result.files)} to {result.out_dir}/")
     return 0
 
@@ -131,12 +154,11 @@ def cmd_play(args) -> int:
 
 
 def cmd_tournament(args) -> int:
-    import json
     from pathlib import Path
 
     from boardsim.analysis.tournament import run_tournament
     from boardsim.games import get
-    from boardsim.report.build import build_report
+    from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.sweeps import write_tournament
 
@@ -150,15 +172,46 @@ def cmd_tournament(args) -> int:
     out = Path(args.out) if args.out else Path("reports") / f"tournament-{game.name}"
     out.mkdir(parents=True, exist_ok=True)
     write_tournament(result, out)
-    from boardsim import __version__
-
-    meta = {"title": f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
-            "description": f"Policies: {', '.join(policies)}; {args.games:,} games per match, seats rotated.",
-            "provenance": {"boardsim version": __version__, "game": game.name, "seed": args.seed,
-                           "games per match": args.games, "rules": dict(args.rule)}}
-    (out / "run.json").write_text(json.dumps(meta, indent=2, default=str))
-    files = build_report(out)
+    files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
+                       f"Policies: {', '.join(policies)}; {args.games:,} games per match, seats rotated.",
+                       {"game": game.name, "seed": args.seed, "games per match": args.games,
+                        "rules": dict(args.rule)})
     print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"wrote {', '.join(files)} to {out}/")
+    return 0
+
+
+def cmd_optimize(args) -> int:
+    from pathlib import Path
+
+    from boardsim.analysis.optimize import tune
+    from boardsim.report.build import write_meta
+    from boardsim.runner import numba_threads
+    from boardsim.scenario import load_scenario
+
+    sc = load_scenario(args.scenario)
+    if sc.optimize is None:
+        raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
+    opt = sc.optimize
+    cell = sc.cells()[0]
+    try:
+        with numba_threads(args.threads):
+            result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
+                          opt["params"], games=args.games or opt.get("games", 2000),
+                          check_games=opt.get("check_games", 20_000), maxiter=args.maxiter or opt.get("maxiter", 10),
+                          popsize=opt.get("popsize", 8), seed=sc.seed)
+    except BadInput as e:
+        raise BadInput(e.key, e.message, sc.path) from None
+    out = Path(args.out) if args.out else Path("reports") / f"{sc.name}-optimize"
+    out.mkdir(parents=True, exist_ok=True)
+    result.check.to_csv(out / "optimize_check.csv", index=False)
+    result.history.to_csv(out / "optimize_history.csv", index=False)
+    files = write_meta(out, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
+                       {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
+                        "search bounds": opt["params"], "best parameters": result.best})
+    print(f"best {result.policy} parameters for seat {result.seat}: {result.best} "
+          f"({result.evaluations} evaluations)")
+    print(result.check.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     print(f"wrote {', '.join(files)} to {out}/")
     return 0
 
@@ -201,7 +254,7 @@ def cmd_list(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
-               "report": cmd_report}[args.command]
+               "report": cmd_report, "optimize": cmd_optimize}[args.command]
     try:
         return handler(args)
     except BadInput as e:
