@@ -125,8 +125,8 @@ class Wagons(Game):
                 prepared["goal_params"], prepared["policies"])
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
-        """Result arrays; besides the standard ones, ``goal_points_each`` (n, 2, 3) splits
-        goal points by the goals in play (``goal0..goal2`` are 0-based goal rows)."""
+        """Result arrays (base.py); ``goal0..goal2`` are the 0-based rows of the goals in play and
+        the seat counters ``goal0_points..goal2_points`` split ``goal_points`` by them."""
         score = np.zeros((count, 2), dtype=np.int64)
         win = np.zeros((count, 2), dtype=np.float64)
         seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
@@ -140,7 +140,6 @@ class Wagons(Game):
             out[name] = seat_out[:, :, k]
         for k, name in enumerate(engine.GAME_COUNTERS):
             out[name] = game_out[:, 3 + k]
-        out["goal_points_each"] = goal_out
         return out
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:

@@ -24,8 +24,10 @@ R_TIE, R_FIXED, R_FIRST = range(3)
 RULES_WIDTH = 3
 TIE_GUNS, TIE_SHARED = 0, 1
 
-SEAT_COUNTERS = ("land_points", "goal_points", "taken", "skipped", "guns")
-S_LAND, S_GOAL, S_TAKEN, S_SKIPPED, S_GUNS = range(len(SEAT_COUNTERS))
+# goalK_points: points from the goal in centre slot K (slot 0 holds the fixed_goal when one is set)
+SEAT_COUNTERS = ("land_points", "goal_points", "taken", "skipped", "guns", "goal0_points", "goal1_points",
+                 "goal2_points")
+S_LAND, S_GOAL, S_TAKEN, S_SKIPPED, S_GUNS, S_GOAL0 = range(6)
 N_SEAT = len(SEAT_COUNTERS)
 GAME_COUNTERS = ("start_card", "goal0", "goal1", "goal2")
 # game_out columns: rounds, first_player, end, then GAME_COUNTERS
@@ -132,6 +134,7 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
         seat_out[row, p, S_GOAL] = total - lp
         for g in range(N_GOALS_IN_PLAY):
             goal_out[row, p, g] = detail[T.N_LANDS + g]
+            seat_out[row, p, S_GOAL0 + g] = detail[T.N_LANDS + g]
         seat_out[row, p, S_GUNS] = cnt[p, T.GUN]
     win[row, 0] = 0.0
     win[row, 1] = 0.0
