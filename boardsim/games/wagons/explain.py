@@ -251,5 +251,7 @@ def format_trace(prepared, score, win, seat_out, game_out, goal_out, events) -> 
         assert int(total) == int(score[0, p]), "trace replay disagrees with the engine"
     w = win[0]
     result = ("shared win" if w[0] == w[1] else f"seat {int(np.argmax(w))} wins")
+    if w[0] != w[1] and score[0, 0] == score[0, 1]:
+        result += " on Guns"
     out.append(f"result: {result} ({int(score[0, 0])} - {int(score[0, 1])}, {int(game_out[0, E.G_ROUNDS])} turns)")
     return "\n".join(out) + "\n"
