@@ -194,7 +194,9 @@ def load_tables(card_file: str | list[str] | tuple[str, ...] | None = None,
 def apply_edits(deck: pd.DataFrame, goals: pd.DataFrame,
                 edits: Mapping[str, Mapping[str, Any]] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Apply {card id or goal name: {field: value}}; edited rows get source 'edited'."""
-    deck, goals = deck.copy(), goals.copy()
+    if not edits:
+        return deck, goals
+    deck, goals = deck.astype(str), goals.astype(str)  # edited values are re-checked as text
     cards = list(deck["card"])
     goal_names = {str(n).lower(): i for i, n in enumerate(goals["name"])}
     for name, fields in (edits or {}).items():
@@ -210,14 +212,17 @@ def apply_edits(deck: pd.DataFrame, goals: pd.DataFrame,
         for field, value in fields.items():
             if field not in editable:
                 raise BadInput(f"cards.{name}.{field}", f"unknown field {field!r} (known: {', '.join(editable)})")
-            table.loc[i, field] = value if not isinstance(value, (int, np.integer)) else int(value)
+            if isinstance(value, (bool, float)) or not isinstance(value, (str, int, np.integer)):
+                raise BadInput(f"cards.{name}.{field}", f"got {value!r}; allowed: a name or an integer")
+            table.loc[i, field] = str(value)
         table.loc[i, "source"] = "edited"
-    try:
-        deck = check_deck(deck.astype(str))
-        goals = check_goals(goals.astype(str))
-    except BadInput as e:
-        raise BadInput(f"cards: {e.key}", e.message) from None
-    return deck, goals
+        try:  # check after each entry so the error names the card or goal that broke it
+            check_deck(deck.astype(str))
+            check_goals(goals.astype(str))
+        except BadInput as e:
+            field = e.key.rsplit(".", 1)[-1]
+            raise BadInput(f"cards.{name}.{field}", e.message) from None
+    return check_deck(deck.astype(str)), check_goals(goals.astype(str))
 
 
 def encode_deck(deck: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
