@@ -306,7 +306,12 @@ class DaskExecutor(Executor):
         else:
             raise BadInput("--scheduler", "the dask executor needs --scheduler tcp://host:port, "
                                           "--scheduler-file FILE or --dask-local N")
-        self._thread_plan: dict[str, int] = {}
+        try:
+            self.client.wait_for_workers(1, timeout=30)
+        except TimeoutError:
+            self.close()
+            raise BadInput("--scheduler", "the Dask cluster has no workers (waited 30 s)") from None
+        self._thread_plan = self._plan_threads()
 
     def _plan_threads(self) -> dict[str, int]:
         """Numba threads per worker: the host's cores shared among the worker processes on it."""

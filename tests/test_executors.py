@@ -1,0 +1,105 @@
+"""Processes and Dask executors give exactly what the local executor gives."""
+
+import pickle
+
+import pandas as pd
+import pytest
+
+import boardsim
+from boardsim import cli
+from boardsim.errors import BadInput
+from boardsim.executors import DaskExecutor, ProcessExecutor, _pack, _unpack, make_executor
+from boardsim.games import get, names
+from boardsim.runner import play_chunk
+from boardsim.scenario import parse
+
+GAMES = 120  # per cell: tiny, since some engines are slow, but several chunks
+CHUNK = 25
+
+
+def tiny(game: str, tmp_path=None):
+    g = get(game)
+    raw = {"name": f"tiny-{game}", "game": game, "games": GAMES, "seed": 11, "chunk_size": CHUNK,
+           "rotate_seats": True, "seats": [{"policy": g.default_policy}]}
+    if g.max_players > g.default_players:
+        raw["grid"] = {"players": [g.default_players, g.default_players + 1]}
+    return parse(raw)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def pool():
+    ex = ProcessExecutor(workers=2, threads=1)
+    yield ex
+    ex.close()
+
+
+def same_tables(a, b):
+    for name in ("summary", "positions", "scores"):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.parametrize("game", names())
+def test_a_cell_travels_to_workers_by_game_name(game):
+    cell = tiny(game).cells()[0]
+    packed = pickle.loads(pickle.dumps(_pack(cell)))
+    assert packed[0] == game
+    back = _unpack(packed)
+    assert back.game is cell.game
+    a, b = play_chunk(cell, 5, 0, 3), play_chunk(back, 5, 0, 3)
+    assert a.keys() == b.keys() and all((a[k] == b[k]).all() for k in a)
+
+
+@pytest.mark.parametrize("game", names())
+def test_dask_and_processes_sweeps_equal_local(game, dask_client, pool, tmp_path):
+    sc = tiny(game)
+    local = boardsim.sweep(sc, out=tmp_path / "local", progress=False)
+    on_dask = boardsim.sweep(sc, out=tmp_path / "dask", progress=False, executor=DaskExecutor(client=dask_client))
+    same_tables(local, on_dask)
+    assert on_dask.executor.startswith("dask") and "2 workers x 1" in on_dask.executor
+    on_pool = boardsim.sweep(sc, out=tmp_path / "pool", progress=False, executor=pool)
+    same_tables(local, on_pool)
+    assert on_pool.chunks_played == local.chunks_played >= 2
+
+
+def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
+    args = dict(n_games=400, policies=["par", "eligibility", "blocker"], seed=9, rotate_seats=True, chunk_size=40)
+    local = boardsim.simulate("art_deco", **args)
+    pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, scheduler=dask_client))
+    pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, executor=pool))
+
+
+def test_bad_executor_choices_are_bad_input():
+    with pytest.raises(BadInput, match="unknown executor 'threads'"):
+        make_executor("threads")
+    with pytest.raises(BadInput, match="needs --scheduler"):
+        make_executor("dask")
+    with pytest.raises(BadInput, match="--workers"):
+        make_executor("local", workers=3)
+    with pytest.raises(BadInput, match="--workers"):
+        make_executor("processes", workers=10_000)
+    with pytest.raises(BadInput, match="needs --executor dask"):
+        make_executor("processes", scheduler="tcp://127.0.0.1:8786")
+    with pytest.raises(BadInput, match="--scheduler-file"):
+        make_executor("dask", scheduler_file="/no/such/scheduler.json")
+    assert make_executor(None) is None and make_executor("local") is None
+
+
+def test_cli_reports_a_bad_executor_in_one_line(tmp_path, capsys):
+    path = tmp_path / "s.toml"
+    path.write_text('game = "art_deco"\ngames = 10\n')
+    assert cli.main(["sweep", str(path), "--out", str(tmp_path / "o"), "--executor", "mpi"]) == 2
+    assert cli.main(["sweep", str(path), "--out", str(tmp_path / "o"), "--executor", "dask"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: --executor: unknown executor 'mpi' (known: local, processes, dask)",
+                   "error: --executor: dask needs --scheduler tcp://host:port, --scheduler-file FILE or --dask-local N"]
