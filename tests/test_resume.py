@@ -1,0 +1,113 @@
+"""Resumable sweeps: chunks on disk, a killed run resumed, corrupt or stale chunks played again."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import boardsim
+from boardsim.games import get
+from boardsim.games.base import Seat
+from boardsim.runner import Aggregate, make_cell, play_chunk
+
+TABLES = ("summary.csv", "positions.csv", "scores.csv", "rounds.csv")
+
+
+def write(tmp_path: Path, name: str, body: str) -> Path:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "{name}"\ngame = "art_deco"\n' + body)
+    return path
+
+
+def tables(folder: Path) -> dict[str, bytes]:
+    # run.json carries a date and timings, the CSVs only results
+    return {name: (folder / name).read_bytes() for name in TABLES if (folder / name).exists()}
+
+
+def chunk_files(folder: Path) -> list[Path]:
+    return sorted((folder / "chunks").glob("cell-*/deals-*.npz"))
+
+
+def test_aggregate_round_trips_through_arrays_and_merges_exactly():
+    game = get("art_deco")
+    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=True)
+    whole = Aggregate(3, game.seat_counters, len(game.end_reasons), game=game)
+    whole.add(play_chunk(cell, 7, 0, 500))
+    parts = []
+    for start, count in ((0, 123), (123, 377)):
+        part = Aggregate(3, game.seat_counters, len(game.end_reasons), game=game)
+        part.add(play_chunk(cell, 7, start, count))
+        parts.append(Aggregate.from_arrays(part.to_arrays()))
+    merged = Aggregate(3, game.seat_counters, len(game.end_reasons))
+    for part in reversed(parts):  # order does not matter: whole-number sums
+        merged.add(part)
+    a, b = whole.to_arrays(), merged.to_arrays()
+    assert a.keys() == b.keys()
+    for name in a:
+        assert np.array_equal(a[name], b[name]), name
+
+
+def test_killed_sweep_resumes_to_the_same_files(tmp_path):
+    # big enough that the run is still going when its first chunk lands
+    path = write(tmp_path, "long", 'games = 1000000\nseed = 4\nchunk_size = 20000\n'
+                                   '[[seats]]\npolicy = "par"\n[[seats]]\npolicy = "eligibility"\n'
+                                   '[grid]\n"rules.rounds" = [8, 10]\n')
+    out = tmp_path / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "boardsim", "sweep", str(path), "--out", str(out), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not chunk_files(out) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    first = len(chunk_files(out))
+    assert 1 <= first < 100  # 2 cells x 50 chunks: it died mid-run
+
+    resumed = boardsim.sweep(path, out=out, progress=False)
+    assert resumed.complete and resumed.chunks_reused >= first
+    assert resumed.chunks_reused + resumed.chunks_played == 100
+    fresh = boardsim.sweep(path, out=tmp_path / "whole", progress=False)
+    assert fresh.chunks_reused == 0
+    assert tables(out) == tables(tmp_path / "whole") and len(tables(out)) >= 3
+
+
+def test_corrupt_partial_and_stale_chunks_are_played_again(tmp_path):
+    path = write(tmp_path, "small", 'games = 4000\nseed = 2\nchunk_size = 500\nrotate_seats = true\n'
+                                    '[[seats]]\npolicy = "multiple"\n[[seats]]\npolicy = "blocker"\n')
+    out = tmp_path / "out"
+    first = boardsim.sweep(path, out=out, progress=False)
+    files = chunk_files(out)
+    assert len(files) == 2 and first.chunks_played == 2  # 1000 deals in 4 rotations
+    good = tables(out)
+
+    again = boardsim.sweep(path, out=out, progress=False)
+    assert (again.chunks_reused, again.chunks_played) == (2, 0) and tables(out) == good
+
+    raw = bytearray(files[0].read_bytes())
+    raw[len(raw) // 2: len(raw) // 2 + 64] = b"\x00" * 64  # bytes overwritten inside the zip
+    files[0].write_bytes(bytes(raw))
+    files[1].write_bytes(files[1].read_bytes()[:100])  # truncated
+    (files[0].parent / (files[0].name + ".tmp999")).write_bytes(b"half a file")  # a write cut short
+    repaired = boardsim.sweep(path, out=out, progress=False)
+    assert (repaired.chunks_reused, repaired.chunks_played) == (0, 2) and tables(out) == good
+    assert not list(files[0].parent.glob("*.tmp*"))
+
+    # a changed scenario (another rule value) must not reuse these chunks
+    changed = tmp_path / "changed.toml"
+    changed.write_text(path.read_text() + "[rules]\nrounds = 7\n")
+    stale = boardsim.sweep(changed, out=out, progress=False)
+    assert stale.chunks_reused == 0
+    boardsim.sweep(changed, out=tmp_path / "elsewhere", progress=False)
+    assert tables(out) == tables(tmp_path / "elsewhere") != good
+
+    # more games per cell: the same deal ranges, but a different plan, so nothing is reused either
+    more = boardsim.sweep(changed, out=out, games=6000, progress=False)
+    assert more.chunks_reused == 0 and more.chunks_played == 3
+
+    again = boardsim.sweep(changed, out=out, games=6000, progress=False, fresh=True)
+    assert again.chunks_reused == 0 and again.chunks_played == 3
