@@ -10,6 +10,7 @@ from boardsim.games.base import Game
 _MODULES = {
     "art_deco": "boardsim.games.art_deco",
     "wagons": "boardsim.games.wagons",
+    "fliptoons": "boardsim.games.fliptoons",
 }
 
 

@@ -1,0 +1,136 @@
+"""FlipToons Season 1: a deck-building grid game for 1-4 players (../shared/rules/fliptoons.md).
+
+``GAME`` implements :class:`boardsim.games.base.Game`; ``score_grid`` and ``flip`` explain single
+positions with the same jitted code the simulator runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boardsim.errors import BadInput
+from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.fliptoons import cards as _cards
+from boardsim.games.fliptoons import engine, rules
+from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
+from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
+
+__all__ = ["GAME", "FlipToons", "Table", "flip", "score_grid"]
+
+_DEFAULT_NAMES = _cards.names(_cards.load_table())
+
+
+class FlipToons(Game):
+    name = "fliptoons"
+    title = "FlipToons (Season 1)"
+    min_players = 1
+    max_players = 4
+    default_players = 2
+    options = rules.OPTIONS
+    policies = policies(_DEFAULT_NAMES)
+    default_policy = "fame_per_cost"
+    seat_counters = engine.SEAT_COUNTERS
+    game_counters = engine.GAME_COUNTERS
+    end_reasons = engine.END_REASONS
+    card_sets = ("season1",)
+
+    def card_table(
+        self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
+    ) -> pd.DataFrame:
+        return _cards.apply_edits(_cards.load_table(card_file), edits)
+
+    def prepare(
+        self,
+        n_players: int,
+        seats: Sequence[Seat],
+        rules_given: Mapping[str, Any] | None,
+        cards: pd.DataFrame,
+    ) -> Prepared:
+        self.check_players(n_players)
+        if len(seats) != n_players:
+            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
+        try:
+            resolved = resolve_options(self.options, rules_given)
+            rule_vec = rules.encode_rules(resolved)
+            prices = rules.encode_prices(resolved)
+        except BadInput as e:
+            raise (e if e.key.startswith("rules.") else e.under("rules")) from None
+        names = _cards.names(cards)
+        pols = policies(names)
+        for i, seat in enumerate(seats):
+            if seat.policy == "priority":
+                order = (seat.params or {}).get("order", [])
+                unknown = [n for n in order if n not in names]
+                if unknown:
+                    raise BadInput(f"seats[{i}].params.order",
+                                   f"unknown card {unknown[0]!r} (known: {', '.join(names)})")
+        matrix = self.policy_matrix(seats, POLICY_WIDTH)
+        prio = encode_priority(seats, pols, names)
+        card_arr = _cards.encode(cards)
+        col = _cards.C_SOLO if n_players == 1 else _cards.C_COPIES
+        starters = card_arr[:, _cards.C_STARTER] != 0
+        toon_total = int(card_arr[~starters, col].sum())
+        start_total = int(card_arr[starters, col].sum())
+        if start_total == 0:
+            raise BadInput("cards", "the starting deck is empty (every starter has 0 copies)")
+        arrays = {
+            "cards": card_arr,
+            "rules": rule_vec,
+            "prices": prices,
+            "policies": matrix,
+            "priority": prio,
+            "values": _cards.card_values(cards),
+            # capacities: one player can end up owning every card
+            "sizes": np.array([start_total + toon_total + 2, toon_total + 2], dtype=np.int64),
+        }
+        prepared = Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
+        prepared.card_names = names  # type: ignore[attr-defined]
+        return prepared
+
+    def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        P = prepared.n_players
+        K = prepared["cards"].shape[0]
+        R = int(prepared["rules"][engine.R_MAX_ROUNDS])
+        score = np.zeros((count, P), dtype=np.int64)
+        win = np.zeros((count, P), dtype=np.float64)
+        game_out = np.zeros((count, 6), dtype=np.int64)
+        seat_out = np.zeros((count, P, len(engine.SEAT_COUNTERS)), dtype=np.int64)
+        stats = np.zeros((count, 4, P, K), dtype=np.int32)
+        round_fame = np.zeros((count, P, R), dtype=np.int16)
+        maxc, T = (int(x) for x in prepared["sizes"])
+        engine.play_batch(
+            np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"], prepared["prices"],
+            prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
+            score, win, game_out, seat_out, stats, round_fame,
+        )
+        out: dict[str, np.ndarray] = {
+            "score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
+            "end": game_out[:, 2],
+        }
+        for k, name in enumerate(engine.SEAT_COUNTERS):
+            out[name] = seat_out[:, :, k]
+        for k, name in enumerate(engine.GAME_COUNTERS):
+            out[name] = game_out[:, 3 + k]
+        out["owned"] = np.ascontiguousarray(stats[:, engine.ST_OWNED])
+        out["hired"] = np.ascontiguousarray(stats[:, engine.ST_HIRED])
+        out["dismissed"] = np.ascontiguousarray(stats[:, engine.ST_DISMISSED])
+        out["kind_fame"] = np.ascontiguousarray(stats[:, engine.ST_FAME])
+        out["round_fame"] = round_fame
+        return out
+
+    def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
+        maxc, T = (int(x) for x in prepared["sizes"])
+        R = int(prepared["rules"][engine.R_MAX_ROUNDS])
+        score, win, game_out, log = engine.trace_game(
+            np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
+            prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
+            200_000, R,
+        )
+        return format_trace(prepared, score[0], win[0], game_out[0], log)
+
+
+GAME = FlipToons()

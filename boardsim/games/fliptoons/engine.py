@@ -1,0 +1,1532 @@
+"""FlipToons Season 1 engine in Numba (spec ../shared/rules/fliptoons.md).
+
+State is a tuple of plain arrays so a game can be copied cheaply (lookahead playouts) and
+drives both the batch kernel and the explain/trace helpers:
+
+- ``pc`` int32 (P, NROW, MAXC): per-player card rows: the deck (top = last) and the grid cards
+  (kind, slot, face-down flag, arrival sequence, line fame).  A stack is the cards sharing a slot,
+  bottom to top by arrival sequence.
+- ``pv`` int32 (P, NPV): per-player scalars (deck/grid counts, fame, spendable fame, actions ...).
+- ``dism`` int32 (P, K): each player's dismissed pile by kind.
+- ``sh`` int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
+- ``toon`` int32 (T): the toon deck, top = last.   ``mk`` int32 (2, W): market kind / reveal order.
+
+Constants ``C`` = (cards, rules, prices, policies, priority table, card values); outputs
+``O`` = (per-kind stats, per-round fame, event log).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from boardsim.games.fliptoons.cards import (
+    C_BFAME,
+    C_BONUS,
+    C_BPARAM,
+    C_CBD,
+    C_CBF,
+    C_COPIES,
+    C_DCOST,
+    C_FAME,
+    C_HA,
+    C_HB,
+    C_HIRED,
+    C_HOOK,
+    C_ONDISM,
+    C_PLACE,
+    C_RANK,
+    C_SOLO,
+    C_STARTER,
+    C_TARGET,
+)
+from boardsim.rng import below, game_seed, new_state, next_u64, random, seed_state, shuffle
+
+# -- grid geometry -----------------------------------------------------------------------------
+# Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.
+MAXX = 4
+NS = 6 + 3 * MAXX
+
+
+def _adjacency(lateral: bool) -> np.ndarray:
+    adj = np.zeros((NS, NS), dtype=np.uint8)
+
+    def pos(s: int) -> tuple[int, int]:
+        # row coordinate: r1 = 1, r0 = 0, X0 = -1, X1 = -2, ...
+        if s < 6:
+            return s // 3, s % 3
+        return -1 - (s - 6) // 3, (s - 6) % 3
+
+    for a in range(NS):
+        for b in range(NS):
+            ra, ca = pos(a)
+            rb, cb = pos(b)
+            if ra == rb and abs(ca - cb) == 1:
+                adj[a, b] = 1 if (ra >= 0 or lateral) else 0
+            elif ca == cb and abs(ra - rb) == 1:
+                adj[a, b] = 1
+    return adj
+
+
+ADJ = np.stack([_adjacency(False), _adjacency(True)])
+
+# -- layout constants ----------------------------------------------------------------------------
+DECK, GK, GS, GF, GQ, GL = 0, 1, 2, 3, 4, 5
+NROW = 6
+(DN, GN, FAME, SPEND, ACTS, SEQ, DTOT, DSTART, BONUS_ACT, QN, Q0, Q1, Q2, Q3, HIRES, DISMS, SCORE,
+ MAXFAME, WINNER, CONTEND) = range(20)
+NPV = 20
+NQ = 4
+(TN, MSEQ, DEPLETED, FIRST, CRITIC, ROUND, PHASE, TURN, INTURN, LOGON, LOGN, FAMETRIG, END, NP, W,
+ DISCARDED, REFLIPS, TOTAL, HORIZON, FIRST0) = range(20)
+NSH = 22
+PH_START, PH_MARKET, PH_CLEANUP, PH_FINAL, PH_DONE = range(5)
+END_REASONS = ("fame", "depletion", "round_cap", "solo_win", "solo_loss")
+END_FAME, END_DEPLETION, END_CAP, END_SOLO_WIN, END_SOLO_LOSS, END_HORIZON = range(6)
+SEAT_COUNTERS = ("hires", "dismissals", "deck_size", "max_fame")
+GAME_COUNTERS = ("critic", "reflips", "toon_left")
+ST_OWNED, ST_HIRED, ST_DISMISSED, ST_FAME = range(4)
+
+# card ability codes (positions in cards.py's kind tuples)
+B_NONE, B_UNIQUE_ADJ, B_ROW, B_COLUMN, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_DISM_STARTERS = range(8)
+B_DISMISSED, B_ADJ_RANK_MAX, B_ANY_FD, B_ALL_UNIQUE, B_FACEUP, B_COPY_ADJ = range(8, 14)
+H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
+PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
+K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
+
+# rule vector positions (rules.py fills them)
+(R_MIN_CARDS, R_MIN_FREE, R_DEPLETION, R_CRITIC_DEPL, R_CRITIC_REFLIP, R_SNAKE_PEACOCK, R_SOLO_WIN,
+ R_COW_FLOOR, R_RABBIT_EXTRA, R_SNAKE_EDGE, R_SHEEP_EXTRA, R_GOAL, R_CRITIC_BONUS, R_MAX_REFLIPS,
+ R_MAX_ROUNDS, R_FINAL_FLIP, R_FIRST, R_SOLO_DISCARD, R_SKUNK_FACEUP, R_DECAY_PLAYERS, R_HOOK_TIMING,
+ R_SNAKE_ORDER, R_SNAKE_RIGHT_PLACED, R_OSTRICH_MOVES, R_LATERAL, R_ACTIONS, R_DISMISS_COST) = range(27)
+N_RULES = 27
+
+# policy codes (policies.py)
+POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD = range(6)
+A_END = -1
+A_DISMISS = 100  # action 100 + g dismisses grid card g; 0..W-1 hires that market slot
+
+# event log codes (explain.py formats them)
+(EV_ROUND, EV_MARKET, EV_GRID, EV_FAME, EV_HIRE, EV_DISMISS, EV_DISCARD, EV_PIG, EV_GAIN, EV_TURN,
+ EV_CLEANUP, EV_FINAL, EV_SNAKE_DRAW, EV_SNAKE_SIDE, EV_SNAKE_BOTTOM, EV_RESULT, EV_DECAY, EV_SKUNK) = range(18)
+LOG_W = 8
+# dismissal reasons in EV_DISMISS
+WHY_PAID, WHY_SKUNK, WHY_DONKEY, WHY_ALLIGATOR, WHY_BUTTERFLY, WHY_SNAKE = range(6)
+
+
+@njit(cache=True, nogil=True)
+def _log(sh, log, code, a, b, c, d, e, f, g):
+    if sh[LOGON] == 0:
+        return
+    n = sh[LOGN]
+    if n >= log.shape[0]:
+        return
+    log[n, 0] = code
+    log[n, 1] = a
+    log[n, 2] = b
+    log[n, 3] = c
+    log[n, 4] = d
+    log[n, 5] = e
+    log[n, 6] = f
+    log[n, 7] = g
+    sh[LOGN] = n + 1
+
+
+# -- small helpers -------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _owned(p, pv):
+    return pv[p, DN] + pv[p, GN]
+
+
+@njit(cache=True, nogil=True)
+def _free_dismiss_ok(p, pv, rules):
+    """Whether a free dismissal keeps the owner at or above the minimum deck size (A1)."""
+    if rules[R_MIN_FREE] == 0:
+        return True
+    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+
+
+@njit(cache=True, nogil=True)
+def _add_grid(p, pc, pv, kind, slot, fd):
+    i = pv[p, GN]
+    pc[p, GK, i] = kind
+    pc[p, GS, i] = slot
+    pc[p, GF, i] = fd
+    pc[p, GQ, i] = pv[p, SEQ]
+    pc[p, GL, i] = 0
+    pv[p, SEQ] += 1
+    pv[p, GN] = i + 1
+    return i
+
+
+@njit(cache=True, nogil=True)
+def _occupied(p, pc, pv, slot):
+    for i in range(pv[p, GN]):
+        if pc[p, GS, i] == slot:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _base_mask(p, pc, pv):
+    m = 0
+    for i in range(pv[p, GN]):
+        s = pc[p, GS, i]
+        if s < 6:
+            m |= 1 << s
+    return m
+
+
+@njit(cache=True, nogil=True)
+def _first_empty(mask):
+    for s in range(6):
+        if not (mask >> s) & 1:
+            return s
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _deck_top_push(p, pc, pv, kind):
+    pc[p, DECK, pv[p, DN]] = kind
+    pv[p, DN] += 1
+
+
+@njit(cache=True, nogil=True)
+def _deck_bottom_push(p, pc, pv, kind):
+    n = pv[p, DN]
+    for j in range(n, 0, -1):
+        pc[p, DECK, j] = pc[p, DECK, j - 1]
+    pc[p, DECK, 0] = kind
+    pv[p, DN] = n + 1
+
+
+@njit(cache=True, nogil=True)
+def _remove_grid(p, pc, pv, g):
+    n = pv[p, GN]
+    for j in range(g, n - 1):
+        for r in range(GK, NROW):
+            pc[p, r, j] = pc[p, r, j + 1]
+    pv[p, GN] = n - 1
+
+
+@njit(cache=True, nogil=True)
+def _collect(p, pc, pv):
+    """Cleanup: every grid card (face-up, face-down, extra rows) goes back into the deck."""
+    for i in range(pv[p, GN]):
+        _deck_top_push(p, pc, pv, pc[p, GK, i])
+    pv[p, GN] = 0
+    pv[p, QN] = 0
+
+
+@njit(cache=True, nogil=True)
+def _mean_value(p, pc, pv, val):
+    n = 0
+    t = 0.0
+    for i in range(pv[p, DN]):
+        t += val[pc[p, DECK, i]]
+        n += 1
+    for i in range(pv[p, GN]):
+        t += val[pc[p, GK, i]]
+        n += 1
+    return t / n if n > 0 else 0.0
+
+
+# -- dismissed pile and the Pig --------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _pig_dest(p, S, C, rng):
+    """Where a Pig goes (any player's deck or the toon deck, -1): a policy choice."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    P = sh[NP]
+    if P == 1:
+        return -1
+    if int(pol[p, 0]) == POL_RANDOM:
+        return below(rng, P + 1) - 1
+    # the opponent with the most fame this round (the leader), nearest seat first on ties
+    best = -1
+    bf = -(1 << 30)
+    for d in range(1, P):
+        q = (p + d) % P
+        if pv[q, FAME] > bf:
+            bf = pv[q, FAME]
+            best = q
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _place_in_deck(dest, kind, S, rng):
+    pc, pv, dism, sh, toon, mk = S
+    if dest < 0:
+        toon[sh[TN]] = kind
+        sh[TN] += 1
+        shuffle(rng, toon, sh[TN])
+    else:
+        _deck_bottom_push(dest, pc, pv, kind)
+
+
+@njit(cache=True, nogil=True)
+def _to_pile(p, kind, why, S, C, O, rng):
+    """A card leaves p's grid or deck as a dismissal: pile, stats, When Dismissed banner."""
+    pc, pv, dism, sh, toon, mk = S
+    cards = C[0]
+    stt, rf, log = O
+    stt[ST_DISMISSED, p, kind] += 1
+    pv[p, DISMS] += 1
+    _log(sh, log, EV_DISMISS, p, kind, why, 0, 0, 0, 0)
+    if cards[kind, C_ONDISM] == H_PLACE_ANY:
+        dest = _pig_dest(p, S, C, rng)
+        _place_in_deck(dest, kind, S, rng)
+        _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
+        return
+    dism[p, kind] += 1
+    pv[p, DTOT] += 1
+    if cards[kind, C_STARTER] != 0:
+        pv[p, DSTART] += 1
+
+
+@njit(cache=True, nogil=True)
+def _dismiss_grid(p, g, why, S, C, O, rng):
+    pc, pv = S[0], S[1]
+    kind = pc[p, GK, g]
+    _remove_grid(p, pc, pv, g)
+    _to_pile(p, kind, why, S, C, O, rng)
+
+
+# -- Flip (§3) -------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _rabbit_target(p, kind, pc, pv, rules):
+    """First slot in reading order holding a face-up card of this kind or any face-down card."""
+    last = NS if rules[R_RABBIT_EXTRA] != 0 else 6
+    for s in range(last):
+        for i in range(pv[p, GN]):
+            if pc[p, GS, i] == s and (pc[p, GF, i] == 1 or pc[p, GK, i] == kind):
+                return s
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _snake(p, i_snake, mask, prev, S, C, O, rng):
+    """Snake's placement ability (§3.4).  Returns the new base mask and previous-placed card."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    stt, rf, log = O
+    slot = pc[p, GS, i_snake]
+    if pv[p, DN] > 0:
+        top = pc[p, DECK, pv[p, DN] - 1]
+        if cards[top, C_CBD] == 0:
+            if _free_dismiss_ok(p, pv, rules):
+                pv[p, DN] -= 1
+                _to_pile(p, top, WHY_SNAKE, S, C, O, rng)
+        else:
+            col = slot % 3
+            if rules[R_SNAKE_EDGE] == 0:
+                edge = col == 2
+            else:
+                edge = slot == 5
+            target = -1
+            if not edge:
+                if col < 2:
+                    target = slot + 1
+                else:
+                    target = _first_empty(mask)
+            pv[p, DN] -= 1
+            if target < 0:
+                _deck_bottom_push(p, pc, pv, top)
+                _log(sh, log, EV_SNAKE_BOTTOM, p, top, 0, 0, 0, 0, 0)
+            else:
+                j = _add_grid(p, pc, pv, top, target, 0)
+                if target < 6:
+                    mask |= 1 << target
+                if rules[R_SNAKE_RIGHT_PLACED] != 0:
+                    prev = j
+                _log(sh, log, EV_SNAKE_SIDE, p, top, target, 0, 0, 0, 0)
+    if sh[TN] > 0:
+        k = toon[sh[TN] - 1]
+        sh[TN] -= 1
+        _add_grid(p, pc, pv, k, slot, 0)
+        stt[ST_HIRED, p, k] += 1
+        _log(sh, log, EV_SNAKE_DRAW, p, k, 0, 0, 0, 0, 0)
+        if cards[k, C_HIRED] != H_NONE and pv[p, QN] < NQ:
+            pv[p, Q0 + pv[p, QN]] = k
+            pv[p, QN] += 1
+    return mask, prev
+
+
+@njit(cache=True, nogil=True)
+def _place_all(p, S, C, O, rng):
+    """Reveal cards from the top of p's deck into the grid until 6 base slots are full (§3.1)."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    pv[p, QN] = 0
+    pending = 0  # 1 = stack next on pend_slot (Ostrich), 2 = flip next (Eagle)
+    pend_slot = -1
+    prev = -1
+    mask = _base_mask(p, pc, pv)
+    while mask != 63 and pv[p, DN] > 0:
+        pv[p, DN] -= 1
+        c = pc[p, DECK, pv[p, DN]]
+        place = cards[c, C_PLACE]
+        slot = -1
+        fd = 0
+        suppress = False
+        by_ostrich = False
+        if pending == 2:
+            pending = 0
+            if cards[c, C_CBF] == 0:
+                slot = _first_empty(mask)
+                fd = 1
+                suppress = True
+        elif pending == 1:
+            pending = 0
+            slot = pend_slot
+            by_ostrich = True
+        if slot < 0:
+            if place == PL_TURKEY and prev >= 0:
+                slot = pc[p, GS, prev]
+            elif place == PL_RABBIT:
+                slot = _rabbit_target(p, c, pc, pv, rules)
+                if slot < 0:
+                    slot = _first_empty(mask)
+            else:
+                slot = _first_empty(mask)
+        elif by_ostrich and rules[R_OSTRICH_MOVES] != 0:
+            # A5 alternative: a Rabbit or Turkey stacked by an Ostrich still moves itself.
+            if place == PL_RABBIT:
+                t = _rabbit_target(p, c, pc, pv, rules)
+                if t >= 0:
+                    slot = t
+            elif place == PL_TURKEY and prev >= 0:
+                slot = pc[p, GS, prev]
+        i = _add_grid(p, pc, pv, c, slot, fd)
+        if slot < 6:
+            mask |= 1 << slot
+        before = prev
+        prev = i
+        if suppress:
+            continue
+        if place == PL_ELEPHANT:
+            if before >= 0 and cards[pc[p, GK, before], C_CBF] == 0:
+                pc[p, GF, before] = 1
+        elif place == PL_OSTRICH:
+            pending = 1
+            pend_slot = slot
+        elif place == PL_EAGLE:
+            pending = 2
+        elif place == PL_MONKEY:
+            if slot < 3:
+                target = 6 + 3 * (MAXX - 1) + slot
+                for x in range(MAXX):
+                    t = 6 + 3 * x + slot
+                    if not _occupied(p, pc, pv, t):
+                        target = t
+                        break
+                pc[p, GS, i] = target
+                pc[p, GQ, i] = pv[p, SEQ]
+                pv[p, SEQ] += 1
+                if not _occupied(p, pc, pv, slot):
+                    mask &= ~(1 << slot)
+        elif place == PL_SNAKE:
+            mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
+
+
+@njit(cache=True, nogil=True)
+def _flip(p, S, C, O, rng):
+    pc, pv = S[0], S[1]
+    shuffle(rng, pc[p, DECK], pv[p, DN])
+    _place_all(p, S, C, O, rng)
+
+
+# -- Check Fame (§4) -------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _faceup_count_of(q, kind, pc, pv):
+    n = 0
+    for i in range(pv[q, GN]):
+        if pc[q, GK, i] == kind and pc[q, GF, i] == 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _score_player(p, S, C):
+    """Fame of every card in p's grid (written to the GL row); returns the grid total."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    P = sh[NP]
+    Wd = sh[W]
+    n = pv[p, GN]
+    lat = 1 if rules[R_LATERAL] != 0 else 0
+    any_fd = False
+    faceup = 0
+    seen = np.int64(0)
+    all_unique = True
+    for i in range(n):
+        if pc[p, GF, i] == 1:
+            any_fd = True
+        else:
+            faceup += 1
+            bit = np.int64(1) << np.int64(pc[p, GK, i])
+            if seen & bit:
+                all_unique = False
+            seen |= bit
+    has_cow = False
+    for i in range(n):
+        if pc[p, GF, i] == 1:
+            pc[p, GL, i] = 0
+            continue
+        k = pc[p, GK, i]
+        s = pc[p, GS, i]
+        b = cards[k, C_BONUS]
+        bf = cards[k, C_BFAME]
+        bp = cards[k, C_BPARAM]
+        f = cards[k, C_FAME]
+        if b == B_UNIQUE_ADJ:
+            m = np.int64(0)
+            for j in range(n):
+                if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]]:
+                    m |= np.int64(1) << np.int64(pc[p, GK, j])
+            cnt = 0
+            while m:
+                m &= m - 1
+                cnt += 1
+            f += bf * cnt
+        elif b == B_ROW:
+            if s < 6 and s // 3 == bp:
+                f += bf
+        elif b == B_COLUMN:
+            if s % 3 == bp and (s < 6 or rules[R_SHEEP_EXTRA] != 0):
+                f += bf
+        elif b == B_ELSEWHERE:
+            found = False
+            for m2 in range(Wd):
+                if mk[0, m2] == k:
+                    found = True
+            for q in range(P):
+                if q != p and _faceup_count_of(q, k, pc, pv) > 0:
+                    found = True
+            if found:
+                f += bf
+        elif b == B_MOST:
+            own = _faceup_count_of(p, k, pc, pv)
+            ok = True
+            mc = 0
+            for m2 in range(Wd):
+                if mk[0, m2] == k:
+                    mc += 1
+            if mc > own:
+                ok = False
+            for q in range(P):
+                if q != p and _faceup_count_of(q, k, pc, pv) > own:
+                    ok = False
+            if ok:
+                f += bf
+        elif b == B_RANK_COUNT:
+            cnt = 0
+            for j in range(n):
+                if pc[p, GF, j] == 0 and cards[pc[p, GK, j], C_RANK] <= bp:
+                    cnt += 1
+            f += bf * cnt
+        elif b == B_DISM_STARTERS:
+            f += bf * pv[p, DSTART]
+        elif b == B_DISMISSED:
+            f += bf * pv[p, DTOT]
+        elif b == B_ADJ_RANK_MAX:
+            ok = True
+            for j in range(n):
+                if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]] and cards[pc[p, GK, j], C_RANK] > bp:
+                    ok = False
+            if ok:
+                f += bf
+        elif b == B_ANY_FD:
+            if any_fd:
+                f += bf
+        elif b == B_ALL_UNIQUE:
+            if all_unique:
+                f += bf
+        elif b == B_FACEUP:
+            f += bf * faceup
+        elif b == B_COPY_ADJ:
+            has_cow = True
+        pc[p, GL, i] = f
+    if has_cow:
+        # Cows copy the best adjacent total; Cow chains settle by repeated maxima (§4.4).
+        unset = -(1 << 29)
+        for i in range(n):
+            if pc[p, GF, i] == 0 and cards[pc[p, GK, i], C_BONUS] == B_COPY_ADJ:
+                pc[p, GL, i] = unset
+        changed = True
+        rounds = 0
+        while changed and rounds <= n + 1:
+            changed = False
+            rounds += 1
+            for i in range(n):
+                if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_BONUS] != B_COPY_ADJ:
+                    continue
+                best = unset
+                s = pc[p, GS, i]
+                for j in range(n):
+                    if j != i and pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]]:
+                        v = pc[p, GL, j]
+                        if v > best:
+                            best = v
+                if best > pc[p, GL, i]:
+                    pc[p, GL, i] = best
+                    changed = True
+        for i in range(n):
+            if pc[p, GF, i] == 0 and cards[pc[p, GK, i], C_BONUS] == B_COPY_ADJ:
+                k = pc[p, GK, i]
+                v = pc[p, GL, i]
+                if v == unset:
+                    v = 0
+                if rules[R_COW_FLOOR] != 0 and v < 0:
+                    v = 0
+                pc[p, GL, i] = v + cards[k, C_FAME]
+    total = 0
+    for i in range(n):
+        total += pc[p, GL, i]
+    return total
+
+
+# -- market (§6) -------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _market_count(mk, Wd):
+    n = 0
+    for s in range(Wd):
+        if mk[0, s] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _sort_market(mk, Wd, cards):
+    """Right-justify the occupied slots and sort them by (rank, reveal order) (§6.5)."""
+    w = Wd - 1
+    for s in range(Wd - 1, -1, -1):
+        if mk[0, s] >= 0:
+            mk[0, w] = mk[0, s]
+            mk[1, w] = mk[1, s]
+            w -= 1
+    for s in range(w, -1, -1):
+        mk[0, s] = -1
+        mk[1, s] = 0
+    lo = w + 1
+    for a in range(lo + 1, Wd):
+        k = mk[0, a]
+        q = mk[1, a]
+        r = cards[k, C_RANK]
+        b = a - 1
+        while b >= lo and (cards[mk[0, b], C_RANK] > r or (cards[mk[0, b], C_RANK] == r and mk[1, b] > q)):
+            mk[0, b + 1] = mk[0, b]
+            mk[1, b + 1] = mk[1, b]
+            b -= 1
+        mk[0, b + 1] = k
+        mk[1, b + 1] = q
+
+
+@njit(cache=True, nogil=True)
+def _refill(S, C):
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    Wd = sh[W]
+    short = False
+    for s in range(Wd):
+        if mk[0, s] < 0:
+            if sh[TN] > 0:
+                mk[0, s] = toon[sh[TN] - 1]
+                mk[1, s] = sh[MSEQ]
+                sh[MSEQ] += 1
+                sh[TN] -= 1
+            else:
+                short = True
+    _sort_market(mk, Wd, cards)
+    if rules[R_DEPLETION] == 0:
+        if short:
+            sh[DEPLETED] = 1
+    elif _market_count(mk, Wd) == 0:
+        sh[DEPLETED] = 1
+
+
+@njit(cache=True, nogil=True)
+def _log_market(S, O):
+    sh, mk = S[3], S[5]
+    log = O[2]
+    if sh[LOGON] == 0:
+        return
+    Wd = sh[W]
+    v = np.full(6, -1, dtype=np.int64)
+    for s in range(min(Wd, 6)):
+        v[s] = mk[0, s]
+    _log(sh, log, EV_MARKET, v[0], v[1], v[2], v[3], v[4], v[5], sh[TN])
+
+
+@njit(cache=True, nogil=True)
+def _decay(S, C, O):
+    """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
+    sh, mk = S[3], S[5]
+    log = O[2]
+    Wd = sh[W]
+    for s in (0, Wd - 1):
+        if mk[0, s] >= 0:
+            _log(sh, log, EV_DECAY, mk[0, s], 0, 0, 0, 0, 0, 0)
+            mk[0, s] = -1
+            sh[DISCARDED] += 1
+    _refill(S, C)
+
+
+# -- sub-choices made by a policy ------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _choose_grid_card(p, slot, S, C, rng):
+    """A face-up, dismissable card of p's grid (in ``slot`` if slot >= 0), or -1: lowest value."""
+    pc, pv = S[0], S[1]
+    cards, pol, val = C[0], C[3], C[5]
+    n_ok = 0
+    best = -1
+    bv = 1e18
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
+            continue
+        if slot >= 0 and pc[p, GS, i] != slot:
+            continue
+        n_ok += 1
+        v = val[pc[p, GK, i]]
+        if v < bv:
+            bv = v
+            best = i
+    if n_ok <= 1 or int(pol[p, 0]) != POL_RANDOM:
+        return best
+    pick = below(rng, n_ok)
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
+            continue
+        if slot >= 0 and pc[p, GS, i] != slot:
+            continue
+        if pick == 0:
+            return i
+        pick -= 1
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
+    """A When Hired banner (§10): Butterfly, Horse, Pig, Peacock."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    log = O[2]
+    h = cards[kind, C_HIRED]
+    code = int(pol[p, 0])
+    if h == H_GAIN:
+        pv[p, SPEND] += cards[kind, C_HA]
+        if from_snake:
+            pv[p, BONUS_ACT] += cards[kind, C_HB]
+            if rules[R_SNAKE_PEACOCK] != 0:
+                pv[p, FAME] += cards[kind, C_HA]
+        else:
+            pv[p, ACTS] += cards[kind, C_HB]
+        _log(sh, log, EV_GAIN, p, kind, cards[kind, C_HA], cards[kind, C_HB], 0, 0, 0)
+    elif h == H_DISMISS_TARGET:
+        t = cards[kind, C_TARGET]
+        g = -1
+        for i in range(pv[p, GN]):
+            if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
+                g = i
+                break
+        take = g >= 0 and _free_dismiss_ok(p, pv, rules)
+        if take and code == POL_RANDOM:
+            take = random(rng) < 0.5
+        if take:
+            _dismiss_grid(p, g, WHY_BUTTERFLY, S, C, O, rng)
+    elif h == H_MARKET_DISCARD:
+        m = _mean_value(p, pc, pv, val)
+        for s in range(sh[W]):
+            k = mk[0, s]
+            if k < 0:
+                continue
+            if code == POL_RANDOM:
+                drop = random(rng) < 0.5
+            else:
+                drop = val[k] < m
+            if drop:
+                _log(sh, log, EV_DISCARD, p, k, 0, 0, 0, 0, 0)
+                mk[0, s] = -1
+                sh[DISCARDED] += 1
+        _refill(S, C)
+    elif h == H_PLACE_ANY and from_snake and grid_index >= 0:
+        _remove_grid(p, pc, pv, grid_index)
+        dest = _pig_dest(p, S, C, rng)
+        _place_in_deck(dest, kind, S, rng)
+        _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def _hire(p, s, S, C, O, rng):
+    pc, pv, dism, sh, toon, mk = S
+    cards, prices = C[0], C[2]
+    stt, rf, log = O
+    k = mk[0, s]
+    pv[p, SPEND] -= prices[s]
+    pv[p, ACTS] -= 1
+    mk[0, s] = -1
+    stt[ST_HIRED, p, k] += 1
+    pv[p, HIRES] += 1
+    _log(sh, log, EV_HIRE, p, k, prices[s], s, 0, 0, 0)
+    if cards[k, C_HIRED] == H_PLACE_ANY:
+        dest = _pig_dest(p, S, C, rng)
+        _place_in_deck(dest, k, S, rng)
+        _log(sh, log, EV_PIG, p, k, dest, 0, 0, 0, 0)
+        return
+    _deck_top_push(p, pc, pv, k)
+    if cards[k, C_HIRED] != H_NONE:
+        _banner(p, k, -1, False, S, C, O, rng)
+
+
+@njit(cache=True, nogil=True)
+def _dismiss_legal(p, g, S, C):
+    pc, pv = S[0], S[1]
+    cards, rules = C[0], C[1]
+    if pc[p, GF, g] != 0:
+        return False
+    k = pc[p, GK, g]
+    if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
+        return False
+    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+
+
+@njit(cache=True, nogil=True)
+def _apply(p, a, S, C, O, rng):
+    pc, pv = S[0], S[1]
+    cards = C[0]
+    if a == A_END:
+        pv[p, ACTS] = 0
+    elif a < A_DISMISS:
+        _hire(p, a, S, C, O, rng)
+    else:
+        g = a - A_DISMISS
+        pv[p, SPEND] -= cards[pc[p, GK, g], C_DCOST]
+        pv[p, ACTS] -= 1
+        _dismiss_grid(p, g, WHY_PAID, S, C, O, rng)
+
+
+# -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
+@njit(cache=True, nogil=True)
+def _find_seq(p, q, pc, pv):
+    for i in range(pv[p, GN]):
+        if pc[p, GQ, i] == q:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _hooks(p, S, C, O, rng):
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    n = pv[p, GN]
+    n_hook = 0
+    for i in range(n):
+        if cards[pc[p, GK, i], C_HOOK] >= K_DONKEY:
+            n_hook += 1
+    if n_hook == 0:  # the common case: nothing to do
+        return
+    seqs = np.empty(n, dtype=np.int64)
+    m = 0
+    for s in range(NS):  # reading order: base slots, then extra rows; within a stack bottom to top
+        for _step in range(n):
+            best = -1
+            for i in range(n):
+                if pc[p, GS, i] == s and cards[pc[p, GK, i], C_HOOK] >= K_DONKEY:
+                    q = pc[p, GQ, i]
+                    done = False
+                    for t in range(m):
+                        if seqs[t] == q:
+                            done = True
+                    if not done and (best < 0 or q < pc[p, GQ, best]):
+                        best = i
+            if best < 0:
+                break
+            seqs[m] = pc[p, GQ, best]
+            m += 1
+    for t in range(m):
+        i = _find_seq(p, seqs[t], pc, pv)
+        if i < 0 or pc[p, GF, i] != 0:
+            continue
+        hook = cards[pc[p, GK, i], C_HOOK]
+        s = pc[p, GS, i]
+        if hook == K_DONKEY:
+            if 3 <= s < 6 and _free_dismiss_ok(p, pv, rules):
+                _dismiss_grid(p, i, WHY_DONKEY, S, C, O, rng)
+        elif hook == K_ALLIGATOR:
+            if s % 3 < 2:
+                g = _choose_grid_card(p, s + 1, S, C, rng)
+                if g >= 0 and _free_dismiss_ok(p, pv, rules):
+                    _dismiss_grid(p, g, WHY_ALLIGATOR, S, C, O, rng)
+
+
+@njit(cache=True, nogil=True)
+def _skunk(S, C, O, rng):
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    log = O[2]
+    P = sh[NP]
+    if P < 2:
+        return
+    low = pv[0, FAME]
+    who = 0
+    ties = 0
+    for q in range(1, P):
+        if pv[q, FAME] < low:
+            low = pv[q, FAME]
+            who = q
+            ties = 0
+        elif pv[q, FAME] == low:
+            ties += 1
+    if ties > 0:
+        return
+    has = False
+    for i in range(pv[who, GN]):
+        if cards[pc[who, GK, i], C_HOOK] == K_LEAST and (pc[who, GF, i] == 0 or rules[R_SKUNK_FACEUP] == 0):
+            has = True
+    if not has or not _free_dismiss_ok(who, pv, rules):
+        return
+    g = _choose_grid_card(who, -1, S, C, rng)
+    if g >= 0:
+        _log(sh, log, EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
+        _dismiss_grid(who, g, WHY_SKUNK, S, C, O, rng)
+
+
+# -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
+@njit(cache=True, nogil=True)
+def _hire_legal(p, s, S, C):
+    pv, mk = S[1], S[5]
+    prices = C[2]
+    return mk[0, s] >= 0 and prices[s] <= pv[p, SPEND]
+
+
+@njit(cache=True, nogil=True)
+def _cheap_dismiss(p, below_value, reserve, S, C):
+    """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
+    pc, pv = S[0], S[1]
+    cards, val = C[0], C[5]
+    best = -1
+    bv = 1e18
+    for g in range(pv[p, GN]):
+        if _dismiss_legal(p, g, S, C):
+            v = val[pc[p, GK, g]]
+            if v < bv:
+                bv = v
+                best = g
+    if best < 0 or bv > below_value:
+        return A_END
+    if pv[p, SPEND] - cards[pc[p, GK, best], C_DCOST] < reserve:
+        return A_END
+    return A_DISMISS + best
+
+
+@njit(cache=True, nogil=True)
+def _fpc(p, min_gain, expo, below_value, reserve, S, C):
+    pc, pv, dism, sh, toon, mk = S
+    prices, val = C[2], C[5]
+    m = _mean_value(p, pc, pv, val)
+    best = -1
+    bs = -1e18
+    for s in range(sh[W]):
+        if _hire_legal(p, s, S, C):
+            gain = val[mk[0, s]] - m
+            if gain <= min_gain:
+                continue
+            score = gain / max(1.0, float(prices[s])) ** expo
+            if score > bs:
+                bs = score
+                best = s
+    if best >= 0:
+        return best
+    return _cheap_dismiss(p, below_value, reserve, S, C)
+
+
+@njit(cache=True, nogil=True)
+def _quick_fame(p, extra, seed, n_flips, S, C, X):
+    """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
+    pc, pv, dism, sh, toon, mk = S
+    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog = X
+    xsh[:] = 0
+    xsh[NP] = 1
+    xsh[W] = sh[W]
+    xmk[:, :] = mk
+    xdism[0, :] = dism[p, :]
+    tot = 0
+    rng = np.empty(4, dtype=np.uint64)
+    XS = (xpc, xpv, xdism, xsh, xtoon, xmk)
+    XO = (xstt, xrf, xlog)
+    for j in range(n_flips):
+        seed_state(seed + np.uint64(j), rng)
+        xpv[0, :] = 0
+        xpv[0, DTOT] = pv[p, DTOT]
+        xpv[0, DSTART] = pv[p, DSTART]
+        n = 0
+        for i in range(pv[p, DN]):
+            xpc[0, DECK, n] = pc[p, DECK, i]
+            n += 1
+        for i in range(pv[p, GN]):
+            xpc[0, DECK, n] = pc[p, GK, i]
+            n += 1
+        if extra >= 0:
+            xpc[0, DECK, n] = extra
+            n += 1
+        xpv[0, DN] = n
+        # Snake draws a random unseen toon card in these estimates.
+        tn = sh[TN]
+        xtoon[:tn] = toon[:tn]
+        shuffle(rng, xtoon, tn)
+        xsh[TN] = tn
+        _flip(0, XS, C, XO, rng)
+        tot += _score_player(0, XS, C)
+    return tot / max(1, n_flips)
+
+
+@njit(cache=True, nogil=True)
+def _synergy(p, S, C, X, rng):
+    pc, pv, dism, sh, toon, mk = S
+    prices, pol = C[2], C[3]
+    flips = max(1, int(pol[p, 1]))
+    expo = pol[p, 2]
+    min_gain = pol[p, 3]
+    seed = next_u64(rng)
+    base = _quick_fame(p, -1, seed, flips, S, C, X)
+    best = -1
+    bs = -1e18
+    for s in range(sh[W]):
+        if _hire_legal(p, s, S, C):
+            gain = _quick_fame(p, mk[0, s], seed, flips, S, C, X) - base
+            if gain <= min_gain:
+                continue
+            score = gain / max(1.0, float(prices[s])) ** expo
+            if score > bs:
+                bs = score
+                best = s
+    if best >= 0:
+        return best
+    return _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
+
+
+@njit(cache=True, nogil=True)
+def _decide(p, S, C, X, rng):
+    """The non-lookahead policy interpreter: the next market action of seat p."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    code = int(pol[p, 0])
+    Wd = sh[W]
+    if code == POL_RANDOM:
+        n = 1
+        for s in range(Wd):
+            if _hire_legal(p, s, S, C):
+                n += 1
+        for g in range(pv[p, GN]):
+            if _dismiss_legal(p, g, S, C):
+                n += 1
+        pick = below(rng, n)
+        if pick == 0:
+            return A_END
+        pick -= 1
+        for s in range(Wd):
+            if _hire_legal(p, s, S, C):
+                if pick == 0:
+                    return s
+                pick -= 1
+        for g in range(pv[p, GN]):
+            if _dismiss_legal(p, g, S, C):
+                if pick == 0:
+                    return A_DISMISS + g
+                pick -= 1
+        return A_END
+    if code == POL_HIGHEST:
+        best = -1
+        for s in range(Wd):
+            if _hire_legal(p, s, S, C):
+                if best < 0 or cards[mk[0, s], C_RANK] > cards[mk[0, best], C_RANK]:
+                    best = s
+        return best
+    if code == POL_PRIORITY:
+        for j in range(prio.shape[1]):
+            k = prio[p, j]
+            if k < 0:
+                break
+            for s in range(Wd):
+                if mk[0, s] == k and _hire_legal(p, s, S, C):
+                    return s
+        if pol[p, 1] == 0:
+            return _fpc(p, 0.0, 1.0, 0.5, 0, S, C)
+        return A_END
+    if code == POL_FPC:
+        return _fpc(p, pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4], S, C)
+    if code == POL_SYNERGY:
+        return _synergy(p, S, C, X, rng)
+    # lookahead seats inside playouts (and any unknown code) play the default greedy policy
+    return _fpc(p, 0.0, 1.0, 0.5, 0, S, C)
+
+
+# -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _log_grids(S, O):
+    pc, pv, dism, sh, toon, mk = S
+    log = O[2]
+    if sh[LOGON] == 0:
+        return
+    for p in range(sh[NP]):
+        for s in range(NS):
+            for i in range(pv[p, GN]):
+                if pc[p, GS, i] == s:
+                    _log(sh, log, EV_GRID, p, s, pc[p, GK, i], pc[p, GF, i], pc[p, GL, i], pc[p, GQ, i], 0)
+
+
+@njit(cache=True, nogil=True)
+def _record_fame(p, S, O):
+    pc, pv, sh = S[0], S[1], S[3]
+    stt, rf = O[0], O[1]
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] == 0:
+            stt[ST_FAME, p, pc[p, GK, i]] += pc[p, GL, i]
+    r = sh[ROUND] - 1
+    if 0 <= r < rf.shape[1]:
+        rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
+
+
+@njit(cache=True, nogil=True)
+def _start_round(S, C, O, rng):
+    pc, pv, dism, sh, toon, mk = S
+    rules = C[1]
+    log = O[2]
+    P = sh[NP]
+    sh[ROUND] += 1
+    _log(sh, log, EV_ROUND, sh[ROUND], sh[FIRST], sh[TN], 0, 0, 0, 0)
+    _log_market(S, O)
+    for j in range(P):
+        # A14: Snake toon-deck draws happen in seat order (default) or in turn order
+        p = j if rules[R_SNAKE_ORDER] == 0 else (sh[FIRST] + j) % P
+        _flip(p, S, C, O, rng)
+    goal = rules[R_GOAL]
+    for p in range(P):
+        f = _score_player(p, S, C)
+        pv[p, FAME] = f
+        pv[p, SPEND] = f
+        pv[p, BONUS_ACT] = 0
+        if f > pv[p, MAXFAME]:
+            pv[p, MAXFAME] = f
+        _record_fame(p, S, O)
+    _log_grids(S, O)
+    for p in range(P):
+        _log(sh, log, EV_FAME, p, pv[p, FAME], 0, 0, 0, 0, 0)
+    if P == 1 and pv[0, FAME] >= goal:
+        _end_solo(True, END_SOLO_WIN, S, O)
+        return
+    # Banners of toon cards a Snake stacked resolve after Check Fame (A8, [NV]).
+    for p in range(P):
+        nq = pv[p, QN]
+        pv[p, QN] = 0
+        for t in range(nq):
+            k = pv[p, Q0 + t]
+            g = -1
+            for i in range(pv[p, GN]):
+                if pc[p, GK, i] == k and pc[p, GF, i] == 0:
+                    g = i
+            _banner(p, k, g, True, S, C, O, rng)
+    if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= goal:
+        _end_solo(True, END_SOLO_WIN, S, O)
+        return
+    _skunk(S, C, O, rng)
+    sh[PHASE] = PH_MARKET
+    sh[TURN] = 0
+    sh[INTURN] = 0
+
+
+@njit(cache=True, nogil=True)
+def _end_solo(won, reason, S, O):
+    pv, sh = S[1], S[3]
+    log = O[2]
+    pv[0, WINNER] = 1 if won else 0
+    pv[0, SCORE] = pv[0, MAXFAME]
+    sh[END] = reason
+    sh[PHASE] = PH_DONE
+    _log(sh, log, EV_RESULT, reason, pv[0, SCORE], 0, 0, 0, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def _end_turn(p, S, C, O, rng):
+    pv, sh = S[1], S[3]
+    rules = C[1]
+    log = O[2]
+    pv[p, ACTS] = 0
+    if rules[R_HOOK_TIMING] == 0:
+        _hooks(p, S, C, O, rng)
+    _refill(S, C)
+    _log(sh, log, EV_TURN, p, pv[p, SPEND], 0, 0, 0, 0, 0)
+    _log_market(S, O)
+    sh[TURN] += 1
+    sh[INTURN] = 0
+
+
+@njit(cache=True, nogil=True)
+def _cleanup(S, C, O, rng):
+    pc, pv, dism, sh, toon, mk = S
+    rules = C[1]
+    log = O[2]
+    P = sh[NP]
+    goal = rules[R_GOAL]
+    if P == 1:
+        if sh[DEPLETED] != 0:
+            _end_solo(False, END_SOLO_LOSS, S, O)
+            return
+        _collect(0, pc, pv)
+        if sh[ROUND] >= rules[R_MAX_ROUNDS]:
+            _end_solo(False, END_SOLO_LOSS, S, O)
+        elif sh[HORIZON] > 0 and sh[ROUND] >= sh[HORIZON]:
+            _end_solo(False, END_HORIZON, S, O)
+        else:
+            sh[PHASE] = PH_START
+        return
+    fame_trig = False
+    for p in range(P):
+        if pv[p, FAME] >= goal:
+            fame_trig = True
+    ending = fame_trig or sh[DEPLETED] != 0
+    if ending and (fame_trig or rules[R_CRITIC_DEPL] != 0):
+        best = -(1 << 30)
+        who = -1
+        for p in range(P):
+            if pv[p, FAME] > best:
+                best = pv[p, FAME]
+                who = p
+            elif pv[p, FAME] == best:
+                who = -1
+        sh[CRITIC] = who
+    for p in range(P):
+        _collect(p, pc, pv)
+    _log(sh, log, EV_CLEANUP, 1 if fame_trig else 0, sh[DEPLETED], sh[CRITIC], 0, 0, 0, 0)
+    if ending:
+        sh[END] = END_FAME if fame_trig else END_DEPLETION
+        sh[PHASE] = PH_FINAL
+    elif sh[ROUND] >= rules[R_MAX_ROUNDS]:
+        sh[END] = END_CAP
+        sh[PHASE] = PH_FINAL
+    elif sh[HORIZON] > 0 and sh[ROUND] >= sh[HORIZON]:
+        sh[END] = END_HORIZON
+        sh[PHASE] = PH_FINAL
+    else:
+        sh[FIRST] = (sh[FIRST] + 1) % P
+        sh[PHASE] = PH_START
+
+
+@njit(cache=True, nogil=True)
+def _final_flip(S, C, O, rng):
+    """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
+    pc, pv, dism, sh, toon, mk = S
+    rules = C[1]
+    log = O[2]
+    P = sh[NP]
+    bonus = int(rules[R_CRITIC_BONUS])
+    if rules[R_FINAL_FLIP] == 0:
+        # Variant without a Final Flip: the trigger round's fame (+ the Critic's Choice) decides.
+        for p in range(P):
+            pv[p, SCORE] = pv[p, FAME] + (bonus if sh[CRITIC] == p else 0)
+            pv[p, CONTEND] = 1
+    else:
+        for p in range(P):
+            _flip(p, S, C, O, rng)
+        for p in range(P):
+            f = _score_player(p, S, C)
+            pv[p, FAME] = f
+            pv[p, SCORE] = f + (bonus if sh[CRITIC] == p else 0)
+            pv[p, CONTEND] = 1
+            _record_fame_final(p, S, O)
+        _log_grids(S, O)
+        for p in range(P):
+            _log(sh, log, EV_FINAL, p, pv[p, SCORE], 0, 0, 0, 0, 0)
+    while True:
+        best = -(1 << 30)
+        for p in range(P):
+            if pv[p, CONTEND] and pv[p, SCORE] > best:
+                best = pv[p, SCORE]
+        n_top = 0
+        for p in range(P):
+            if pv[p, CONTEND] and pv[p, SCORE] == best:
+                n_top += 1
+            else:
+                pv[p, CONTEND] = 0
+        if n_top == 1 or rules[R_FINAL_FLIP] == 0 or sh[REFLIPS] >= rules[R_MAX_REFLIPS]:
+            break
+        sh[REFLIPS] += 1
+        for p in range(P):
+            if pv[p, CONTEND]:
+                _collect(p, pc, pv)
+                _flip(p, S, C, O, rng)
+        for p in range(P):
+            if pv[p, CONTEND]:
+                f = _score_player(p, S, C)
+                pv[p, FAME] = f
+                add = bonus if (sh[CRITIC] == p and rules[R_CRITIC_REFLIP] != 0) else 0
+                pv[p, SCORE] = f + add
+                _record_fame_final(p, S, O)
+        _log_grids(S, O)
+        for p in range(P):
+            if pv[p, CONTEND]:
+                _log(sh, log, EV_FINAL, p, pv[p, SCORE], sh[REFLIPS], 0, 0, 0, 0)
+    for p in range(P):
+        pv[p, WINNER] = pv[p, CONTEND]
+    sh[PHASE] = PH_DONE
+    _log(sh, log, EV_RESULT, sh[END], sh[CRITIC], sh[REFLIPS], 0, 0, 0, 0)
+
+
+@njit(cache=True, nogil=True)
+def _record_fame_final(p, S, O):
+    pc, pv = S[0], S[1]
+    stt = O[0]
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] == 0:
+            stt[ST_FAME, p, pc[p, GK, i]] += pc[p, GL, i]
+
+
+@njit(cache=True, nogil=True)
+def _advance(S, C, O, X, rng, stop_lookahead):
+    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
+    pc, pv, dism, sh, toon, mk = S
+    rules, pol = C[1], C[3]
+    P = sh[NP]
+    while sh[PHASE] != PH_DONE:
+        ph = sh[PHASE]
+        if ph == PH_START:
+            _start_round(S, C, O, rng)
+        elif ph == PH_MARKET:
+            if sh[TURN] >= P:
+                if rules[R_HOOK_TIMING] != 0:
+                    for j in range(P):
+                        _hooks((sh[FIRST] + j) % P, S, C, O, rng)
+                    _refill(S, C)
+                if P <= rules[R_DECAY_PLAYERS]:
+                    _decay(S, C, O)
+                _log_market(S, O)
+                sh[PHASE] = PH_CLEANUP
+                continue
+            p = (sh[FIRST] + sh[TURN]) % P
+            if sh[INTURN] == 0:
+                pv[p, ACTS] = int(rules[R_ACTIONS]) + pv[p, BONUS_ACT]
+                pv[p, BONUS_ACT] = 0
+                sh[INTURN] = 1
+            while pv[p, ACTS] > 0:
+                if stop_lookahead and int(pol[p, 0]) == POL_LOOKAHEAD:
+                    return 1
+                a = _decide(p, S, C, X, rng)
+                _apply(p, a, S, C, O, rng)
+                if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
+                    _end_solo(True, END_SOLO_WIN, S, O)
+                    return 0
+            _end_turn(p, S, C, O, rng)
+        elif ph == PH_CLEANUP:
+            _cleanup(S, C, O, rng)
+        elif ph == PH_FINAL:
+            _final_flip(S, C, O, rng)
+    return 0
+
+
+# -- state allocation and setup ---------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _alloc(P, K, maxc, T, Wd):
+    pc = np.zeros((P, NROW, maxc), dtype=np.int32)
+    pv = np.zeros((P, NPV), dtype=np.int32)
+    dism = np.zeros((P, K), dtype=np.int32)
+    sh = np.zeros(NSH, dtype=np.int32)
+    toon = np.zeros(T, dtype=np.int32)
+    mk = np.full((2, Wd), -1, dtype=np.int32)
+    mk[1, :] = 0
+    sh[NP] = P
+    sh[W] = Wd
+    sh[CRITIC] = -1
+    return pc, pv, dism, sh, toon, mk
+
+
+@njit(cache=True, nogil=True)
+def _setup(S, C, rng):
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules = C[0], C[1]
+    P = sh[NP]
+    solo = P == 1
+    col = C_SOLO if solo else C_COPIES
+    K = cards.shape[0]
+    tn = 0
+    for k in range(K):
+        if cards[k, C_STARTER] == 0:
+            for _ in range(cards[k, col]):
+                toon[tn] = k
+                tn += 1
+    sh[TN] = tn
+    shuffle(rng, toon, tn)
+    total = tn
+    if solo:
+        d = min(tn, int(rules[R_SOLO_DISCARD]))
+        sh[TN] = tn - d
+        sh[DISCARDED] = d
+    for p in range(P):
+        for k in range(K):
+            if cards[k, C_STARTER] != 0:
+                for _ in range(cards[k, col]):
+                    _deck_top_push(p, pc, pv, k)
+                    total += 1
+    sh[TOTAL] = total
+    _refill(S, C)
+    sh[FIRST] = below(rng, P) if rules[R_FIRST] == 0 else 0
+    sh[FIRST0] = sh[FIRST]
+    sh[PHASE] = PH_START
+
+
+@njit(cache=True, nogil=True)
+def _copy_state(src, dst):
+    dst[0][:, :, :] = src[0]
+    dst[1][:, :] = src[1]
+    dst[2][:, :] = src[2]
+    dst[3][:] = src[3]
+    dst[4][:] = src[4]
+    dst[5][:, :] = src[5]
+
+
+@njit(cache=True, nogil=True)
+def _lookahead_choose(p, S, C, X, L, rng):
+    """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    S2, O2 = L
+    n_play = max(1, int(pol[p, 1]))
+    horizon = int(pol[p, 2])
+    Wd = sh[W]
+    cands = np.empty(Wd + 2, dtype=np.int64)
+    nc = 0
+    for s in range(Wd):
+        if _hire_legal(p, s, S, C):
+            cands[nc] = s
+            nc += 1
+    d = _cheap_dismiss(p, 1e9, 0, S, C)
+    if d != A_END:
+        cands[nc] = d
+        nc += 1
+    cands[nc] = A_END
+    nc += 1
+    if nc == 1:
+        return A_END
+    base = next_u64(rng)
+    rng2 = np.empty(4, dtype=np.uint64)
+    best = A_END
+    bv = -1.0
+    for c in range(nc):
+        tot = 0.0
+        for j in range(n_play):
+            _copy_state(S, S2)
+            s2 = S2[3]
+            s2[LOGON] = 0
+            s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
+            seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
+            shuffle(rng2, S2[4], s2[TN])  # the toon deck order is unseen
+            _apply(p, cands[c], S2, C, O2, rng2)
+            _advance(S2, C, O2, X, rng2, False)
+            pv2 = S2[1]
+            if s2[END] == END_HORIZON and s2[NP] == 1:
+                tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))
+            else:
+                nw = 0
+                for q in range(s2[NP]):
+                    nw += pv2[q, WINNER]
+                if pv2[p, WINNER] and nw > 0:
+                    tot += 1.0 / nw
+        mean = tot / n_play
+        if mean > bv:
+            bv = mean
+            best = cands[c]
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scratch(S, C, K, maxc, T, Wd):
+    xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(1, K, maxc, T, Wd)
+    return (xpc, xpv, xdism, xsh, xtoon, xmk, np.zeros((4, 1, K), dtype=np.int32),
+            np.zeros((1, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _play_game(rng, P, C, maxc, T, O):
+    """One whole game into the output tuple O; returns the final state."""
+    cards, prices, pol = C[0], C[2], C[3]
+    K = cards.shape[0]
+    Wd = prices.shape[0]
+    S = _alloc(P, K, maxc, T, Wd)
+    S[3][LOGON] = 1 if O[2].shape[0] > 1 else 0
+    X = _scratch(S, C, K, maxc, T, Wd)
+    _setup(S, C, rng)
+    need_la = False
+    for p in range(P):
+        if int(pol[p, 0]) == POL_LOOKAHEAD:
+            need_la = True
+    if not need_la:
+        _advance(S, C, O, X, rng, False)
+    else:
+        S2 = _alloc(P, K, maxc, T, Wd)
+        O2 = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
+              np.zeros((1, LOG_W), np.int32))
+        L = (S2, O2)
+        while _advance(S, C, O, X, rng, True) == 1:
+            sh = S[3]
+            p = (sh[FIRST] + sh[TURN]) % P
+            a = _lookahead_choose(p, S, C, X, L, rng)
+            _apply(p, a, S, C, O, rng)
+    pc, pv = S[0], S[1]
+    stt = O[0]
+    for p in range(P):
+        for i in range(pv[p, DN]):
+            stt[ST_OWNED, p, pc[p, DECK, i]] += 1
+        for i in range(pv[p, GN]):
+            stt[ST_OWNED, p, pc[p, GK, i]] += 1
+    return S
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+               score, win, game_out, seat_out, stats, round_fame):
+    """Games start..start+count-1 of a cell; game i writes only row i of every output."""
+    C = (cards, rules, prices, pol, prio, val)
+    n = score.shape[0]
+    for i in prange(n):
+        rng = new_state(game_seed(cell_key, start + i))
+        O = (stats[i], round_fame[i], np.zeros((1, LOG_W), dtype=np.int32))
+        S = _play_game(rng, P, C, maxc, T, O)
+        _write_row(i, S, score, win, game_out, seat_out)
+
+
+@njit(cache=True, nogil=True)
+def _write_row(i, S, score, win, game_out, seat_out):
+    pc, pv, dism, sh, toon, mk = S
+    P = sh[NP]
+    nw = 0
+    for p in range(P):
+        nw += pv[p, WINNER]
+    for p in range(P):
+        score[i, p] = pv[p, SCORE]
+        win[i, p] = pv[p, WINNER] / nw if nw > 0 else 0.0
+        seat_out[i, p, 0] = pv[p, HIRES]
+        seat_out[i, p, 1] = pv[p, DISMS]
+        seat_out[i, p, 2] = pv[p, DN] + pv[p, GN]
+        seat_out[i, p, 3] = pv[p, MAXFAME]
+    game_out[i, 0] = sh[ROUND]
+    game_out[i, 1] = sh[FIRST0]
+    game_out[i, 2] = sh[END]
+    game_out[i, 3] = sh[CRITIC]
+    game_out[i, 4] = sh[REFLIPS]
+    game_out[i, 5] = sh[TN]
+
+
+@njit(cache=True, nogil=True)
+def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds):
+    """The same game as play_batch's game ``index``, with the event log switched on."""
+    C = (cards, rules, prices, pol, prio, val)
+    rng = new_state(game_seed(cell_key, index))
+    K = cards.shape[0]
+    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
+    O = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, n_rounds), dtype=np.int16), log)
+    S = _play_game(rng, P, C, maxc, T, O)
+    score = np.zeros((1, P), dtype=np.int64)
+    win = np.zeros((1, P), dtype=np.float64)
+    game_out = np.zeros((1, 6), dtype=np.int64)
+    seat_out = np.zeros((1, P, 4), dtype=np.int64)
+    _write_row(0, S, score, win, game_out, seat_out)
+    return score, win, game_out, log[: S[3][LOGN]].copy()

@@ -1,0 +1,78 @@
+"""FlipToons purchase heuristics as data.
+
+One jitted interpreter (``engine._decide`` / ``engine._lookahead_choose``) switches on the code in
+column 0 of the policy matrix and reads the parameters after it; the priority list is encoded into a
+separate int array.  Sub-choices inside banners and hooks (Horse discards, Pig destination,
+Butterfly, Alligator and Skunk targets) follow the seat's policy: ``random`` picks at random, every
+other policy takes the lowest-value card, discards market cards worth less than its deck average and
+sends the Pig to the opponent with the most fame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from boardsim.errors import BadInput
+from boardsim.games.base import Option, Policy, Seat, resolve_options
+from boardsim.games.fliptoons import engine as E
+
+DEFAULT_ORDER = ["Elephant", "Bear", "Tiger", "Peacock", "Alligator", "Turkey", "Lion", "Rooster", "Deer",
+                 "Horse", "Eagle", "Rabbit", "Monkey", "Cow"]
+
+_DISMISS = (
+    Option("dismiss_below", 0.5, "dismiss a face-up card whose value is at most this (Caterpillar 0, Skunk 0)",
+           "float", -100, 100),
+    Option("dismiss_reserve", 0, "only dismiss when at least this much fame is left afterwards", "int", 0, 100),
+)
+
+
+def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
+    return (
+        Policy("random", E.POL_RANDOM, "uniformly random legal action (end included); random sub-choices"),
+        Policy("highest_rank", E.POL_HIGHEST, "hire the highest-rank affordable card; never dismiss"),
+        Policy("priority", E.POL_PRIORITY, "hire the first affordable card of an ordered list",
+               (Option("order", DEFAULT_ORDER, "card names, most wanted first", "list",
+                       choices=tuple(card_names)),
+                Option("fallback", "fame_per_cost", "what to do when no listed card is affordable",
+                       "choice", choices=("fame_per_cost", "none")))),
+        Policy("fame_per_cost", E.POL_FPC,
+               "greedy: hire the card with the best (value - deck average) / price^e; then dismiss junk",
+               (Option("min_gain", 0.0, "hire only when the value gain exceeds this", "float", -100, 100),
+                Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
+                *_DISMISS)),
+        Policy("synergy", E.POL_SYNERGY,
+               "hire the card adding the most fame to this deck, estimated by quick private flips",
+               (Option("flips", 8, "flips per estimate (common random numbers)", "int", 1, 200),
+                Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
+                Option("min_gain", 0.0, "hire only when the estimated gain exceeds this", "float", -100, 100),
+                *_DISMISS)),
+        Policy("lookahead", E.POL_LOOKAHEAD,
+               "flat Monte Carlo: playouts per candidate action with the unseen toon deck reshuffled; "
+               "playouts use fame_per_cost",
+               (Option("playouts", 30, "playouts per candidate", "int", 1, 10000),
+                Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100))),
+    )
+
+
+POLICY_WIDTH = 6
+
+
+def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: Sequence[str]) -> np.ndarray:
+    """Per seat, the priority order as card indices padded with -1."""
+    width = len(card_names) + 1
+    out = np.full((len(seats), width), -1, dtype=np.int32)
+    by_name = {p.name: p for p in pols}
+    for i, seat in enumerate(seats):
+        pol = by_name.get(seat.policy)
+        if pol is None or pol.name != "priority":
+            continue
+        try:
+            values = resolve_options(pol.params, seat.params)
+        except BadInput as e:
+            raise e.under(f"seats[{i}]") from None
+        order = list(values["order"])
+        for j, name in enumerate(order[: width - 1]):
+            out[i, j] = card_names.index(name)
+    return out
