@@ -20,8 +20,9 @@ def heading(title: str, sub: str) -> str:
 def winrate_data(summary: pd.DataFrame) -> pd.DataFrame:
     """Per cell and seat: x position, rate and the error-bar lengths below and above."""
     d = summary[["cell", "label", "seat", "policy", "games", "win_rate", "win_lo", "win_hi"]].copy()
-    d["err_lo"] = d["win_rate"] - d["win_lo"]
-    d["err_hi"] = d["win_hi"] - d["win_rate"]
+    # clipped: rounding can put a bound a hair inside a rate of exactly 0 or 1
+    d["err_lo"] = (d["win_rate"] - d["win_lo"]).clip(lower=0)
+    d["err_hi"] = (d["win_hi"] - d["win_rate"]).clip(lower=0)
     return d
 
 
@@ -118,8 +119,9 @@ def write_standard_plots(summary: pd.DataFrame, scores: pd.DataFrame, out_dir, t
 def positions_data(positions: pd.DataFrame) -> pd.DataFrame:
     d = positions[["cell", "label", "players", "position", "games", "win_rate", "win_lo", "win_hi"]].copy()
     d["fair_share"] = 1.0 / d["players"]
-    d["err_lo"] = d["win_rate"] - d["win_lo"]
-    d["err_hi"] = d["win_hi"] - d["win_rate"]
+    # clipped: rounding can put a bound a hair inside a rate of exactly 0 or 1
+    d["err_lo"] = (d["win_rate"] - d["win_lo"]).clip(lower=0)
+    d["err_hi"] = (d["win_hi"] - d["win_rate"]).clip(lower=0)
     return d
 
 

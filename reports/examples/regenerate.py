@@ -1,0 +1,47 @@
+"""Regenerate the small example reports committed under reports/examples/.
+
+Run from the repository root:  python reports/examples/regenerate.py
+Each example is a bundled scenario run with few games, so it takes seconds;
+the real scenarios in scenarios/ use many more.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from boardsim import games
+from boardsim.analysis.tournament import run_tournament
+from boardsim.report.build import build_report
+from boardsim.sweeps import sweep, write_tournament
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+
+# game -> (scenario, games per cell, tournament policies, tournament seats)
+EXAMPLES = {
+    "art_deco": ("scenarios/art-deco-policies.toml", 20_000, ["par", "multiple", "eligibility", "blocker", "random"], 2),
+    "wagons": ("scenarios/wagons-draft.toml", 4_000, ["first", "gain", "gain_minus_gift", "random"], 2),
+    "fliptoons": ("scenarios/fliptoons-heuristics.toml", 4_000, None, 2),
+}
+
+
+def main() -> None:
+    for name in games.names():
+        if name not in EXAMPLES:
+            print(f"no example configured for {name}")
+            continue
+        scenario, n_games, policies, seats = EXAMPLES[name]
+        out = HERE / name
+        shutil.rmtree(out, ignore_errors=True)
+        sweep(ROOT / scenario, out=out, games=n_games, progress=False)
+        if policies:
+            write_tournament(run_tournament(name, policies, players=seats, games=n_games // 2, seed=7,
+                                            progress=False), out)
+            build_report(out)
+        shutil.rmtree(out / "chunks", ignore_errors=True)  # resume data is not part of an example
+        print(f"wrote {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
