@@ -1,0 +1,33 @@
+"""A long sweep streams: peak memory stays flat however many games run (measured in a fresh process)."""
+
+import json
+import subprocess
+import sys
+
+SCRIPT = """
+import json, resource, sys, tempfile
+import boardsim
+from boardsim.scenario import parse
+
+games = int(sys.argv[1])
+sc = parse({"name": "memory", "game": "art_deco", "players": 4, "games": games, "seed": 3, "rotate_seats": True,
+            "seats": [{"policy": "eligibility"}, {"policy": "par"}, {"policy": "multiple"}, {"policy": "blocker"}]})
+with tempfile.TemporaryDirectory() as out:
+    result = boardsim.sweep(sc, out=out, progress=False)
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+print(json.dumps({"games": int(result.summary["games"].iloc[0]), "peak_mb": peak_mb}))
+"""
+
+
+def peak(games: int) -> dict:
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(games)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_long_sweep_peak_memory_is_flat_and_under_1_gb():
+    short = peak(200_000)  # one chunk of 50,000 deals x 4 rotations
+    long = peak(2_400_000)  # twelve chunks
+    assert (short["games"], long["games"]) == (200_000, 2_400_000)
+    assert long["peak_mb"] < 1024
+    # nothing grows with the game count: the long run needs no more than one chunk's working set extra
+    assert long["peak_mb"] < short["peak_mb"] + 64, (short, long)
