@@ -160,3 +160,12 @@ def test_policies_differ_and_first_player():
     assert 0.35 < r["first_player"].mean() < 0.65
     r = GAME.play(prepared("first", "first"), KEY, 0, 50)
     assert (r["skipped"] == 0).all() and (r["rounds"] == 15).all()
+
+
+def test_edits_and_weights_do_not_recompile():
+    GAME.play(prepared(), KEY, 0, 2)
+    before = len(E.play_batch.signatures)
+    edited = GAME.card_table({"A": {"tl_land": "Snow"}, "Badlands": {"kind": "enclosed_empty", "a": 9}})
+    seats = [Seat("gain_minus_gift", {"gift_weight": 0.3, "goal_weight": 2.0}), Seat("random")]
+    GAME.play(GAME.prepare(2, seats, {"tie_break": "shared", "fixed_goal": 5}, edited), KEY, 0, 2)
+    assert len(E.play_batch.signatures) == before
