@@ -225,7 +225,9 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                         passed[s] = True
                         n_passed += 1
                         n_log = _log(log, n_log, rnd, EV_PASS, s, 0, 0)
-                s = (s + 1) % n_players
+                s += 1  # next seat clockwise; a compare is much cheaper than an integer modulo here
+                if s == n_players:
+                    s = 0
 
             if high >= 0:
                 st[high, C_CASH] -= bid
@@ -265,8 +267,11 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                     _to_bottom(ring, pos, n_deck, v)
 
             # 3. sale, in turn order from the start player
-            for j in range(n_players):
-                p = (start + j) % n_players
+            p = start - 1
+            for _ in range(n_players):
+                p += 1
+                if p == n_players:
+                    p = 0
                 pick = -1
                 r = rng.random(state)
                 if int(pol[p, 0]) == RANDOM:
