@@ -269,6 +269,11 @@ def _rate_columns(table: pd.DataFrame) -> list[tuple[str, str, str]]:
 def write_balance(name: str, table: pd.DataFrame, out_dir, title: str) -> list[tuple[str, str]]:
     """A forest plot for each rate-with-interval in a game-specific table."""
     written = []
+    note = ""
+    if "cell" in table.columns and table["cell"].nunique() > 1 and len(table) > 40:
+        first = table["cell"].iloc[0]
+        table = table[table["cell"] == first]  # one cell keeps the chart readable; the CSV has them all
+        note = f" (first grid cell only; all cells in balance_{name}.csv)"
     for value, lo, hi in _rate_columns(table):
         d = forest_data(table, value, lo, hi)
         if d.empty:
@@ -279,7 +284,7 @@ def write_balance(name: str, table: pd.DataFrame, out_dir, title: str) -> list[t
                     ref=ref)
         fname = f"balance_{name}_{value}.png"
         save(fig, out_dir / fname)
-        written.append((fname, f"{name}: {value.replace('_', ' ')} with 95% intervals, sorted."))
+        written.append((fname, f"{name}: {value.replace('_', ' ')} with 95% intervals, sorted{note}."))
     return written
 
 

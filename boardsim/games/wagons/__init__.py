@@ -20,7 +20,7 @@ import pandas as pd
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
 from boardsim.games.wagons import cards as _cards
-from boardsim.games.wagons import engine
+from boardsim.games.wagons import balance, engine
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
 
@@ -141,6 +141,12 @@ class Wagons(Game):
         for k, name in enumerate(engine.GAME_COUNTERS):
             out[name] = game_out[:, 3 + k]
         return out
+
+    def chunk_stats(self, out):
+        return balance.chunk_stats(out)
+
+    def balance_tables(self, cell, stats, games):
+        return balance.balance_tables(cell, stats, games)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         result = engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
