@@ -114,7 +114,7 @@ LOG_W = 8
 WHY_PAID, WHY_SKUNK, WHY_DONKEY, WHY_ALLIGATOR, WHY_BUTTERFLY, WHY_SNAKE = range(6)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _log(sh, log, code, a, b, c, d, e, f, g):
     if sh[LOGON] == 0:
         return
@@ -133,12 +133,12 @@ def _log(sh, log, code, a, b, c, d, e, f, g):
 
 
 # -- small helpers -------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _owned(p, pv):
     return pv[p, DN] + pv[p, GN]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _free_dismiss_ok(p, pv, rules):
     """Whether a free dismissal keeps the owner at or above the minimum deck size (A1)."""
     if rules[R_MIN_FREE] == 0:
@@ -146,7 +146,7 @@ def _free_dismiss_ok(p, pv, rules):
     return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _add_grid(p, pc, pv, kind, slot, fd):
     i = pv[p, GN]
     pc[p, GK, i] = kind
@@ -177,7 +177,7 @@ def _base_mask(p, pc, pv):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _first_empty(mask):
     for s in range(6):
         if not (mask >> s) & 1:
@@ -185,7 +185,7 @@ def _first_empty(mask):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _deck_top_push(p, pc, pv, kind):
     pc[p, DECK, pv[p, DN]] = kind
     pv[p, DN] += 1
@@ -237,11 +237,11 @@ def _pig_dest(p, S, C, rng):
     """Where a Pig goes (any player's deck or the toon deck, -1): a policy choice."""
     pc, pv, dism, sh, toon, mk = S
     cards, rules, prices, pol, prio, val = C
-    P = sh[NP]
+    P = np.int64(sh[NP])
     if P == 1:
         return -1
     if int(pol[p, 0]) == POL_RANDOM:
-        return below(rng, P + 1) - 1
+        return below(rng, np.int64(P + 1)) - 1
     # the opponent with the most fame this round (the leader), nearest seat first on ties
     best = -1
     bf = -(1 << 30)
@@ -259,7 +259,7 @@ def _place_in_deck(dest, kind, S, rng):
     if dest < 0:
         toon[sh[TN]] = kind
         sh[TN] += 1
-        shuffle(rng, toon, sh[TN])
+        shuffle(rng, toon, np.int64(sh[TN]))
     else:
         _deck_bottom_push(dest, pc, pv, kind)
 
@@ -316,7 +316,7 @@ def _snake(p, i_snake, mask, prev, S, C, O, rng):
         if cards[top, C_CBD] == 0:
             if _free_dismiss_ok(p, pv, rules):
                 pv[p, DN] -= 1
-                _to_pile(p, top, WHY_SNAKE, S, C, O, rng)
+                _to_pile(p, top, np.int64(WHY_SNAKE), S, C, O, rng)
         else:
             col = slot % 3
             if rules[R_SNAKE_EDGE] == 0:
@@ -432,7 +432,7 @@ def _place_all(p, S, C, O, rng):
 @njit(cache=True, nogil=True)
 def _flip(p, S, C, O, rng):
     pc, pv = S[0], S[1]
-    shuffle(rng, pc[p, DECK], pv[p, DN])
+    shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
     _place_all(p, S, C, O, rng)
 
 
@@ -451,8 +451,8 @@ def _score_player(p, S, C):
     """Fame of every card in p's grid (written to the GL row); returns the grid total."""
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
-    P = sh[NP]
-    Wd = sh[W]
+    P = np.int64(sh[NP])
+    Wd = np.int64(sh[W])
     n = pv[p, GN]
     lat = 1 if rules[R_LATERAL] != 0 else 0
     any_fd = False
@@ -626,7 +626,7 @@ def _sort_market(mk, Wd, cards):
 def _refill(S, C):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
-    Wd = sh[W]
+    Wd = np.int64(sh[W])
     short = False
     for s in range(Wd):
         if mk[0, s] < 0:
@@ -651,7 +651,7 @@ def _log_market(S, O):
     log = O[2]
     if sh[LOGON] == 0:
         return
-    Wd = sh[W]
+    Wd = np.int64(sh[W])
     v = np.full(6, -1, dtype=np.int64)
     for s in range(min(Wd, 6)):
         v[s] = mk[0, s]
@@ -663,7 +663,7 @@ def _decay(S, C, O):
     """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
     sh, mk = S[3], S[5]
     log = O[2]
-    Wd = sh[W]
+    Wd = np.int64(sh[W])
     for s in (0, Wd - 1):
         if mk[0, s] >= 0:
             _log(sh, log, EV_DECAY, mk[0, s], 0, 0, 0, 0, 0, 0)
@@ -715,7 +715,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
     code = int(pol[p, 0])
     if h == H_GAIN:
         pv[p, SPEND] += cards[kind, C_HA]
-        if from_snake:
+        if from_snake != 0:
             pv[p, BONUS_ACT] += cards[kind, C_HB]
             if rules[R_SNAKE_PEACOCK] != 0:
                 pv[p, FAME] += cards[kind, C_HA]
@@ -733,10 +733,10 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         if take and code == POL_RANDOM:
             take = random(rng) < 0.5
         if take:
-            _dismiss_grid(p, g, WHY_BUTTERFLY, S, C, O, rng)
+            _dismiss_grid(p, g, np.int64(WHY_BUTTERFLY), S, C, O, rng)
     elif h == H_MARKET_DISCARD:
         m = _mean_value(p, pc, pv, val)
-        for s in range(sh[W]):
+        for s in range(np.int64(sh[W])):
             k = mk[0, s]
             if k < 0:
                 continue
@@ -749,7 +749,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
                 mk[0, s] = -1
                 sh[DISCARDED] += 1
         _refill(S, C)
-    elif h == H_PLACE_ANY and from_snake and grid_index >= 0:
+    elif h == H_PLACE_ANY and from_snake != 0 and grid_index >= 0:
         _remove_grid(p, pc, pv, grid_index)
         dest = _pig_dest(p, S, C, rng)
         _place_in_deck(dest, kind, S, rng)
@@ -775,7 +775,7 @@ def _hire(p, s, S, C, O, rng):
         return
     _deck_top_push(p, pc, pv, k)
     if cards[k, C_HIRED] != H_NONE:
-        _banner(p, k, -1, False, S, C, O, rng)
+        _banner(p, k, np.int64(-1), np.int64(0), S, C, O, rng)
 
 
 @njit(cache=True, nogil=True)
@@ -802,7 +802,7 @@ def _apply(p, a, S, C, O, rng):
         g = a - A_DISMISS
         pv[p, SPEND] -= cards[pc[p, GK, g], C_DCOST]
         pv[p, ACTS] -= 1
-        _dismiss_grid(p, g, WHY_PAID, S, C, O, rng)
+        _dismiss_grid(p, g, np.int64(WHY_PAID), S, C, O, rng)
 
 
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
@@ -851,12 +851,12 @@ def _hooks(p, S, C, O, rng):
         s = pc[p, GS, i]
         if hook == K_DONKEY:
             if 3 <= s < 6 and _free_dismiss_ok(p, pv, rules):
-                _dismiss_grid(p, i, WHY_DONKEY, S, C, O, rng)
+                _dismiss_grid(p, i, np.int64(WHY_DONKEY), S, C, O, rng)
         elif hook == K_ALLIGATOR:
             if s % 3 < 2:
-                g = _choose_grid_card(p, s + 1, S, C, rng)
+                g = _choose_grid_card(p, np.int64(s + 1), S, C, rng)
                 if g >= 0 and _free_dismiss_ok(p, pv, rules):
-                    _dismiss_grid(p, g, WHY_ALLIGATOR, S, C, O, rng)
+                    _dismiss_grid(p, g, np.int64(WHY_ALLIGATOR), S, C, O, rng)
 
 
 @njit(cache=True, nogil=True)
@@ -864,11 +864,11 @@ def _skunk(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
     log = O[2]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     if P < 2:
         return
     low = pv[0, FAME]
-    who = 0
+    who = np.int64(0)
     ties = 0
     for q in range(1, P):
         if pv[q, FAME] < low:
@@ -885,10 +885,10 @@ def _skunk(S, C, O, rng):
             has = True
     if not has or not _free_dismiss_ok(who, pv, rules):
         return
-    g = _choose_grid_card(who, -1, S, C, rng)
+    g = _choose_grid_card(who, np.int64(-1), S, C, rng)
     if g >= 0:
         _log(sh, log, EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
-        _dismiss_grid(who, g, WHY_SKUNK, S, C, O, rng)
+        _dismiss_grid(who, g, np.int64(WHY_SKUNK), S, C, O, rng)
 
 
 # -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
@@ -926,7 +926,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     m = _mean_value(p, pc, pv, val)
     best = -1
     bs = -1e18
-    for s in range(sh[W]):
+    for s in range(np.int64(sh[W])):
         if _hire_legal(p, s, S, C):
             gain = val[mk[0, s]] - m
             if gain <= min_gain:
@@ -954,6 +954,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
     rng = np.empty(4, dtype=np.uint64)
     XS = (xpc, xpv, xdism, xsh, xtoon, xmk)
     XO = (xstt, xrf, xlog)
+    p0 = np.int64(0)
     for j in range(n_flips):
         seed_state(seed + np.uint64(j), rng)
         xpv[0, :] = 0
@@ -973,10 +974,10 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         # Snake draws a random unseen toon card in these estimates.
         tn = sh[TN]
         xtoon[:tn] = toon[:tn]
-        shuffle(rng, xtoon, tn)
+        shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
-        _flip(0, XS, C, XO, rng)
-        tot += _score_player(0, XS, C)
+        _flip(p0, XS, C, XO, rng)
+        tot += _score_player(p0, XS, C)
     return tot / max(1, n_flips)
 
 
@@ -988,12 +989,12 @@ def _synergy(p, S, C, X, rng):
     expo = pol[p, 2]
     min_gain = pol[p, 3]
     seed = next_u64(rng)
-    base = _quick_fame(p, -1, seed, flips, S, C, X)
+    base = _quick_fame(p, np.int64(-1), seed, flips, S, C, X)
     best = -1
     bs = -1e18
-    for s in range(sh[W]):
+    for s in range(np.int64(sh[W])):
         if _hire_legal(p, s, S, C):
-            gain = _quick_fame(p, mk[0, s], seed, flips, S, C, X) - base
+            gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
             if gain <= min_gain:
                 continue
             score = gain / max(1.0, float(prices[s])) ** expo
@@ -1011,7 +1012,7 @@ def _decide(p, S, C, X, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules, prices, pol, prio, val = C
     code = int(pol[p, 0])
-    Wd = sh[W]
+    Wd = np.int64(sh[W])
     if code == POL_RANDOM:
         n = 1
         for s in range(Wd):
@@ -1051,14 +1052,14 @@ def _decide(p, S, C, X, rng):
                 if mk[0, s] == k and _hire_legal(p, s, S, C):
                     return s
         if pol[p, 1] == 0:
-            return _fpc(p, 0.0, 1.0, 0.5, 0, S, C)
+            return _fpc(p, 0.0, 1.0, 0.5, 0.0, S, C)
         return A_END
     if code == POL_FPC:
         return _fpc(p, pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4], S, C)
     if code == POL_SYNERGY:
         return _synergy(p, S, C, X, rng)
     # lookahead seats inside playouts (and any unknown code) play the default greedy policy
-    return _fpc(p, 0.0, 1.0, 0.5, 0, S, C)
+    return _fpc(p, 0.0, 1.0, 0.5, 0.0, S, C)
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
@@ -1068,7 +1069,7 @@ def _log_grids(S, O):
     log = O[2]
     if sh[LOGON] == 0:
         return
-    for p in range(sh[NP]):
+    for p in range(np.int64(sh[NP])):
         for s in range(NS):
             for i in range(pv[p, GN]):
                 if pc[p, GS, i] == s:
@@ -1092,7 +1093,7 @@ def _start_round(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
     log = O[2]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     sh[ROUND] += 1
     _log(sh, log, EV_ROUND, sh[ROUND], sh[FIRST], sh[TN], 0, 0, 0, 0)
     _log_market(S, O)
@@ -1113,7 +1114,7 @@ def _start_round(S, C, O, rng):
     for p in range(P):
         _log(sh, log, EV_FAME, p, pv[p, FAME], 0, 0, 0, 0, 0)
     if P == 1 and pv[0, FAME] >= goal:
-        _end_solo(True, END_SOLO_WIN, S, O)
+        _end_solo(True, np.int64(END_SOLO_WIN), S, O)
         return
     # Banners of toon cards a Snake stacked resolve after Check Fame (A8, [NV]).
     for p in range(P):
@@ -1125,9 +1126,9 @@ def _start_round(S, C, O, rng):
             for i in range(pv[p, GN]):
                 if pc[p, GK, i] == k and pc[p, GF, i] == 0:
                     g = i
-            _banner(p, k, g, True, S, C, O, rng)
+            _banner(p, k, g, np.int64(1), S, C, O, rng)
     if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= goal:
-        _end_solo(True, END_SOLO_WIN, S, O)
+        _end_solo(True, np.int64(END_SOLO_WIN), S, O)
         return
     _skunk(S, C, O, rng)
     sh[PHASE] = PH_MARKET
@@ -1135,7 +1136,7 @@ def _start_round(S, C, O, rng):
     sh[INTURN] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _end_solo(won, reason, S, O):
     pv, sh = S[1], S[3]
     log = O[2]
@@ -1166,17 +1167,17 @@ def _cleanup(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
     log = O[2]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     goal = rules[R_GOAL]
     if P == 1:
         if sh[DEPLETED] != 0:
-            _end_solo(False, END_SOLO_LOSS, S, O)
+            _end_solo(False, np.int64(END_SOLO_LOSS), S, O)
             return
-        _collect(0, pc, pv)
+        _collect(np.int64(0), pc, pv)
         if sh[ROUND] >= rules[R_MAX_ROUNDS]:
-            _end_solo(False, END_SOLO_LOSS, S, O)
+            _end_solo(False, np.int64(END_SOLO_LOSS), S, O)
         elif sh[HORIZON] > 0 and sh[ROUND] >= sh[HORIZON]:
-            _end_solo(False, END_HORIZON, S, O)
+            _end_solo(False, np.int64(END_HORIZON), S, O)
         else:
             sh[PHASE] = PH_START
         return
@@ -1218,7 +1219,7 @@ def _final_flip(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
     log = O[2]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     bonus = int(rules[R_CRITIC_BONUS])
     if rules[R_FINAL_FLIP] == 0:
         # Variant without a Final Flip: the trigger round's fame (+ the Critic's Choice) decides.
@@ -1286,7 +1287,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
     """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
     pc, pv, dism, sh, toon, mk = S
     rules, pol = C[1], C[3]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
         if ph == PH_START:
@@ -1308,12 +1309,12 @@ def _advance(S, C, O, X, rng, stop_lookahead):
                 pv[p, BONUS_ACT] = 0
                 sh[INTURN] = 1
             while pv[p, ACTS] > 0:
-                if stop_lookahead and int(pol[p, 0]) == POL_LOOKAHEAD:
+                if stop_lookahead != 0 and int(pol[p, 0]) == POL_LOOKAHEAD:
                     return 1
                 a = _decide(p, S, C, X, rng)
                 _apply(p, a, S, C, O, rng)
                 if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
-                    _end_solo(True, END_SOLO_WIN, S, O)
+                    _end_solo(True, np.int64(END_SOLO_WIN), S, O)
                     return 0
             _end_turn(p, S, C, O, rng)
         elif ph == PH_CLEANUP:
@@ -1343,7 +1344,7 @@ def _alloc(P, K, maxc, T, Wd):
 def _setup(S, C, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
-    P = sh[NP]
+    P = np.int64(sh[NP])
     solo = P == 1
     col = C_SOLO if solo else C_COPIES
     K = cards.shape[0]
@@ -1354,7 +1355,7 @@ def _setup(S, C, rng):
                 toon[tn] = k
                 tn += 1
     sh[TN] = tn
-    shuffle(rng, toon, tn)
+    shuffle(rng, toon, np.int64(tn))
     total = tn
     if solo:
         d = min(tn, int(rules[R_SOLO_DISCARD]))
@@ -1368,7 +1369,7 @@ def _setup(S, C, rng):
                     total += 1
     sh[TOTAL] = total
     _refill(S, C)
-    sh[FIRST] = below(rng, P) if rules[R_FIRST] == 0 else 0
+    sh[FIRST] = below(rng, np.int64(P)) if rules[R_FIRST] == 0 else 0
     sh[FIRST0] = sh[FIRST]
     sh[PHASE] = PH_START
 
@@ -1391,14 +1392,14 @@ def _lookahead_choose(p, S, C, X, L, rng):
     S2, O2 = L
     n_play = max(1, int(pol[p, 1]))
     horizon = int(pol[p, 2])
-    Wd = sh[W]
+    Wd = np.int64(sh[W])
     cands = np.empty(Wd + 2, dtype=np.int64)
     nc = 0
     for s in range(Wd):
         if _hire_legal(p, s, S, C):
             cands[nc] = s
             nc += 1
-    d = _cheap_dismiss(p, 1e9, 0, S, C)
+    d = _cheap_dismiss(p, 1e9, 0.0, S, C)
     if d != A_END:
         cands[nc] = d
         nc += 1
@@ -1418,9 +1419,9 @@ def _lookahead_choose(p, S, C, X, L, rng):
             s2[LOGON] = 0
             s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
             seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
-            shuffle(rng2, S2[4], s2[TN])  # the toon deck order is unseen
+            shuffle(rng2, S2[4], np.int64(s2[TN]))  # the toon deck order is unseen
             _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, rng2, False)
+            _advance(S2, C, O2, X, rng2, np.int64(0))
             pv2 = S2[1]
             if s2[END] == END_HORIZON and s2[NP] == 1:
                 tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))
@@ -1439,7 +1440,7 @@ def _lookahead_choose(p, S, C, X, L, rng):
 
 @njit(cache=True, nogil=True)
 def _scratch(S, C, K, maxc, T, Wd):
-    xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(1, K, maxc, T, Wd)
+    xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(np.int64(1), K, maxc, T, Wd)
     return (xpc, xpv, xdism, xsh, xtoon, xmk, np.zeros((4, 1, K), dtype=np.int32),
             np.zeros((1, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
 
@@ -1459,13 +1460,13 @@ def _play_game(rng, P, C, maxc, T, O):
         if int(pol[p, 0]) == POL_LOOKAHEAD:
             need_la = True
     if not need_la:
-        _advance(S, C, O, X, rng, False)
+        _advance(S, C, O, X, rng, np.int64(0))
     else:
         S2 = _alloc(P, K, maxc, T, Wd)
         O2 = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
               np.zeros((1, LOG_W), np.int32))
         L = (S2, O2)
-        while _advance(S, C, O, X, rng, True) == 1:
+        while _advance(S, C, O, X, rng, np.int64(1)) == 1:
             sh = S[3]
             p = (sh[FIRST] + sh[TURN]) % P
             a = _lookahead_choose(p, S, C, X, L, rng)
@@ -1496,7 +1497,7 @@ def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T
 @njit(cache=True, nogil=True)
 def _write_row(i, S, score, win, game_out, seat_out):
     pc, pv, dism, sh, toon, mk = S
-    P = sh[NP]
+    P = np.int64(sh[NP])
     nw = 0
     for p in range(P):
         nw += pv[p, WINNER]
@@ -1530,3 +1531,20 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     seat_out = np.zeros((1, P, 4), dtype=np.int64)
     _write_row(0, S, score, win, game_out, seat_out)
     return score, win, game_out, log[: S[3][LOGN]].copy()
+
+
+@njit(cache=True, nogil=True)
+def first_decision(cell_key, index, P, C, maxc, T):
+    """Game ``index`` advanced to its first lookahead decision (for latency benchmarks and tests)."""
+    cards, prices = C[0], C[2]
+    K = cards.shape[0]
+    Wd = prices.shape[0]
+    rng = new_state(game_seed(cell_key, index))
+    S = _alloc(P, K, maxc, T, Wd)
+    X = _scratch(S, C, K, maxc, T, Wd)
+    O = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+    S2 = _alloc(P, K, maxc, T, Wd)
+    O2 = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+    _setup(S, C, rng)
+    _advance(S, C, O, X, rng, np.int64(1))
+    return S, X, (S2, O2), O, rng

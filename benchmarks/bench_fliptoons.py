@@ -1,0 +1,88 @@
+"""FlipToons speed and solo strength.
+
+Prints: games/s per core with fame_per_cost at 2 players, 4 players and solo (1 thread, so the
+figure is per core; targets: >= 20,000 2-player games/s, goal 100,000); the lookahead policy's
+decision latency at 100 playouts per candidate (target <= 20 ms); and each heuristic's solo win rate
+at each difficulty with a 95% Wilson interval.
+
+Run:  python benchmarks/bench_fliptoons.py [--games N] [--solo-games N] [--lookahead-games N]
+Warms the Numba cache first so compile time is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+import numpy as np
+from scipy.stats import binomtest
+
+from boardsim.games import get
+from boardsim.games.base import Seat
+from boardsim.games.fliptoons import engine as E
+
+
+def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> float:
+    best = 0.0
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        game.play(prepared, 12345 + r, 0, n_games)
+        best = max(best, n_games / (time.perf_counter() - t0))
+    return best
+
+
+def lookahead_latency(game, players: int, playouts: int, decisions: int) -> tuple[float, float]:
+    """Median and max seconds per lookahead market decision, at the first decision of many games."""
+    seats = [Seat("lookahead", {"playouts": playouts})] + [Seat("fame_per_cost")] * (players - 1)
+    prep = game.prepare(players, seats, {}, game.card_table())
+    C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
+    maxc, T = (int(x) for x in prep["sizes"])
+    times = []
+    for i in range(decisions):
+        S, X, L, O, rng = E.first_decision(np.uint64(77), np.int64(i), players, C, maxc, T)
+        if S[3][E.PHASE] == E.PH_DONE:
+            continue
+        p = (S[3][E.FIRST] + S[3][E.TURN]) % players
+        t0 = time.perf_counter()
+        E._lookahead_choose(p, S, C, X, L, rng)
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times)), float(np.max(times))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--solo-games", type=int, default=4000)
+    ap.add_argument("--lookahead-games", type=int, default=200)
+    args = ap.parse_args()
+    game = get("fliptoons")
+    table = game.card_table()
+    numba.set_num_threads(1)
+    for players in (2, 4, 1):
+        prep = game.prepare(players, [Seat("fame_per_cost")] * players, {}, table)
+        game.play(prep, 1, 0, 500)  # compile or load from cache
+        rate = games_per_second(game, prep, args.games)
+        print(f"fliptoons {players}p fame_per_cost threads=1: {rate:,.0f} games/s per core")
+    lookahead_latency(game, 2, 2, 1)  # compile
+    for players in (1, 2):
+        med, worst = lookahead_latency(game, players, 100, 20)
+        print(f"lookahead {players}p, 100 playouts per candidate: median {med * 1e3:.1f} ms per decision "
+              f"(max {worst * 1e3:.1f} ms)")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    print("solo win rate (95% Wilson interval):")
+    heuristics = [("random", {}), ("highest_rank", {}), ("priority", {}), ("fame_per_cost", {}), ("synergy", {}),
+                  ("lookahead", {"playouts": 20})]
+    for level in ("easy", "normal", "hard"):
+        for name, params in heuristics:
+            n = args.lookahead_games if name == "lookahead" else args.solo_games
+            prep = game.prepare(1, [Seat(name, params)], {"solo_difficulty": level}, table)
+            r = game.play(prep, 2024, 0, n)
+            k = int(r["win"][:, 0].sum())
+            ci = binomtest(k, n).proportion_ci(method="wilson")
+            label = name + (f"({params['playouts']} playouts)" if params else "")
+            print(f"  {level:6s} {label:26s} {k / n:6.1%}  [{ci.low:.1%}, {ci.high:.1%}]  n={n}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Whole games: the Game interface, invariants on random games, determinism, policies, trace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardsim.errors import BadInput
+from boardsim.games import get
+from boardsim.games.base import Seat
+from boardsim.games.fliptoons import GAME
+from boardsim.games.fliptoons import engine as E
+
+ALL_POLICIES = ["random", "highest_rank", "priority", "fame_per_cost", "synergy"]
+
+
+def prepared(players, policies=("fame_per_cost",), rules=None, edits=None, params=None):
+    seats = [Seat(policies[i % len(policies)], (params or {}) if i == 0 else {}) for i in range(players)]
+    return GAME.prepare(players, seats, rules, GAME.card_table(edits))
+
+
+def final_state(prep, key, index):
+    """Play one game through the engine and return its final state tuple."""
+    from boardsim.rng import game_seed, new_state
+
+    maxc, T = (int(x) for x in prep["sizes"])
+    P = prep.n_players
+    K = prep["cards"].shape[0]
+    C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
+    O = (np.zeros((4, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
+    rng = new_state(np.uint64(game_seed(np.uint64(key), np.int64(index))))
+    return E._play_game(rng, P, C, maxc, T, O), O
+
+
+def test_registered():
+    assert get("fliptoons") is GAME
+    assert GAME.default_policy == "fame_per_cost"
+    assert set(ALL_POLICIES + ["lookahead"]) == set(GAME.policy_names())
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_result_shapes_and_ranges(players):
+    prep = prepared(players, ALL_POLICIES)
+    n = 64
+    r = GAME.play(prep, 99, 0, n)
+    assert r["score"].shape == (n, players) and r["win"].shape == (n, players)
+    K = prep["cards"].shape[0]
+    for key in ("owned", "hired", "dismissed", "kind_fame"):
+        assert r[key].shape == (n, players, K) and r[key].dtype == np.int32
+    assert r["round_fame"].shape[:2] == (n, players)
+    shares = r["win"].sum(axis=1)
+    if players > 1:
+        assert np.allclose(shares, 1.0)
+        assert set(np.unique(r["end"])) <= {0, 1, 2}
+        assert ((r["critic"] >= -1) & (r["critic"] < players)).all()
+    else:
+        assert set(np.unique(r["end"])) <= {3, 4}
+        assert ((shares == 0) | (shares == 1)).all()
+    assert (r["rounds"] >= 1).all() and (r["rounds"] <= 60).all()
+    assert ((r["first_player"] >= 0) & (r["first_player"] < players)).all()
+    # owned cards per seat agree with the deck_size counter
+    assert (r["owned"].sum(axis=2) == r["deck_size"]).all()
+    assert (r["hired"].sum(axis=2) >= r["hires"]).all()
+
+
+def test_deterministic_and_chunk_independent():
+    prep = prepared(3, ["fame_per_cost", "random", "synergy"])
+    a = GAME.play(prep, 7, 0, 40)
+    b = GAME.play(prep, 7, 20, 20)
+    for key in ("score", "win", "rounds", "end", "owned", "kind_fame"):
+        assert np.array_equal(a[key][20:], b[key])
+
+
+@pytest.mark.parametrize("players", [1, 2, 4])
+def test_cards_conserved(players):
+    prep = prepared(players, ["random", "fame_per_cost", "highest_rank"])
+    for index in range(20):
+        S, _ = final_state(prep, 5, index)
+        pc, pv, dism, sh, toon, mk = S
+        total = int(pv[:, E.DN].sum() + pv[:, E.GN].sum() + dism.sum() + sh[E.TN]
+                    + (mk[0] >= 0).sum() + sh[E.DISCARDED])
+        assert total == sh[E.TOTAL]
+        assert pv[:, E.DTOT].sum() == dism.sum()
+
+
+def _parse_log(log):
+    """(per Check Fame) player -> list of line fames, totals and base slots, from the event log."""
+    checks = []
+    grid, totals = {}, {}
+    for row in log:
+        code = int(row[0])
+        if code == E.EV_GRID:
+            grid.setdefault(int(row[1]), []).append((int(row[2]), int(row[4]), int(row[5])))
+        elif code == E.EV_FAME:
+            totals[int(row[1])] = int(row[2])
+            checks.append(({q: list(v) for q, v in grid.items()}, dict(totals)))
+        elif code in (E.EV_ROUND, E.EV_FINAL, E.EV_CLEANUP):
+            grid, totals = {}, {}
+    return checks
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_fame_equals_sum_of_lines_and_grid_size(players):
+    prep = prepared(players, ["random", "fame_per_cost"])
+    for index in range(6):
+        maxc, T = (int(x) for x in prep["sizes"])
+        score, win, game_out, log = E.trace_game(
+            np.uint64(3), np.int64(index), players, prep["cards"], prep["rules"], prep["prices"],
+            prep["policies"], prep["priority"], prep["values"], maxc, T, 100_000, 60)
+        checks = _parse_log(log)
+        assert checks
+        for grid, totals in checks:
+            for p, cards in grid.items():
+                if p in totals:
+                    assert sum(f for _, fd, f in cards if not fd) == totals[p]
+                base = {s for s, _, _ in cards if s < 6}
+                assert len(base) <= 6 and all(0 <= s < E.NS for s, _, _ in cards)
+                assert all(f == 0 for _, fd, f in cards if fd)
+
+
+def test_trace_matches_play_and_reads_well():
+    prep = prepared(3, ["fame_per_cost", "random", "highest_rank"])
+    text = GAME.trace(prep, 11, 4)
+    r = GAME.play(prep, 11, 4, 1)
+    assert "Round 1" in text and "market:" in text and "Check Fame" in text and "r0c0" in text
+    last = text.strip().splitlines()[-1]
+    for p in range(3):
+        assert f"P{p} {int(r['score'][0, p])}" in last
+
+
+def test_card_edits_do_not_change_types_and_take_effect():
+    base = prepared(2, ["fame_per_cost"])
+    strong = prepared(2, ["fame_per_cost"], edits={"Elephant": {"fame": 30}})
+    assert base["cards"].dtype == strong["cards"].dtype and base["cards"].shape == strong["cards"].shape
+    a = GAME.play(base, 1, 0, 200)
+    b = GAME.play(strong, 1, 0, 200)
+    k = list(GAME.card_table()["name"]).index("Elephant")
+    assert b["kind_fame"][:, :, k].sum() > a["kind_fame"][:, :, k].sum()
+    removed = prepared(2, ["fame_per_cost"], edits={"Elephant": {"copies": 0}})
+    c = GAME.play(removed, 1, 0, 100)
+    assert c["owned"][:, :, k].sum() == 0
+
+
+def test_bad_inputs():
+    with pytest.raises(BadInput) as e:
+        GAME.card_table({"Elephant": {"famme": 9}})
+    assert e.value.key == "cards.Elephant.famme" and "known:" in e.value.message
+    with pytest.raises(BadInput) as e:
+        GAME.card_table({"Elefant": {"fame": 9}})
+    assert e.value.key == "cards.Elefant"
+    with pytest.raises(BadInput):
+        GAME.card_table({"Elephant": {"fame": "9"}})
+    with pytest.raises(BadInput) as e:
+        prepared(2, rules={"depletion": "never"})
+    assert e.value.key == "rules.depletion"
+    with pytest.raises(BadInput):
+        prepared(5)
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, [Seat("priority", {"order": ["Elephnt"]}), Seat("random")], None, GAME.card_table())
+    assert e.value.key.startswith("seats[0]")
+
+
+def test_rule_options_change_outcomes():
+    for rules in ({"final_flip": False}, {"depletion": "market_empty"}, {"hook_timing": "end_of_market"},
+                  {"min_cards_after_dismiss": 0}, {"snake_peacock_counts": True}, {"critic_in_reflips": False},
+                  {"market_prices": [2, 3, 5, 8, 12]}, {"first_player": "seat0"}, {"solo_win": "instant"}):
+        r = GAME.play(prepared(2, ["fame_per_cost", "highest_rank"], rules=rules), 2, 0, 30)
+        assert np.allclose(r["win"].sum(axis=1), 1.0)
+    r = GAME.play(prepared(2, rules={"first_player": "seat0"}), 2, 0, 30)
+    assert (r["first_player"] == 0).all()
+
+
+def test_solo_difficulty_orders_win_rates():
+    rates = []
+    for level in ("easy", "hard"):
+        r = GAME.play(prepared(1, rules={"solo_difficulty": level}), 4, 0, 400)
+        rates.append(r["win"].mean())
+    assert rates[0] > rates[1]
+
+
+def test_policies_beat_random():
+    prep = prepared(2, ["fame_per_cost", "random"])
+    r = GAME.play(prep, 8, 0, 300)
+    assert r["win"][:, 0].mean() > 0.7
+
+
+def test_priority_hires_listed_cards():
+    prep = GAME.prepare(2, [Seat("priority", {"order": ["Elephant"], "fallback": "none"}), Seat("random")], None,
+                        GAME.card_table())
+    r = GAME.play(prep, 6, 0, 100)
+    names = list(GAME.card_table()["name"])
+    hired = r["hired"][:, 0, :].sum(axis=0)
+    assert hired[names.index("Elephant")] > 0
+    snake_draws = hired.sum() - r["hires"][:, 0].sum()  # the hired stat also counts Snake-stacked cards
+    assert hired.sum() - hired[names.index("Elephant")] <= snake_draws
+
+
+def test_lookahead_plays_legal_games():
+    prep = GAME.prepare(2, [Seat("lookahead", {"playouts": 3}), Seat("fame_per_cost")], None, GAME.card_table())
+    r = GAME.play(prep, 12, 0, 4)
+    assert np.allclose(r["win"].sum(axis=1), 1.0)
+    solo = GAME.prepare(1, [Seat("lookahead", {"playouts": 3, "horizon": 2})], None, GAME.card_table())
+    r = GAME.play(solo, 12, 0, 4)
+    assert set(np.unique(r["end"])) <= {3, 4}
