@@ -1,0 +1,194 @@
+"""Speed, start-up and memory of every registered game; writes benchmarks/results.csv.
+
+Run:  python benchmarks/run_all.py [--seconds S] [--game NAME ...] [--no-dask] [--no-nojit] [--out FILE]
+
+For each game in ``boardsim.games.names()`` (default players, every seat the
+game's ``default_policy``, seats fixed), through the same streamed path a
+sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
+
+- games/s on 1 Numba thread and on all threads (this process, warm cache);
+- games/s on a 2-worker Dask LocalCluster (loopback; each worker
+  ``cores // 2`` threads; cluster start-up and warm-up not counted);
+- the speed-up of the compiled code over the same code with
+  ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
+  1-thread rates;
+- cold start: wall time of a fresh process that starts Python, imports
+  boardsim and plays 8 games with an empty Numba cache (``NUMBA_CACHE_DIR`` a
+  new temporary folder); warm start: the same again with that cache filled;
+- peak memory (max RSS) of a fresh process streaming about ``--seconds``
+  worth of games in the default chunk size.
+
+Each rate is timed on a batch grown until one run takes about ``--seconds``
+(default 2).  The default run takes a few minutes on 2 cores; raise
+``--seconds`` for steadier figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+COLUMNS = ["game", "players", "policy", "cores", "games_per_s_1_thread", "games_per_s_all_threads",
+           "games_per_s_dask_2_workers", "jit_speedup", "games_per_s_no_jit", "cold_start_s", "warm_start_s",
+           "peak_rss_mb", "boardsim", "date"]
+
+
+def bench_cell(name: str):
+    from boardsim.games import get
+    from boardsim.games.base import Seat
+    from boardsim.runner import make_cell
+
+    game = get(name)
+    return make_cell(game, game.default_players, [Seat(game.default_policy)], {}, game.card_table(), rotate=False)
+
+
+def streamed(cell, n_deals: int, start_seed: int, chunk: int, executor=None) -> None:
+    """Play ``n_deals`` the way a sweep does: chunks folded into one Aggregate."""
+    from boardsim.runner import Aggregate, run_cell
+
+    agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons), game=cell.game)
+    run_cell(cell, start_seed, n_deals, agg.add, chunk, progress=False, executor=executor, reduce=True)
+
+
+def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8) -> float:
+    """Games per second on a batch grown (x4) until one run takes about ``seconds``."""
+    n, seed = first, 1000
+    while True:
+        seed += 1
+        chunk = max(1, -(-n // parts)) if parts > 1 else 50_000
+        t0 = time.perf_counter()
+        streamed(cell, n, seed, chunk, executor)
+        took = time.perf_counter() - t0
+        if took >= seconds / 3 or n >= 50_000_000:
+            return n / took
+        n *= 4 if took < seconds / 12 else 2
+
+
+# -- subprocess probes --------------------------------------------------------
+def probe(args) -> None:
+    """Runs in a child process; prints one JSON line."""
+    import resource
+
+    t0 = time.perf_counter()
+    cell = bench_cell(args.probe)
+    first = 1 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 8  # interpreted games are slow
+    streamed(cell, first, 1, 50_000)
+    started = time.perf_counter() - t0
+    out = {"start_s": started}
+    if args.probe_seconds > 0:
+        out["games_per_s"] = rate(cell, args.probe_seconds, first=first)
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["after_start_s"] = time.perf_counter() - t0 - started  # the parent subtracts it from the wall time
+    print(json.dumps(out))
+
+
+def run_probe(game: str, env_extra: dict[str, str], seconds: float) -> tuple[dict, float]:
+    env = {**os.environ, **env_extra}
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, __file__, "--probe", game, "--probe-seconds", str(seconds)],
+                          env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise RuntimeError(f"probe {game} {env_extra} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1]), wall
+
+
+# -- the suite ----------------------------------------------------------------
+def bench_game(name: str, seconds: float, dask_ex, nojit: bool) -> dict:
+    import numba
+
+    import boardsim
+    from boardsim.games import get
+
+    game = get(name)
+    cell = bench_cell(name)
+    row = {"game": name, "players": cell.n_players, "policy": game.default_policy, "cores": os.cpu_count(),
+           "boardsim": boardsim.__version__, "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    streamed(cell, 8, 1, 50_000)  # compile or load the kernels first
+    all_threads = numba.config.NUMBA_NUM_THREADS
+    numba.set_num_threads(1)
+    row["games_per_s_1_thread"] = rate(cell, seconds)
+    numba.set_num_threads(all_threads)
+    row["games_per_s_all_threads"] = rate(cell, seconds)
+    if dask_ex is not None:
+        dask_ex.warm(cell)
+        row["games_per_s_dask_2_workers"] = rate(cell, seconds, executor=dask_ex, parts=8, first=64)
+    if nojit:
+        # the interpreter is far slower: a short look is enough for a ratio
+        slow, _ = run_probe(name, {"NUMBA_DISABLE_JIT": "1"}, min(seconds, 3.0))
+        row["games_per_s_no_jit"] = slow["games_per_s"]
+        row["jit_speedup"] = row["games_per_s_1_thread"] / slow["games_per_s"]
+    with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+        _, row["cold_start_s"] = run_probe(name, {"NUMBA_CACHE_DIR": cache}, 0)
+        warm, wall = run_probe(name, {"NUMBA_CACHE_DIR": cache}, seconds)
+    row["warm_start_s"] = wall - warm["after_start_s"]
+    row["peak_rss_mb"] = warm["peak_rss_mb"]
+    return row
+
+
+def fmt(value, digits: int = 0) -> str:
+    if value is None or value == "":
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=2.0, help="about how long each timed run takes")
+    ap.add_argument("--game", action="append", help="only this game (repeatable; default: every registered game)")
+    ap.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster figure")
+    ap.add_argument("--no-nojit", action="store_true", help="skip the NUMBA_DISABLE_JIT comparison")
+    ap.add_argument("--out", default=str(HERE / "results.csv"), help="CSV to write")
+    ap.add_argument("--probe", help=argparse.SUPPRESS)
+    ap.add_argument("--probe-seconds", type=float, default=0.0, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.probe:
+        probe(args)
+        return
+
+    from boardsim.games import names
+
+    games = args.game or names()
+    dask_ex = None
+    if not args.no_dask:
+        try:
+            from boardsim.executors import DaskExecutor
+
+            dask_ex = DaskExecutor(local_workers=min(2, os.cpu_count() or 1))
+        except Exception as e:  # noqa: BLE001 - the other figures are still worth having
+            print(f"no Dask figure: {e}", file=sys.stderr)
+    rows = []
+    try:
+        for name in games:
+            t0 = time.perf_counter()
+            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit))
+            print(f"{name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    finally:
+        if dask_ex is not None:
+            dask_ex.close()
+    with open(args.out, "w", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS)
+        w.writeheader()
+        for row in rows:
+            w.writerow({k: row.get(k, "") for k in COLUMNS})
+    head = f"{'game':<10} {'1 thread':>10} {'all thr.':>10} {'dask 2w':>10} {'jit x':>8} {'cold s':>7} " \
+           f"{'warm s':>7} {'peak MB':>8}"
+    print(head)
+    for r in rows:
+        print(f"{r['game']:<10} {fmt(r['games_per_s_1_thread']):>10} {fmt(r['games_per_s_all_threads']):>10} "
+              f"{fmt(r.get('games_per_s_dask_2_workers')):>10} {fmt(r.get('jit_speedup'), 0):>8} "
+              f"{fmt(r['cold_start_s'], 1):>7} {fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8}")
+    print(f"games/s; {os.cpu_count()} cores; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
