@@ -159,7 +159,7 @@ def _add_grid(p, pc, pv, kind, slot, fd):
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _occupied(p, pc, pv, slot):
     for i in range(pv[p, GN]):
         if pc[p, GS, i] == slot:
@@ -167,7 +167,7 @@ def _occupied(p, pc, pv, slot):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _base_mask(p, pc, pv):
     m = 0
     for i in range(pv[p, GN]):
@@ -191,7 +191,7 @@ def _deck_top_push(p, pc, pv, kind):
     pv[p, DN] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _deck_bottom_push(p, pc, pv, kind):
     n = pv[p, DN]
     for j in range(n, 0, -1):
@@ -200,7 +200,7 @@ def _deck_bottom_push(p, pc, pv, kind):
     pv[p, DN] = n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _remove_grid(p, pc, pv, g):
     n = pv[p, GN]
     for j in range(g, n - 1):
@@ -209,7 +209,7 @@ def _remove_grid(p, pc, pv, g):
     pv[p, GN] = n - 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _collect(p, pc, pv):
     """Cleanup: every grid card (face-up, face-down, extra rows) goes back into the deck."""
     for i in range(pv[p, GN]):
@@ -218,7 +218,7 @@ def _collect(p, pc, pv):
     pv[p, QN] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _mean_value(p, pc, pv, val):
     n = 0
     t = 0.0
@@ -437,7 +437,7 @@ def _flip(p, S, C, O, rng):
 
 
 # -- Check Fame (§4) -------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _faceup_count_of(q, kind, pc, pv):
     n = 0
     for i in range(pv[q, GN]):
@@ -587,7 +587,7 @@ def _score_player(p, S, C):
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _market_count(mk, Wd):
     n = 0
     for s in range(Wd):
@@ -596,7 +596,7 @@ def _market_count(mk, Wd):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _sort_market(mk, Wd, cards):
     """Right-justify the occupied slots and sort them by (rank, reveal order) (§6.5)."""
     w = Wd - 1
@@ -622,7 +622,7 @@ def _sort_market(mk, Wd, cards):
         mk[1, b + 1] = q
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _refill(S, C):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -645,7 +645,7 @@ def _refill(S, C):
         sh[DEPLETED] = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _log_market(S, O):
     sh, mk = S[3], S[5]
     log = O[2]
@@ -658,7 +658,7 @@ def _log_market(S, O):
     _log(sh, log, EV_MARKET, v[0], v[1], v[2], v[3], v[4], v[5], sh[TN])
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _decay(S, C, O):
     """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
     sh, mk = S[3], S[5]
@@ -756,7 +756,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _hire(p, s, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, prices = C[0], C[2]
@@ -778,7 +778,7 @@ def _hire(p, s, S, C, O, rng):
         _banner(p, k, np.int64(-1), np.int64(0), S, C, O, rng)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _dismiss_legal(p, g, S, C):
     pc, pv = S[0], S[1]
     cards, rules = C[0], C[1]
@@ -790,7 +790,7 @@ def _dismiss_legal(p, g, S, C):
     return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _apply(p, a, S, C, O, rng):
     pc, pv = S[0], S[1]
     cards = C[0]
@@ -806,7 +806,7 @@ def _apply(p, a, S, C, O, rng):
 
 
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _find_seq(p, q, pc, pv):
     for i in range(pv[p, GN]):
         if pc[p, GQ, i] == q:
@@ -892,7 +892,7 @@ def _skunk(S, C, O, rng):
 
 
 # -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _hire_legal(p, s, S, C):
     pv, mk = S[1], S[5]
     prices = C[2]
@@ -1063,7 +1063,7 @@ def _decide(p, S, C, X, rng):
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _log_grids(S, O):
     pc, pv, dism, sh, toon, mk = S
     log = O[2]
@@ -1076,7 +1076,7 @@ def _log_grids(S, O):
                     _log(sh, log, EV_GRID, p, s, pc[p, GK, i], pc[p, GF, i], pc[p, GL, i], pc[p, GQ, i], 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _record_fame(p, S, O):
     pc, pv, sh = S[0], S[1], S[3]
     stt, rf = O[0], O[1]
@@ -1088,7 +1088,7 @@ def _record_fame(p, S, O):
         rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _start_round(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
@@ -1147,7 +1147,7 @@ def _end_solo(won, reason, S, O):
     _log(sh, log, EV_RESULT, reason, pv[0, SCORE], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _end_turn(p, S, C, O, rng):
     pv, sh = S[1], S[3]
     rules = C[1]
@@ -1162,7 +1162,7 @@ def _end_turn(p, S, C, O, rng):
     sh[INTURN] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _cleanup(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
@@ -1273,7 +1273,7 @@ def _final_flip(S, C, O, rng):
     _log(sh, log, EV_RESULT, sh[END], sh[CRITIC], sh[REFLIPS], 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _record_fame_final(p, S, O):
     pc, pv = S[0], S[1]
     stt = O[0]
