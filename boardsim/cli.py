@@ -98,6 +98,20 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
 
+    c = sub.add_parser("cards", help="card strength: win rate added by favouring each card, on paired seeds")
+    c.add_argument("game")
+    c.add_argument("--players", type=_positive, default=2)
+    c.add_argument("--games", type=_positive, default=20_000, help="games per arm per card (default 20000)")
+    c.add_argument("--seed", type=_nonneg, default=0)
+    c.add_argument("--cards", help="comma-separated card names (default: every market card)")
+    c.add_argument("--base", help="the baseline policy of every seat (default: the game's default)")
+    c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this card field (e.g. fame) "
+                   "and report where its effect crosses zero")
+    c.add_argument("--span", type=_positive, default=3, help="sweep from value-span to value+span (default 3)")
+    c.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
+    c.add_argument("--out", help="output folder (default reports/cards-<game>/)")
+    c.add_argument("--threads", type=_positive)
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -216,6 +230,61 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def cmd_cards(args) -> int:
+    from pathlib import Path
+
+    import pandas as pd
+
+    from boardsim.analysis.balance import card_strength, value_sweep
+    from boardsim.games import get
+    from boardsim.report.build import write_meta
+    from boardsim.runner import as_seat, numba_threads
+
+    game = get(args.game)
+    game.check_players(args.players)
+    table = game.card_table()
+    known = game.market_cards(table)
+    cards = [c.strip() for c in args.cards.split(",")] if args.cards else known
+    for card in cards:
+        if card not in known:
+            raise BadInput("--cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
+    base = as_seat(args.base or game.default_policy)
+    game.policy(base.policy)
+    game.favour(cards[0] if cards else "")
+    if args.sweep and args.sweep not in table.columns:
+        raise BadInput("--sweep", f"unknown card field {args.sweep!r} (known: {', '.join(map(str, table.columns))})")
+    out = Path(args.out) if args.out else Path("reports") / f"cards-{game.name}"
+    out.mkdir(parents=True, exist_ok=True)
+    rules = dict(args.rule)
+    with numba_threads(args.threads):
+        strength = card_strength(game, args.players, base, game.favour, cards, table, args.games, args.seed, rules,
+                                 progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
+                                                                f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"))
+        strength.to_csv(out / "balance_card_strength.csv", index=False)
+        sweeps, suggestions = [], []
+        if args.sweep:
+            # the cards named on the command line, or else those whose interval excludes the median card
+            targets = cards if args.cards else list(strength.loc[strength["flag"] != "", "card"])
+            for card in targets:
+                now = int(table.loc[table["name"] == card, args.sweep].iloc[0])
+                values = [v for v in range(now - args.span, now + args.span + 1) if v >= 0]
+                frame, crossing = value_sweep(game, args.players, base, game.favour, card, args.sweep, values,
+                                              args.games, args.seed, rules)
+                sweeps.append(frame)
+                suggestions.append({"card": card, "field": args.sweep, "current": now, "suggested": crossing})
+        if sweeps:
+            pd.concat(sweeps).to_csv(out / "balance_card_sweep.csv", index=False)
+            pd.DataFrame(suggestions).to_csv(out / "card_suggestions.csv", index=False)
+    files = write_meta(out, f"{game.title}: card strength at {args.players} players",
+                       f"Win rate added when seat 0 favours a card, against {base.label()} in every seat, on the same "
+                       "deals (positive = stronger than the baseline's own choices).",
+                       {"game": game.name, "seed": args.seed, "games per arm per card": args.games,
+                        "base policy": base.label(), "rules": rules})
+    print(strength[["rank", "card", "effect", "effect_lo", "effect_hi", "flag"]].to_string(index=False))
+    print(f"wrote {', '.join(files)} to {out}/")
+    return 0
+
+
 def cmd_report(args) -> int:
     from pathlib import Path
 
@@ -254,7 +323,7 @@ def cmd_list(args) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
-               "report": cmd_report, "optimize": cmd_optimize}[args.command]
+               "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards}[args.command]
     try:
         return handler(args)
     except BadInput as e:

@@ -98,3 +98,56 @@ def flag_outliers(table: pd.DataFrame, value: str = "effect", lo: str = "effect_
     out["median_effect"] = median
     out["flag"] = flag
     return out
+
+
+def card_strength(
+    game: Game,
+    players: int,
+    base: Seat,
+    favour,
+    cards: Sequence[str],
+    table: pd.DataFrame,
+    games: int,
+    seed: int,
+    rules: Mapping[str, Any] | None = None,
+    progress=None,
+) -> pd.DataFrame:
+    """Win rate added by each card: seat 0 made to favour it (``favour(card) -> Seat``) vs ``base``.
+
+    Both arms play the same deals with the other seats on ``base``; rows are sorted from the
+    strongest card down and flagged where the interval excludes the median card's effect.
+    """
+    others = [base] * (players - 1)
+    rows = []
+    for card in cards:
+        r = paired_effect(game, players, Arm([favour(card)] + others, table, rules), Arm([base] + others, table, rules),
+                          seat=0, games=games, seed=seed)
+        rows.append({"card": card, **r})
+        if progress is not None:
+            progress(card, r)
+    ranked = flag_outliers(pd.DataFrame(rows)).sort_values("effect", ascending=False).reset_index(drop=True)
+    ranked.insert(1, "rank", np.arange(1, len(ranked) + 1))
+    return ranked
+
+
+def value_sweep(
+    game: Game,
+    players: int,
+    base: Seat,
+    favour,
+    card: str,
+    field: str,
+    values: Sequence[int],
+    games: int,
+    seed: int,
+    rules: Mapping[str, Any] | None = None,
+) -> tuple[pd.DataFrame, float | None]:
+    """The card's win-rate-added at each value of one of its fields, and where it crosses zero."""
+    rows = []
+    for value in values:
+        table = game.card_table({card: {field: value}})
+        r = paired_effect(game, players, Arm([favour(card)] + [base] * (players - 1), table, rules),
+                          Arm([base] * players, table, rules), seat=0, games=games, seed=seed)
+        rows.append({"card": card, "label": f"{field}={value}", "field": field, "value": value, **r})
+    frame = pd.DataFrame(rows)
+    return frame, zero_crossing(frame["value"], frame["effect"])

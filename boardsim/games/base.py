@@ -244,6 +244,14 @@ class Game(ABC):
         """Tidy tables (name -> frame, written as ``balance_<name>.csv``) from summed chunk_stats."""
         return {}
 
+    def favour(self, card: str) -> Seat:
+        """A seat that goes out of its way to acquire ``card`` (for win-rate-added experiments)."""
+        raise BadInput("game", f"{self.title} has no policy that favours a card; card strength needs one")
+
+    def market_cards(self, table: pd.DataFrame) -> list[str]:
+        """Cards a player can choose to acquire (the subjects of card-strength experiments)."""
+        return []
+
     # -- helpers shared by all games -----------------------------------------
     def policy(self, name: str) -> Policy:
         for p in self.policies:
