@@ -921,23 +921,33 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
 
 @njit(cache=True, nogil=True)
 def _fpc(p, min_gain, expo, below_value, reserve, S, C):
+    """Greedy: the hire or junk dismissal that most raises the deck's mean value per fame spent.
+
+    Adding a card of value v to N cards of mean m moves the mean by (v - m) / (N + 1); dismissing
+    one moves it by (m - v) / (N - 1).  Both are divided by price^expo.
+    """
     pc, pv, dism, sh, toon, mk = S
-    prices, val = C[2], C[5]
+    cards, prices, val = C[0], C[2], C[5]
     m = _mean_value(p, pc, pv, val)
-    best = -1
-    bs = -1e18
+    n = _owned(p, pv)
+    best = A_END
+    bs = 0.0
     for s in range(np.int64(sh[W])):
         if _hire_legal(p, s, S, C):
             gain = val[mk[0, s]] - m
             if gain <= min_gain:
                 continue
-            score = gain / max(1.0, float(prices[s])) ** expo
+            score = gain / (n + 1) / max(1.0, float(prices[s])) ** expo
             if score > bs:
                 bs = score
                 best = s
-    if best >= 0:
-        return best
-    return _cheap_dismiss(p, below_value, reserve, S, C)
+    d = _cheap_dismiss(p, below_value, reserve, S, C)
+    if d != A_END and n > 1:
+        k = pc[p, GK, d - A_DISMISS]
+        score = (m - val[k]) / (n - 1) / max(1.0, float(cards[k, C_DCOST])) ** expo
+        if score > bs:
+            best = d
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -991,7 +1001,7 @@ def _synergy(p, S, C, X, rng):
     seed = next_u64(rng)
     base = _quick_fame(p, np.int64(-1), seed, flips, S, C, X)
     best = -1
-    bs = -1e18
+    bs = 0.0
     for s in range(np.int64(sh[W])):
         if _hire_legal(p, s, S, C):
             gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
@@ -1001,9 +1011,16 @@ def _synergy(p, S, C, X, rng):
             if score > bs:
                 bs = score
                 best = s
-    if best >= 0:
-        return best
-    return _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
+    # A junk dismissal competes in the same units: a grid of 6 gains about 6x the deck-mean change.
+    d = _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
+    n = _owned(p, pv)
+    if d != A_END and n > 1:
+        cards, val = C[0], C[5]
+        k = pc[p, GK, d - A_DISMISS]
+        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / max(1.0, float(cards[k, C_DCOST])) ** expo
+        if score > bs:
+            return d
+    return best
 
 
 @njit(cache=True, nogil=True)
