@@ -19,8 +19,8 @@ import pandas as pd
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
-from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons import balance, engine
+from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
 

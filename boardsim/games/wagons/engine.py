@@ -15,6 +15,7 @@ from numba import njit, prange
 
 from boardsim import rng
 from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
 N_CARDS = 18
@@ -40,7 +41,7 @@ EV_WIDTH = 7
 BLOCK = 32
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sym, saved, cnt, events, ne,
                free, turn):
     was_empty = meta[p, 0] == 0
@@ -169,7 +170,7 @@ def _workspace():
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
                 game_out, goal_out, events):
     land, sym, idx, cx, cy, meta = _workspace()
-    ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
+    ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)  # town.score's rows + search.py's scratch
     saved = np.zeros(9, dtype=np.int64)
     res = np.zeros(3, dtype=np.int64)
     spot = np.zeros(4, dtype=np.int64)

@@ -28,6 +28,7 @@ from numba import njit
 from boardsim import rng
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, resolve_options
+from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM = range(4)
@@ -94,7 +95,7 @@ def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
     """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
@@ -110,7 +111,7 @@ def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight,
                    ws, detail, saved, state, res):
     """Choose (x, y, rot) for a card into res[0:3]; return the town's value afterwards.
@@ -155,14 +156,19 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
                         return 0.0
                     pick -= 1
         return 0.0
+    # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
+    with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    nlay = S.prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
     best = NEG
     for y in range(y0, y1):
         for x in range(x0, x1):
             if not T.is_legal(idx, n, x, y):
                 continue
+            S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
             for rot in range(2):
                 T.place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved)
-                v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+                v = S.value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals,
+                            goal_weight, ws, saved)
                 T.unplace(land, sym, idx, meta, x, y, saved)
                 if v > best:
                     best = v
@@ -172,14 +178,14 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def eval_mode(pol_row):
     """Drafting values cards the way the seat places them (greedy if it places at random)."""
     mode = int(pol_row[COL_PLACE])
     return PLACE_GREEDY if mode == PLACE_RANDOM else mode
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, zero_cnt,
                  ws, detail, saved, state, res):
     """P2 picks the circle position of the starting card (P1's town is still empty)."""
@@ -202,7 +208,7 @@ def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_
     return pick
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
                  ws, detail, saved, state, res, spot):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].

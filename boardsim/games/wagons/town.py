@@ -46,7 +46,7 @@ def new_towns(n: int = 2):
     return land, sym, idx, cx, cy, meta
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def clear_town(land, sym, idx, meta, cx, cy):
     """Empty a town, touching only the cells it used."""
     for i in range(meta[0]):
@@ -56,13 +56,13 @@ def clear_town(land, sym, idx, meta, cx, cy):
     meta[0] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def in_window(x, y):
     """A card's top-left may sit where the card and its edge neighbours stay on the grid."""
     return 1 <= x <= G - 3 and 1 <= y <= G - 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def is_legal(idx, n, x, y):
     """First card anywhere; later cards must cover a town cell or share an edge with one."""
     if not in_window(x, y):
@@ -77,14 +77,14 @@ def is_legal(idx, n, x, y):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def corner_only(idx, n, x, y):
     """True when an illegal card would touch the town only at a corner (for error messages)."""
     return n > 0 and (idx[y - 1, x - 1] >= 0 or idx[y - 1, x + 2] >= 0 or idx[y + 2, x - 1] >= 0
                       or idx[y + 2, x + 2] >= 0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved):
     """Put a card on top at (x, y); rot 1 = 180 degrees (TL<->BR, TR<->BL).
 
@@ -108,7 +108,7 @@ def place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved):
     meta[0] = n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def unplace(land, sym, idx, meta, x, y, saved):
     for p in range(4):
         xx = x + (p & 1)
@@ -120,7 +120,7 @@ def unplace(land, sym, idx, meta, x, y, saved):
     meta[0] = saved[8]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def commit(meta, x, y, was_empty):
     """Grow the bounding box after a real (not trial) placement."""
     if was_empty:
@@ -135,7 +135,7 @@ def commit(meta, x, y, was_empty):
         meta[4] = max(meta[4], y + 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def count_symbols(sym, cx, cy, n, out):
     for s in range(N_SYMBOLS):
         out[s] = 0
@@ -143,7 +143,7 @@ def count_symbols(sym, cx, cy, n, out):
         out[sym[cy[i], cx[i]]] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _find(ws, row, i):
     while ws[row, i] != i:
         ws[row, i] = ws[row, ws[row, i]]
@@ -151,7 +151,7 @@ def _find(ws, row, i):
     return i
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _union(ws, row, a, b):
     ra = _find(ws, row, a)
     rb = _find(ws, row, b)
@@ -159,7 +159,7 @@ def _union(ws, row, a, b):
         ws[row, ra] = rb
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _next_to_comp(idx, ws, x, y, r):
     """Is cell (x, y) on or orthogonally next to the component whose root is r?"""
     j = idx[y, x]
@@ -178,17 +178,17 @@ def _next_to_comp(idx, ws, x, y, r):
     return j >= 0 and ws[1, j] == r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _has_sym_next(sym, x, y, s):
     return sym[y, x - 1] == s or sym[y, x + 1] == s or sym[y - 1, x] == s or sym[y + 1, x] == s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _has_land_next(land, x, y, lnd):
     return land[y, x - 1] == lnd or land[y, x + 1] == lnd or land[y - 1, x] == lnd or land[y + 1, x] == lnd
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _credit_near(land, idx, ws, x, y, lnd, a):
     """Add a to ws[4, root] once for each distinct land-lnd component on or next to (x, y)."""
     r0 = -1
@@ -222,7 +222,7 @@ def _credit_near(land, idx, ws, x, y, lnd, a):
             r3 = r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
     """Total points of a town; detail[0:6] land points, detail[6 + g] points of goals[g].
 

@@ -1,0 +1,665 @@
+"""Fast greedy placement search: the same values as ``town.score`` for every candidate, found incrementally.
+
+A greedy search tries every legal (x, y, rot) of one card on one town.  Rescoring
+the whole town for each candidate (``town.score``) costs a union-find over all
+cells; here the town before the card (the *base*) is analysed once per search and
+each candidate only looks at what the 2x2 card can change:
+
+- Components ("layers": land groups, and one layer per ``symbol_largest_cluster``
+  goal for cells showing its symbol) are labelled once.  At a position, the
+  components that lose a covered cell are flood-filled again without the card's
+  cells (they may split into *pieces*); every other component keeps its size.
+  Per rotation the card's 4 cells join the same-colour components on their 8
+  outside edge neighbours (a tiny union-find), so a colour's largest group is
+  max(largest untouched component, largest piece, largest joined group).
+- Goals whose per-cell points depend only on a cell and its 4 neighbours
+  (between, away, next-to, on-land, isolated, enclosed) change only on the card's
+  4 cells and their 8 outside neighbours: base points plus the change there.
+- Count goals use symbol and land counts corrected by the covered and new cells.
+- ``symbol_near_largest_group`` takes, as ``town.score`` does, the best weight
+  among the tied largest groups of its land: untouched components use their base
+  weight corrected on the card's cells, pieces and joined groups are walked.
+
+The value is the same integer sum as the full score, so the float value, the
+argmax and its scan-order tie-breaking are unchanged.  Scratch space is the
+engine's ``ws`` array (``FS_ROWS`` x ``FS_WIDTH``); rows 0..5 stay ``town.score``'s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardsim.games.wagons import town as T
+
+FS_WIDTH = 128
+MAX_LAYERS = 4  # lands + one per cluster goal (3 goals at most)
+LAYER_ROW0 = T.WS_ROWS
+LAYER_ROWS = 8
+# per layer rows (offset from the layer's first row)
+L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT = range(LAYER_ROWS)
+# L_INFO columns: colour offsets into L_ORD 0..7, broken roots 8..11, counts, position max per colour 16..22
+I_OFF, I_BROKEN, I_NBROKEN, I_NPIECE, I_PMAX = 0, 8, 12, 13, 16
+NEAR_ROW0 = LAYER_ROW0 + MAX_LAYERS * LAYER_ROWS  # base weight per root, one row per near-goal land
+STAMP_ROW = NEAR_ROW0 + 3
+STACK_ROW = STAMP_ROW + 1
+NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
+OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
+FS_ROWS = OLD_ROW + 1
+PIECE = 64  # labels >= PIECE name pieces of a broken component
+
+# the card's 4 cells p (p & 1 = dx, p >> 1 = dy) and their 8 outside edge neighbours
+EDGE_P = np.array([0, 0, 1, 1, 2, 2, 3, 3], dtype=np.int64)
+EDGE_DX = np.array([-1, 0, 2, 1, -1, 0, 2, 1], dtype=np.int64)
+EDGE_DY = np.array([0, -1, 0, -1, 1, 2, 1, 2], dtype=np.int64)
+# the 12 cells whose neighbourhood meets the card: the card's 4, then the 8 outside neighbours
+AREA_DX = np.array([0, 1, 0, 1, -1, 0, 2, 1, -1, 0, 2, 1], dtype=np.int64)
+AREA_DY = np.array([0, 0, 1, 1, 0, -1, 0, -1, 1, 2, 1, 2], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _colour(land, sym, only, x, y):
+    """Colour of a cell in a layer: its land (only < 0) or 0 if it shows symbol ``only``; -1 = not in it."""
+    if only < 0:
+        return np.int64(land[y, x])
+    return np.int64(0) if sym[y, x] == only else np.int64(-1)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _find(ws, row, i):
+    while ws[row, i] != i:
+        ws[row, i] = ws[row, ws[row, i]]
+        i = ws[row, i]
+    return i
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
+    """Base components of one layer: root, size, member chain, roots sorted by colour then size."""
+    for i in range(n):
+        ws[r0 + L_ROOT, i] = i
+        ws[r0 + L_SIZE, i] = 0
+    for i in range(n):
+        x = cx[i]
+        y = cy[i]
+        c = _colour(land, sym, only, x, y)
+        if c < 0:
+            ws[r0 + L_ROOT, i] = -1
+            continue
+        j = idx[y, x + 1]
+        if j >= 0 and _colour(land, sym, only, x + 1, y) == c:
+            a = _find(ws, r0 + L_ROOT, i)
+            b = _find(ws, r0 + L_ROOT, j)
+            if a != b:
+                ws[r0 + L_ROOT, a] = b
+        j = idx[y + 1, x]
+        if j >= 0 and _colour(land, sym, only, x, y + 1) == c:
+            a = _find(ws, r0 + L_ROOT, i)
+            b = _find(ws, r0 + L_ROOT, j)
+            if a != b:
+                ws[r0 + L_ROOT, a] = b
+    for k in range(8):
+        ws[r0 + L_INFO, I_OFF + k] = 0
+    for i in range(n):
+        if ws[r0 + L_ROOT, i] >= 0:
+            ws[r0 + L_ROOT, i] = _find(ws, r0 + L_ROOT, i)
+    for i in range(n):
+        r = ws[r0 + L_ROOT, i]
+        if r < 0:
+            continue
+        ws[r0 + L_SIZE, r] += 1
+        if r == i:
+            ws[r0 + L_NEXT, i] = -1
+            ws[r0 + L_INFO, I_OFF + 1 + _colour(land, sym, only, cx[i], cy[i])] += 1
+    for i in range(n):
+        r = ws[r0 + L_ROOT, i]
+        if r >= 0 and r != i:
+            ws[r0 + L_NEXT, i] = ws[r0 + L_NEXT, r]
+            ws[r0 + L_NEXT, r] = i
+    for k in range(1, 8):
+        ws[r0 + L_INFO, I_OFF + k] += ws[r0 + L_INFO, I_OFF + k - 1]
+    # insertion into each colour's segment, largest first (fill counts reuse the position-max columns)
+    for k in range(7):
+        ws[r0 + L_INFO, I_PMAX + k] = ws[r0 + L_INFO, I_OFF + k]
+    for i in range(n):
+        if ws[r0 + L_ROOT, i] != i:
+            continue
+        c = _colour(land, sym, only, cx[i], cy[i])
+        lo = ws[r0 + L_INFO, I_OFF + c]
+        pos = ws[r0 + L_INFO, I_PMAX + c]
+        ws[r0 + L_INFO, I_PMAX + c] = pos + 1
+        sz = ws[r0 + L_SIZE, i]
+        while pos > lo and ws[r0 + L_SIZE, ws[r0 + L_ORD, pos - 1]] < sz:
+            ws[r0 + L_ORD, pos] = ws[r0 + L_ORD, pos - 1]
+            pos -= 1
+        ws[r0 + L_ORD, pos] = i
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
+    """Split the components that the card at (x, y) covers; max untouched/piece size per colour."""
+    nb = 0
+    for p in range(4):
+        j = idx[y + (p >> 1), x + (p & 1)]
+        if j < 0:
+            continue
+        r = ws[r0 + L_ROOT, j]
+        if r < 0:
+            continue
+        dup = False
+        for k in range(nb):
+            if ws[r0 + L_INFO, I_BROKEN + k] == r:
+                dup = True
+        if not dup:
+            ws[r0 + L_INFO, I_BROKEN + nb] = r
+            nb += 1
+    ws[r0 + L_INFO, I_NBROKEN] = nb
+    for c in range(n_colours):
+        m = 0
+        for q in range(ws[r0 + L_INFO, I_OFF + c], ws[r0 + L_INFO, I_OFF + c + 1]):
+            r = ws[r0 + L_ORD, q]
+            hit = False
+            for k in range(nb):
+                if ws[r0 + L_INFO, I_BROKEN + k] == r:
+                    hit = True
+            if not hit:
+                m = ws[r0 + L_SIZE, r]
+                break
+        ws[r0 + L_INFO, I_PMAX + c] = m
+    return nb
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
+    """Label the pieces of each broken component (cells outside the card), with sizes and member chains."""
+    nb = ws[r0 + L_INFO, I_NBROKEN]
+    npc = 0
+    for k in range(nb):
+        r = ws[r0 + L_INFO, I_BROKEN + k]
+        m = r
+        while m >= 0:
+            ws[r0 + L_PLAB, m] = -1
+            m = ws[r0 + L_NEXT, m]
+        c = _colour(land, sym, only, cx[r], cy[r])
+        m = r
+        while m >= 0:
+            mx = cx[m]
+            my = cy[m]
+            inside = mx - x >= 0 and mx - x <= 1 and my - y >= 0 and my - y <= 1
+            if ws[r0 + L_PLAB, m] < 0 and not inside:
+                ws[r0 + L_PLAB, m] = npc
+                ws[r0 + L_PSIZE, npc] = 0
+                ws[r0 + L_PSIZE, PIECE + npc] = c
+                ws[r0 + L_PNEXT, PIECE + npc] = -1
+                top = 0
+                ws[STACK_ROW, 0] = m
+                top = 1
+                while top > 0:
+                    top -= 1
+                    e = ws[STACK_ROW, top]
+                    ws[r0 + L_PSIZE, npc] += 1
+                    ws[r0 + L_PNEXT, e] = ws[r0 + L_PNEXT, PIECE + npc]
+                    ws[r0 + L_PNEXT, PIECE + npc] = e
+                    ex = cx[e]
+                    ey = cy[e]
+                    for d in range(4):
+                        qx = ex
+                        qy = ey
+                        if d == 0:
+                            qx = ex - 1
+                        elif d == 1:
+                            qx = ex + 1
+                        elif d == 2:
+                            qy = ey - 1
+                        else:
+                            qy = ey + 1
+                        j = idx[qy, qx]
+                        if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_PLAB, j] >= 0:
+                            continue
+                        if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
+                            continue
+                        ws[r0 + L_PLAB, j] = npc
+                        ws[STACK_ROW, top] = j
+                        top += 1
+                sz = ws[r0 + L_PSIZE, npc]
+                if sz > ws[r0 + L_INFO, I_PMAX + c]:
+                    ws[r0 + L_INFO, I_PMAX + c] = sz
+                npc += 1
+            m = ws[r0 + L_NEXT, m]
+    ws[r0 + L_INFO, I_NPIECE] = npc
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _label_of(ws, r0, j):
+    """Label of base cell j outside the card: its root, or PIECE + piece if its component is broken."""
+    r = ws[r0 + L_ROOT, j]
+    for k in range(ws[r0 + L_INFO, I_NBROKEN]):
+        if ws[r0 + L_INFO, I_BROKEN + k] == r:
+            return PIECE + ws[r0 + L_PLAB, j]
+    return r
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _label_size(ws, r0, lab):
+    if lab >= PIECE:
+        return ws[r0 + L_PSIZE, lab - PIECE]
+    return ws[r0 + L_SIZE, lab]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
+    """Union-find of the card's 4 cells (colours cc*) with the labels on their outside neighbours.
+
+    Nodes 0..3 are the card's cells, 4.. the labels; returns the node count.  NODE_ROW rows:
+    label, parent, size; group sizes are summed into row NODE_ROW + 3 at each root.
+    """
+    nl = NODE_ROW
+    npar = NODE_ROW + 1
+    nsz = NODE_ROW + 2
+    gs = NODE_ROW + 3
+    for p in range(4):
+        ws[npar, p] = p
+        ws[nl, p] = -1
+    ws[nsz, 0] = 1 if cc0 >= 0 else 0
+    ws[nsz, 1] = 1 if cc1 >= 0 else 0
+    ws[nsz, 2] = 1 if cc2 >= 0 else 0
+    ws[nsz, 3] = 1 if cc3 >= 0 else 0
+    if cc0 >= 0 and cc0 == cc1:
+        ws[npar, 0] = 1
+    if cc2 >= 0 and cc2 == cc3:
+        ws[npar, 2] = 3
+    if cc0 >= 0 and cc0 == cc2:
+        a = _find(ws, npar, 0)
+        b = _find(ws, npar, 2)
+        if a != b:
+            ws[npar, a] = b
+    if cc1 >= 0 and cc1 == cc3:
+        a = _find(ws, npar, 1)
+        b = _find(ws, npar, 3)
+        if a != b:
+            ws[npar, a] = b
+    nn = 4
+    for e in range(8):
+        p = EDGE_P[e]
+        c = cc0
+        if p == 1:
+            c = cc1
+        elif p == 2:
+            c = cc2
+        elif p == 3:
+            c = cc3
+        if c < 0:
+            continue
+        qx = x + EDGE_DX[e]
+        qy = y + EDGE_DY[e]
+        j = idx[qy, qx]
+        if j < 0 or _colour(land, sym, only, qx, qy) != c:
+            continue
+        lab = _label_of(ws, r0, j)
+        node = -1
+        for k in range(4, nn):
+            if ws[nl, k] == lab:
+                node = k
+        if node < 0:
+            node = nn
+            ws[nl, node] = lab
+            ws[npar, node] = node
+            ws[nsz, node] = _label_size(ws, r0, lab)
+            nn += 1
+        a = _find(ws, npar, p)
+        b = _find(ws, npar, node)
+        if a != b:
+            ws[npar, a] = b
+    for k in range(nn):
+        ws[gs, k] = 0
+    for k in range(nn):
+        r = _find(ws, npar, k)
+        ws[npar, k] = r
+        ws[gs, r] += ws[nsz, k]
+    return nn
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _stamp_next(ws):
+    s = ws[STAMP_ROW, FS_WIDTH - 1] + 1
+    ws[STAMP_ROW, FS_WIDTH - 1] = s
+    return s
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _weigh_cell(sym, idx, ws, st, wrow, x, y):
+    """Weight of the symbols on or next to cell (x, y) not yet counted under stamp st."""
+    w = 0
+    for d in range(5):
+        qx = x
+        qy = y
+        if d == 1:
+            qx = x - 1
+        elif d == 2:
+            qx = x + 1
+        elif d == 3:
+            qy = y - 1
+        elif d == 4:
+            qy = y + 1
+        j = idx[qy, qx]
+        if j >= 0 and ws[STAMP_ROW, j] != st:
+            ws[STAMP_ROW, j] = st
+            w += ws[wrow, 64 + sym[qy, qx]]
+    return w
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _weigh_label(sym, idx, cx, cy, ws, r0, lab, st, wrow):
+    w = 0
+    if lab >= PIECE:
+        m = ws[r0 + L_PNEXT, lab]  # PIECE + piece index = head column
+        while m >= 0:
+            w += _weigh_cell(sym, idx, ws, st, wrow, cx[m], cy[m])
+            m = ws[r0 + L_PNEXT, m]
+    else:
+        m = lab
+        while m >= 0:
+            w += _weigh_cell(sym, idx, ws, st, wrow, cx[m], cy[m])
+            m = ws[r0 + L_NEXT, m]
+    return w
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc0, cc1, cc2, cc3):
+    """Best weight among the tied largest land-lnd groups after the card (town.score's choice)."""
+    r0 = LAYER_ROW0
+    top = -(1 << 40)
+    nb = ws[r0 + L_INFO, I_NBROKEN]
+    # (a) untouched base components: base weight, corrected on the card's cells next to them
+    for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
+        r = ws[r0 + L_ORD, q]
+        if ws[r0 + L_SIZE, r] != best:
+            if ws[r0 + L_SIZE, r] < best:
+                break
+            continue
+        skip = False
+        for k in range(nb):
+            if ws[r0 + L_INFO, I_BROKEN + k] == r:
+                skip = True
+        for k in range(4, nn):
+            if ws[NODE_ROW, k] == r:
+                skip = True
+        if skip:
+            continue
+        w = ws[wrow, r]
+        for p in range(4):
+            px = x + (p & 1)
+            py = y + (p >> 1)
+            adj = False
+            for e in range(2 * p, 2 * p + 2):
+                j = idx[y + EDGE_DY[e], x + EDGE_DX[e]]
+                if j >= 0 and ws[r0 + L_ROOT, j] == r:
+                    adj = True
+            if adj:
+                w += ws[wrow, 64 + sym[py, px]]
+                if saved[4 + p] >= 0:
+                    w -= ws[wrow, 64 + saved[4 + p]]
+        if w > top:
+            top = w
+    # (b) pieces of broken components that no card cell joined
+    for k in range(ws[r0 + L_INFO, I_NPIECE]):
+        if ws[r0 + L_PSIZE, k] != best or ws[r0 + L_PSIZE, PIECE + k] != lnd:
+            continue
+        joined = False
+        for u in range(4, nn):
+            if ws[NODE_ROW, u] == PIECE + k:
+                joined = True
+        if joined:
+            continue
+        st = _stamp_next(ws)
+        w = _weigh_label(sym, idx, cx, cy, ws, r0, PIECE + k, st, wrow)
+        if w > top:
+            top = w
+    # (c) groups through the card's cells
+    for p in range(4):
+        c = cc0
+        if p == 1:
+            c = cc1
+        elif p == 2:
+            c = cc2
+        elif p == 3:
+            c = cc3
+        if c != lnd:
+            continue
+        g = ws[NODE_ROW + 1, p]
+        if ws[NODE_ROW + 3, g] != best:
+            continue
+        first = True
+        for u in range(p):
+            if ws[NODE_ROW + 1, u] == g:
+                first = False
+        if not first:
+            continue
+        st = _stamp_next(ws)
+        w = 0
+        for u in range(nn):
+            if ws[NODE_ROW + 1, u] != g:
+                continue
+            if u < 4:
+                w += _weigh_cell(sym, idx, ws, st, wrow, x + (u & 1), y + (u >> 1))
+            else:
+                w += _weigh_label(sym, idx, cx, cy, ws, r0, ws[NODE_ROW, u], st, wrow)
+        if w > top:
+            top = w
+    return top
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _local_points(kind, s, s2, lnd, a, b, land, sym, idx, x, y):
+    """Points one cell earns for a goal whose rule reads only the cell and its 4 neighbours."""
+    if kind == T.K_ENCLOSED:
+        if idx[y, x] < 0 and idx[y, x - 1] >= 0 and idx[y, x + 1] >= 0 and idx[y - 1, x] >= 0 \
+                and idx[y + 1, x] >= 0:
+            return a
+        return 0
+    if sym[y, x] != s:
+        return 0
+    if kind == T.K_BETWEEN:
+        return a if land[y, x - 1] == lnd and land[y, x + 1] == lnd else 0
+    if kind == T.K_AWAY:
+        if land[y, x] == lnd:
+            return 0
+        near = land[y, x - 1] == lnd or land[y, x + 1] == lnd or land[y - 1, x] == lnd or land[y + 1, x] == lnd
+        return 0 if near else a
+    if kind == T.K_NEXT:
+        near = sym[y, x - 1] == s2 or sym[y, x + 1] == s2 or sym[y - 1, x] == s2 or sym[y + 1, x] == s2
+        return a if near else b
+    if kind == T.K_ON:
+        return a if land[y, x] == lnd else 0
+    # K_ISOLATED
+    near = sym[y, x - 1] == s or sym[y, x + 1] == s or sym[y - 1, x] == s or sym[y + 1, x] == s
+    return 0 if near else a
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _is_local(kind):
+    return (kind == T.K_BETWEEN or kind == T.K_AWAY or kind == T.K_NEXT or kind == T.K_ON
+            or kind == T.K_ISOLATED or kind == T.K_ENCLOSED)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
+    """Analyse the base town once per search; returns the number of layers."""
+    T.score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
+    ng = goals.shape[0]
+    # base symbol and land counts (score left them in ws[5])
+    for k in range(12):
+        ws[OLD_ROW, 32 + k] = ws[5, k]
+    for g in range(ng):
+        ws[OLD_ROW, g] = detail[T.N_LANDS + g]
+        ws[OLD_ROW, 8 + g] = -1
+        ws[OLD_ROW, 16 + g] = -1
+    _label_layer(land, sym, idx, cx, cy, n, -1, ws, LAYER_ROW0)
+    nlay = 1
+    if not with_goals:
+        return nlay
+    nnear = 0
+    for g in range(ng):
+        row = goals[g]
+        kind = gp[row, T.GP_KIND]
+        if kind == T.K_CLUSTER:
+            _label_layer(land, sym, idx, cx, cy, n, gp[row, T.GP_SYM], ws, LAYER_ROW0 + nlay * LAYER_ROWS)
+            ws[OLD_ROW, 8 + g] = nlay
+            nlay += 1
+        elif kind == T.K_NEAR:
+            lnd = gp[row, T.GP_LAND]
+            slot = -1
+            for h in range(g):
+                if gp[goals[h], T.GP_KIND] == T.K_NEAR and gp[goals[h], T.GP_LAND] == lnd:
+                    slot = -2  # counted with the first near goal on this land
+            if slot == -2:
+                ws[OLD_ROW, 16 + g] = -2
+                continue
+            wrow = NEAR_ROW0 + nnear
+            ws[OLD_ROW, 16 + g] = wrow
+            nnear += 1
+            for s in range(T.N_SYMBOLS):
+                ws[wrow, 64 + s] = 0
+            for h in range(g, ng):
+                rh = goals[h]
+                if gp[rh, T.GP_KIND] == T.K_NEAR and gp[rh, T.GP_LAND] == lnd:
+                    ws[wrow, 64 + gp[rh, T.GP_SYM]] += gp[rh, T.GP_A]
+            r0 = LAYER_ROW0
+            for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
+                r = ws[r0 + L_ORD, q]
+                st = _stamp_next(ws)
+                ws[wrow, r] = _weigh_label(sym, idx, cx, cy, ws, r0, r, st, wrow)
+    return nlay
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
+    """Work shared by both rotations at (x, y): split components, old local goal points."""
+    _position_layer(land, sym, idx, -1, x, y, ws, LAYER_ROW0, T.N_LANDS)
+    _flood_broken(land, sym, idx, cx, cy, -1, x, y, ws, LAYER_ROW0)
+    if not with_goals:
+        return
+    ng = goals.shape[0]
+    for g in range(ng):
+        row = goals[g]
+        kind = gp[row, T.GP_KIND]
+        lay = ws[OLD_ROW, 8 + g]
+        if lay > 0:
+            s = gp[row, T.GP_SYM]
+            r0 = LAYER_ROW0 + lay * LAYER_ROWS
+            _position_layer(land, sym, idx, s, x, y, ws, r0, 1)
+            _flood_broken(land, sym, idx, cx, cy, s, x, y, ws, r0)
+        elif _is_local(kind):
+            old = 0
+            for k in range(12):
+                old += _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
+                                     gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k],
+                                     y + AREA_DY[k])
+            ws[OLD_ROW, 24 + g] = old
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals, gw, ws,
+          saved):
+    """Value of the town with the card already placed at (x, y, rot): what ``policies.evaluate`` returns."""
+    t0 = 0 if rot == 0 else 3
+    t1 = 1 if rot == 0 else 2
+    t2 = 2 if rot == 0 else 1
+    t3 = 3 if rot == 0 else 0
+    cl0 = np.int64(card_land[t0])
+    cl1 = np.int64(card_land[t1])
+    cl2 = np.int64(card_land[t2])
+    cl3 = np.int64(card_land[t3])
+    r0 = LAYER_ROW0
+    nn = _join(land, sym, idx, -1, x, y, cl0, cl1, cl2, cl3, ws, r0)
+    for c in range(T.N_LANDS):
+        ws[r0 + L_INFO, 24 + c] = ws[r0 + L_INFO, I_PMAX + c]
+    for p in range(4):
+        c = cl0
+        if p == 1:
+            c = cl1
+        elif p == 2:
+            c = cl2
+        elif p == 3:
+            c = cl3
+        gsz = ws[NODE_ROW + 3, ws[NODE_ROW + 1, p]]
+        if gsz > ws[r0 + L_INFO, 24 + c]:
+            ws[r0 + L_INFO, 24 + c] = gsz
+    lands = 0
+    for c in range(T.N_LANDS):
+        lands += ws[r0 + L_INFO, 24 + c]
+    if not with_goals:
+        return float(lands)
+    ng = goals.shape[0]
+    pts = 0
+    # near goals first: they read the land layer's union-find, which cluster layers overwrite
+    for g in range(ng):
+        wrow = ws[OLD_ROW, 16 + g]
+        if wrow < NEAR_ROW0:
+            continue
+        lnd = gp[goals[g], T.GP_LAND]
+        best = ws[r0 + L_INFO, 24 + lnd]
+        if best > 0:
+            pts += _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cl0, cl1, cl2, cl3)
+    for g in range(ng):
+        row = goals[g]
+        kind = gp[row, T.GP_KIND]
+        s = gp[row, T.GP_SYM]
+        lnd = gp[row, T.GP_LAND]
+        a = gp[row, T.GP_A]
+        b = gp[row, T.GP_B]
+        if kind == T.K_CLUSTER:
+            lay = ws[OLD_ROW, 8 + g]
+            rl = LAYER_ROW0 + lay * LAYER_ROWS
+            c0 = np.int64(0) if card_sym[t0] == s else np.int64(-1)
+            c1 = np.int64(0) if card_sym[t1] == s else np.int64(-1)
+            c2 = np.int64(0) if card_sym[t2] == s else np.int64(-1)
+            c3 = np.int64(0) if card_sym[t3] == s else np.int64(-1)
+            _join(land, sym, idx, s, x, y, c0, c1, c2, c3, ws, rl)
+            big = ws[rl + L_INFO, I_PMAX]
+            for p in range(4):
+                gsz = ws[NODE_ROW + 3, ws[NODE_ROW + 1, p]]
+                if gsz > big:
+                    big = gsz
+            pts += a * big
+        elif kind == T.K_LAND_GROUP:
+            pts += a * ws[r0 + L_INFO, 24 + lnd]
+        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
+            cs = ws[OLD_ROW, 32 + s] if s >= 0 else 0
+            cland = ws[OLD_ROW, 38 + lnd] if lnd >= 0 else 0
+            for p in range(4):
+                if saved[4 + p] == s:
+                    cs -= 1
+                if saved[p] == lnd:
+                    cland -= 1
+            if card_sym[t0] == s:
+                cs += 1
+            if card_sym[t1] == s:
+                cs += 1
+            if card_sym[t2] == s:
+                cs += 1
+            if card_sym[t3] == s:
+                cs += 1
+            if cl0 == lnd:
+                cland += 1
+            if cl1 == lnd:
+                cland += 1
+            if cl2 == lnd:
+                cland += 1
+            if cl3 == lnd:
+                cland += 1
+            if kind == T.K_MAJ_PEN:
+                if cs > opp_cnt[s]:
+                    pts += a * opp_cnt[s]
+            elif kind == T.K_MAJ_BON:
+                if cs > opp_cnt[s]:
+                    pts += a
+            else:
+                pts += a * cs + b * cland
+        elif _is_local(kind):
+            new = 0
+            for k in range(12):
+                new += _local_points(kind, s, gp[row, T.GP_SYM2], lnd, a, b, land, sym, idx, x + AREA_DX[k],
+                                     y + AREA_DY[k])
+            pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
+    return float(lands) + gw * float(pts)
