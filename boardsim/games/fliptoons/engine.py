@@ -921,31 +921,34 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
 
 @njit(cache=True, nogil=True)
 def _fpc(p, min_gain, expo, below_value, reserve, S, C):
-    """Greedy: the hire or junk dismissal that most raises the deck's mean value per fame spent.
+    """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
 
-    Adding a card of value v to N cards of mean m moves the mean by (v - m) / (N + 1); dismissing
-    one moves it by (m - v) / (N - 1).  Both are divided by price^expo.
+    A deck of n cards with mean value m shows about min(n, 6) * m fame; a hire or a dismissal is
+    scored by the change of that estimate divided by price^expo.  Unspent fame is lost at Cleanup,
+    so a slightly negative ``min_gain`` still buys near-average cards (and keeps the market moving).
     """
     pc, pv, dism, sh, toon, mk = S
     cards, prices, val = C[0], C[2], C[5]
     m = _mean_value(p, pc, pv, val)
     n = _owned(p, pv)
+    now = min(n, 6) * m
     best = A_END
-    bs = 0.0
+    bs = -1e18
     for s in range(np.int64(sh[W])):
         if _hire_legal(p, s, S, C):
-            gain = val[mk[0, s]] - m
+            gain = min(n + 1, 6) * (n * m + val[mk[0, s]]) / (n + 1) - now
             if gain <= min_gain:
                 continue
-            score = gain / (n + 1) / max(1.0, float(prices[s])) ** expo
+            score = gain / max(1.0, float(prices[s])) ** expo
             if score > bs:
                 bs = score
                 best = s
     d = _cheap_dismiss(p, below_value, reserve, S, C)
     if d != A_END and n > 1:
         k = pc[p, GK, d - A_DISMISS]
-        score = (m - val[k]) / (n - 1) / max(1.0, float(cards[k, C_DCOST])) ** expo
-        if score > bs:
+        gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now
+        score = gain / max(1.0, float(cards[k, C_DCOST])) ** expo
+        if gain > 0 and score > bs:
             best = d
     return best
 
@@ -1069,14 +1072,14 @@ def _decide(p, S, C, X, rng):
                 if mk[0, s] == k and _hire_legal(p, s, S, C):
                     return s
         if pol[p, 1] == 0:
-            return _fpc(p, 0.0, 1.0, 0.5, 0.0, S, C)
+            return _fpc(p, -0.25, 1.0, 0.5, 0.0, S, C)
         return A_END
     if code == POL_FPC:
         return _fpc(p, pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4], S, C)
     if code == POL_SYNERGY:
         return _synergy(p, S, C, X, rng)
     # lookahead seats inside playouts (and any unknown code) play the default greedy policy
-    return _fpc(p, 0.0, 1.0, 0.5, 0.0, S, C)
+    return _fpc(p, -0.25, 1.0, 0.5, 0.0, S, C)
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
