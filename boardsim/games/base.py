@@ -199,6 +199,7 @@ class Game(ABC):
     game_counters: tuple[str, ...] = ()
     end_reasons: tuple[str, ...] = ("normal",)
     card_sets: tuple[str, ...] = ("default",)
+    max_chunk_deals: int = 50_000  # lower it for games whose result rows are large
 
     # -- cards ---------------------------------------------------------------
     @abstractmethod

@@ -61,6 +61,9 @@ def build_report(out_dir: str | Path) -> list[str]:
     history = _read(d / "optimize_history.csv")
     if not history.empty:
         images.append(plots.write_convergence(history, _read(d / "optimize_check.csv"), d, title))
+    curve = _read(d / "balance_fame_curve.csv")
+    if not curve.empty:
+        images.append(plots.write_fame_curves(curve, d, title))
     for path in sorted(d.glob("balance_*.csv")):
         images += plots.write_balance(path.stem.removeprefix("balance_"), _read(path), d, title)
     tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]

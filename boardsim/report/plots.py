@@ -301,3 +301,22 @@ def write_convergence(history: pd.DataFrame, check: pd.DataFrame, out_dir, title
     ax.legend(fontsize=8)
     save(fig, out_dir / "convergence.png")
     return "convergence.png", "Optimizer convergence, and start vs best parameters re-measured on fresh seeds."
+
+
+def write_fame_curves(curve: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
+    """Mean fame per round for each seat (first grid cells), from balance_fame_curve.csv."""
+    cells = list(dict.fromkeys(curve["cell"]))[:6]
+    fig, axes = plt.subplots(1, len(cells), figsize=(5.5 * len(cells), 4.2), squeeze=False)
+    for ax, c in zip(axes[0], cells, strict=True):
+        d = curve[curve["cell"] == c]
+        for seat, s in d.groupby("seat"):
+            ax.plot(s["round"], s["mean_fame"], marker=".", label=f"seat {seat}: {s['policy'].iloc[0]}")
+        ax.set_xlabel("round")
+        ax.set_ylabel("mean fame that round (games still running)")
+        if "label" in d.columns:
+            ax.set_title(str(d["label"].iloc[0]), fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(heading(title, "per-round fame curves"))
+    save(fig, out_dir / "fame_curves.png")
+    return "fame_curves.png", "Mean fame per round for each seat, over the games still running in that round."
