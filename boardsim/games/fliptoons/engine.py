@@ -919,6 +919,13 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
     return A_DISMISS + best
 
 
+@njit(cache=True, nogil=True, inline='always')
+def _price_factor(price, expo):
+    """price^expo with a floor of 1; the common expo = 1 skips pow()."""
+    x = max(1.0, float(price))
+    return x if expo == 1.0 else x ** expo
+
+
 @njit(cache=True, nogil=True)
 def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
@@ -939,7 +946,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
             gain = min(n + 1, 6) * (n * m + val[mk[0, s]]) / (n + 1) - now
             if gain <= min_gain:
                 continue
-            score = gain / max(1.0, float(prices[s])) ** expo
+            score = gain / _price_factor(prices[s], expo)
             if score > bs:
                 bs = score
                 best = s
@@ -947,7 +954,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     if d != A_END and n > 1:
         k = pc[p, GK, d - A_DISMISS]
         gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now
-        score = gain / max(1.0, float(cards[k, C_DCOST])) ** expo
+        score = gain / _price_factor(cards[k, C_DCOST], expo)
         if gain > 0 and score > bs:
             best = d
     return best
@@ -1010,7 +1017,7 @@ def _synergy(p, S, C, X, rng):
             gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
             if gain <= min_gain:
                 continue
-            score = gain / max(1.0, float(prices[s])) ** expo
+            score = gain / _price_factor(prices[s], expo)
             if score > bs:
                 bs = score
                 best = s
@@ -1020,7 +1027,7 @@ def _synergy(p, S, C, X, rng):
     if d != A_END and n > 1:
         cards, val = C[0], C[5]
         k = pc[p, GK, d - A_DISMISS]
-        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / max(1.0, float(cards[k, C_DCOST])) ** expo
+        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / _price_factor(cards[k, C_DCOST], expo)
         if score > bs:
             return d
     return best
