@@ -266,3 +266,16 @@ def test_case62_depletion_only_no_critic():
     sh[E.PHASE] = E.PH_CLEANUP
     E._cleanup(t.S, t.C, t.O, t.rng)
     assert sh[E.PHASE] == E.PH_FINAL and sh[E.CRITIC] == -1 and sh[E.END] == E.END_DEPLETION
+
+
+def test_case64_decay_uses_the_toon_deck_only_at_two_players():
+    from boardsim.games.base import Seat
+
+    table = GAME.card_table()
+    rules = {"actions": 0, "max_rounds": 8, "final_flip": False}
+    three = GAME.prepare(3, [Seat("fame_per_cost")] * 3, rules, table)
+    r = GAME.play(three, 5, 0, 20)
+    assert (r["toon_left"] == 53 - 5).all()  # nobody hires, no decay: the toon deck is untouched
+    two = GAME.prepare(2, [Seat("fame_per_cost")] * 2, rules, table)
+    r = GAME.play(two, 5, 0, 20)
+    assert (r["toon_left"] == 53 - 5 - 2 * r["rounds"]).all()  # exactly two toon cards per round
