@@ -35,9 +35,9 @@ from boardsim.games.wagons import town as T
 FS_WIDTH = 128
 MAX_LAYERS = 4  # lands + one per cluster goal (3 goals at most)
 LAYER_ROW0 = T.WS_ROWS
-LAYER_ROWS = 8
+LAYER_ROWS = 9
 # per layer rows (offset from the layer's first row)
-L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT = range(LAYER_ROWS)
+L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT, L_MARK = range(LAYER_ROWS)
 # L_INFO columns: colour offsets into L_ORD 0..7, broken roots 8..11, counts, position max per colour 16..22
 I_OFF, I_BROKEN, I_NBROKEN, I_NPIECE, I_PMAX = 0, 8, 12, 13, 16
 NEAR_ROW0 = LAYER_ROW0 + MAX_LAYERS * LAYER_ROWS  # base weight per root, one row per near-goal land
@@ -135,7 +135,7 @@ def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
         ws[r0 + L_ORD, pos] = i
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
     """Split the components that the card at (x, y) covers; max untouched/piece size per colour."""
     nb = 0
@@ -169,63 +169,126 @@ def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
     return nb
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
-    """Label the pieces of each broken component (cells outside the card), with sizes and member chains."""
+    """Pieces of each broken component (its cells outside the card): sizes, and labels of the edge cells.
+
+    Every piece holds one of the card's 8 outside edge neighbours (the component was connected
+    through the covered cells), and only those cells' labels are ever looked up.  So one edge cell
+    means one piece of known size without any flood; otherwise a breadth-first flood from the first
+    edge cell stops once it has reached all of them (one piece, again of known size) and only a real
+    split floods every piece.  A piece whose members are "the component minus the card" keeps head
+    -2 - root; a flooded piece keeps a member chain (walked by the near-group goals).
+    """
     nb = ws[r0 + L_INFO, I_NBROKEN]
     npc = 0
     for k in range(nb):
         r = ws[r0 + L_INFO, I_BROKEN + k]
-        m = r
-        while m >= 0:
-            ws[r0 + L_PLAB, m] = -1
-            m = ws[r0 + L_NEXT, m]
         c = _colour(land, sym, only, cx[r], cy[r])
-        m = r
-        while m >= 0:
-            mx = cx[m]
-            my = cy[m]
-            inside = mx - x >= 0 and mx - x <= 1 and my - y >= 0 and my - y <= 1
-            if ws[r0 + L_PLAB, m] < 0 and not inside:
-                ws[r0 + L_PLAB, m] = npc
-                ws[r0 + L_PSIZE, npc] = 0
-                ws[r0 + L_PSIZE, PIECE + npc] = c
-                ws[r0 + L_PNEXT, PIECE + npc] = -1
-                top = 0
-                ws[STACK_ROW, 0] = m
-                top = 1
-                while top > 0:
-                    top -= 1
-                    e = ws[STACK_ROW, top]
-                    ws[r0 + L_PSIZE, npc] += 1
-                    ws[r0 + L_PNEXT, e] = ws[r0 + L_PNEXT, PIECE + npc]
-                    ws[r0 + L_PNEXT, PIECE + npc] = e
-                    ex = cx[e]
-                    ey = cy[e]
-                    for d in range(4):
-                        qx = ex
-                        qy = ey
-                        if d == 0:
-                            qx = ex - 1
-                        elif d == 1:
-                            qx = ex + 1
-                        elif d == 2:
-                            qy = ey - 1
-                        else:
-                            qy = ey + 1
-                        j = idx[qy, qx]
-                        if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_PLAB, j] >= 0:
-                            continue
-                        if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
-                            continue
-                        ws[r0 + L_PLAB, j] = npc
-                        ws[STACK_ROW, top] = j
-                        top += 1
-                sz = ws[r0 + L_PSIZE, npc]
-                if sz > ws[r0 + L_INFO, I_PMAX + c]:
-                    ws[r0 + L_INFO, I_PMAX + c] = sz
-                npc += 1
-            m = ws[r0 + L_NEXT, m]
+        covered = 0
+        for p in range(4):
+            j = idx[y + (p >> 1), x + (p & 1)]
+            if j >= 0 and ws[r0 + L_ROOT, j] == r:
+                covered += 1
+        ne = 0
+        for e in range(8):
+            j = idx[y + EDGE_DY[e], x + EDGE_DX[e]]
+            if j >= 0 and ws[r0 + L_ROOT, j] == r:
+                ws[NODE_ROW + 3, 64 + ne] = j
+                ne += 1
+        if ne == 0:
+            continue
+        rest = ws[r0 + L_SIZE, r] - covered
+        if ne > 1:
+            st = _stamp_next(ws)
+            e0 = ws[NODE_ROW + 3, 64]
+            ws[r0 + L_MARK, e0] = st
+            ws[STACK_ROW, 0] = e0
+            head = 0
+            tail = 1
+            found = 1
+            while head < tail and found < ne:
+                e = ws[STACK_ROW, head]
+                head += 1
+                ex = cx[e]
+                ey = cy[e]
+                for d in range(4):
+                    qx = ex
+                    qy = ey
+                    if d == 0:
+                        qx = ex - 1
+                    elif d == 1:
+                        qx = ex + 1
+                    elif d == 2:
+                        qy = ey - 1
+                    else:
+                        qy = ey + 1
+                    j = idx[qy, qx]
+                    if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_MARK, j] == st:
+                        continue
+                    if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
+                        continue
+                    ws[r0 + L_MARK, j] = st
+                    ws[STACK_ROW, tail] = j
+                    tail += 1
+                    for u in range(1, ne):
+                        if ws[NODE_ROW + 3, 64 + u] == j:
+                            found += 1
+            if found < ne:
+                # a real split: flood every piece to the end, with member chains
+                st = _stamp_next(ws)
+                for u in range(ne):
+                    e0 = ws[NODE_ROW + 3, 64 + u]
+                    if ws[r0 + L_MARK, e0] == st:
+                        continue
+                    ws[r0 + L_MARK, e0] = st
+                    ws[r0 + L_PSIZE, PIECE + npc] = c
+                    ws[r0 + L_PNEXT, PIECE + npc] = -1
+                    ws[STACK_ROW, 0] = e0
+                    top = 1
+                    sz = 0
+                    while top > 0:
+                        top -= 1
+                        e = ws[STACK_ROW, top]
+                        sz += 1
+                        ws[r0 + L_PLAB, e] = npc
+                        ws[r0 + L_PNEXT, e] = ws[r0 + L_PNEXT, PIECE + npc]
+                        ws[r0 + L_PNEXT, PIECE + npc] = e
+                        ex = cx[e]
+                        ey = cy[e]
+                        for d in range(4):
+                            qx = ex
+                            qy = ey
+                            if d == 0:
+                                qx = ex - 1
+                            elif d == 1:
+                                qx = ex + 1
+                            elif d == 2:
+                                qy = ey - 1
+                            else:
+                                qy = ey + 1
+                            j = idx[qy, qx]
+                            if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_MARK, j] == st:
+                                continue
+                            if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
+                                continue
+                            ws[r0 + L_MARK, j] = st
+                            ws[STACK_ROW, top] = j
+                            top += 1
+                    ws[r0 + L_PSIZE, npc] = sz
+                    if sz > ws[r0 + L_INFO, I_PMAX + c]:
+                        ws[r0 + L_INFO, I_PMAX + c] = sz
+                    npc += 1
+                continue
+        # one piece: the component minus the card
+        for u in range(ne):
+            ws[r0 + L_PLAB, ws[NODE_ROW + 3, 64 + u]] = npc
+        ws[r0 + L_PSIZE, npc] = rest
+        ws[r0 + L_PSIZE, PIECE + npc] = c
+        ws[r0 + L_PNEXT, PIECE + npc] = -2 - r
+        if rest > ws[r0 + L_INFO, I_PMAX + c]:
+            ws[r0 + L_INFO, I_PMAX + c] = rest
+        npc += 1
     ws[r0 + L_INFO, I_NPIECE] = npc
 
 
@@ -246,7 +309,7 @@ def _label_size(ws, r0, lab):
     return ws[r0 + L_SIZE, lab]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     """Union-find of the card's 4 cells (colours cc*) with the labels on their outside neighbours.
 
@@ -348,11 +411,21 @@ def _weigh_cell(sym, idx, ws, st, wrow, x, y):
     return w
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _weigh_label(sym, idx, cx, cy, ws, r0, lab, st, wrow):
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _weigh_label(sym, idx, cx, cy, x, y, ws, r0, lab, st, wrow):
+    """Walk a label's cells (a base component, a flooded piece, or a component minus the card at (x, y))."""
     w = 0
     if lab >= PIECE:
         m = ws[r0 + L_PNEXT, lab]  # PIECE + piece index = head column
+        if m <= -2:
+            m = -2 - m
+            while m >= 0:
+                mx = cx[m]
+                my = cy[m]
+                if not (mx - x >= 0 and mx - x <= 1 and my - y >= 0 and my - y <= 1):
+                    w += _weigh_cell(sym, idx, ws, st, wrow, mx, my)
+                m = ws[r0 + L_NEXT, m]
+            return w
         while m >= 0:
             w += _weigh_cell(sym, idx, ws, st, wrow, cx[m], cy[m])
             m = ws[r0 + L_PNEXT, m]
@@ -364,7 +437,7 @@ def _weigh_label(sym, idx, cx, cy, ws, r0, lab, st, wrow):
     return w
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc0, cc1, cc2, cc3):
     """Best weight among the tied largest land-lnd groups after the card (town.score's choice)."""
     r0 = LAYER_ROW0
@@ -412,7 +485,7 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
         if joined:
             continue
         st = _stamp_next(ws)
-        w = _weigh_label(sym, idx, cx, cy, ws, r0, PIECE + k, st, wrow)
+        w = _weigh_label(sym, idx, cx, cy, x, y, ws, r0, PIECE + k, st, wrow)
         if w > top:
             top = w
     # (c) groups through the card's cells
@@ -443,7 +516,7 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
             if u < 4:
                 w += _weigh_cell(sym, idx, ws, st, wrow, x + (u & 1), y + (u >> 1))
             else:
-                w += _weigh_label(sym, idx, cx, cy, ws, r0, ws[NODE_ROW, u], st, wrow)
+                w += _weigh_label(sym, idx, cx, cy, x, y, ws, r0, ws[NODE_ROW, u], st, wrow)
         if w > top:
             top = w
     return top
@@ -528,11 +601,11 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
             for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
                 r = ws[r0 + L_ORD, q]
                 st = _stamp_next(ws)
-                ws[wrow, r] = _weigh_label(sym, idx, cx, cy, ws, r0, r, st, wrow)
+                ws[wrow, r] = _weigh_label(sym, idx, cx, cy, -9, -9, ws, r0, r, st, wrow)
     return nlay
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     """Work shared by both rotations at (x, y): split components, old local goal points."""
     _position_layer(land, sym, idx, -1, x, y, ws, LAYER_ROW0, T.N_LANDS)
@@ -558,7 +631,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
             ws[OLD_ROW, 24 + g] = old
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals, gw, ws,
           saved):
     """Value of the town with the card already placed at (x, y, rot): what ``policies.evaluate`` returns."""
