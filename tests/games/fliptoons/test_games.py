@@ -202,3 +202,13 @@ def test_lookahead_plays_legal_games():
     solo = GAME.prepare(1, [Seat("lookahead", {"playouts": 3, "horizon": 2})], None, GAME.card_table())
     r = GAME.play(solo, 12, 0, 4)
     assert set(np.unique(r["end"])) <= {3, 4}
+
+
+def test_edits_options_and_policy_params_do_not_recompile():
+    GAME.play(prepared(2), 1, 0, 2)
+    before = len(E.play_batch.signatures)
+    GAME.play(prepared(2, rules={"market_prices": [1, 2, 3, 4, 5], "depletion": "market_empty"},
+                       edits={"Elephant": {"fame": 9, "copies": 0}, "Bee": {"dismiss_cost": 1}},
+                       params={"min_gain": 1.5}), 1, 0, 2)
+    GAME.play(prepared(2, ["priority", "synergy"], params={"order": ["Cow", "Lion"]}), 1, 0, 2)
+    assert len(E.play_batch.signatures) == before
