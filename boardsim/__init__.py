@@ -16,7 +16,19 @@ __version__ = "0.1.0"
 from boardsim import games  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
-from boardsim.scenario import load_scenario  # noqa: E402
-from boardsim.sweeps import sweep  # noqa: E402
 
 __all__ = ["BadInput", "games", "load_scenario", "simulate", "sweep", "__version__"]
+
+
+def __getattr__(name: str):
+    # sweep and load_scenario pull in matplotlib and scipy; import them on first use so that
+    # `import boardsim` and `simulate` start fast
+    if name == "sweep":
+        from boardsim.sweeps import sweep
+
+        return sweep
+    if name == "load_scenario":
+        from boardsim.scenario import load_scenario
+
+        return load_scenario
+    raise AttributeError(f"module 'boardsim' has no attribute {name!r}")
