@@ -105,6 +105,7 @@ N_RULES = 27
 POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD = range(6)
 A_END = -1
 A_DISMISS = 100  # action 100 + g dismisses grid card g; 0..W-1 hires that market slot
+FALLBACK = -2  # a simple policy defers to fame_per_cost
 
 # event log codes (explain.py formats them)
 (EV_ROUND, EV_MARKET, EV_GRID, EV_FAME, EV_HIRE, EV_DISMISS, EV_DISCARD, EV_PIG, EV_GAIN, EV_TURN,
@@ -892,23 +893,44 @@ def _skunk(S, C, O, rng):
 
 
 # -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
+# Hot loops use the array forms (_hire_ok, _dismiss_ok): pulling arrays out of the state tuples
+# inside a loop costs reference-count traffic on every iteration.
 @njit(cache=True, nogil=True, inline='always')
-def _hire_legal(p, s, S, C):
-    pv, mk = S[1], S[5]
-    prices = C[2]
+def _hire_ok(p, s, pv, mk, prices):
     return mk[0, s] >= 0 and prices[s] <= pv[p, SPEND]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
+def _dismiss_ok(p, g, pc, pv, cards, min_cards):
+    if pc[p, GF, g] != 0:
+        return False
+    k = pc[p, GK, g]
+    if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
+        return False
+    return pv[p, DN] + pv[p, GN] - 1 >= min_cards
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _hire_legal(p, s, S, C):
+    return _hire_ok(p, s, S[1], S[5], C[2])
+
+
+@njit(cache=True, nogil=True, inline='always')
 def _cheap_dismiss(p, below_value, reserve, S, C):
     """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
     pc, pv = S[0], S[1]
-    cards, val = C[0], C[5]
+    cards, rules, val = C[0], C[1], C[5]
+    min_cards = rules[R_MIN_CARDS]
     best = -1
     bv = 1e18
+    if pv[p, DN] + pv[p, GN] - 1 < min_cards:
+        return A_END
+    spend = pv[p, SPEND]
     for g in range(pv[p, GN]):
-        if _dismiss_legal(p, g, S, C):
-            v = val[pc[p, GK, g]]
+        # _dismiss_ok written out: helper calls in this loop cost reference-count traffic
+        k = pc[p, GK, g]
+        if pc[p, GF, g] == 0 and cards[k, C_CBD] == 0 and cards[k, C_DCOST] <= spend:
+            v = val[k]
             if v < bv:
                 bv = v
                 best = g
@@ -926,7 +948,7 @@ def _price_factor(price, expo):
     return x if expo == 1.0 else x ** expo
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
 
@@ -941,9 +963,11 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     now = min(n, 6) * m
     best = A_END
     bs = -1e18
+    spend = pv[p, SPEND]
     for s in range(np.int64(sh[W])):
-        if _hire_legal(p, s, S, C):
-            gain = min(n + 1, 6) * (n * m + val[mk[0, s]]) / (n + 1) - now
+        k = mk[0, s]
+        if k >= 0 and prices[s] <= spend:
+            gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
             if gain <= min_gain:
                 continue
             score = gain / _price_factor(prices[s], expo)
@@ -1013,7 +1037,7 @@ def _synergy(p, S, C, X, rng):
     best = -1
     bs = 0.0
     for s in range(np.int64(sh[W])):
-        if _hire_legal(p, s, S, C):
+        if _hire_ok(p, s, pv, mk, prices):
             gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
             if gain <= min_gain:
                 continue
@@ -1034,31 +1058,31 @@ def _synergy(p, S, C, X, rng):
 
 
 @njit(cache=True, nogil=True)
-def _decide(p, S, C, X, rng):
-    """The non-lookahead policy interpreter: the next market action of seat p."""
+def _simple_policy(p, code, S, C, rng):
+    """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
+    pol = C[3]
     pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
-    code = int(pol[p, 0])
+    cards, rules, prices, prio = C[0], C[1], C[2], C[4]
     Wd = np.int64(sh[W])
     if code == POL_RANDOM:
         n = 1
         for s in range(Wd):
-            if _hire_legal(p, s, S, C):
+            if _hire_ok(p, s, pv, mk, prices):
                 n += 1
         for g in range(pv[p, GN]):
-            if _dismiss_legal(p, g, S, C):
+            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
                 n += 1
         pick = below(rng, n)
         if pick == 0:
             return A_END
         pick -= 1
         for s in range(Wd):
-            if _hire_legal(p, s, S, C):
+            if _hire_ok(p, s, pv, mk, prices):
                 if pick == 0:
                     return s
                 pick -= 1
         for g in range(pv[p, GN]):
-            if _dismiss_legal(p, g, S, C):
+            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
                 if pick == 0:
                     return A_DISMISS + g
                 pick -= 1
@@ -1066,7 +1090,7 @@ def _decide(p, S, C, X, rng):
     if code == POL_HIGHEST:
         best = -1
         for s in range(Wd):
-            if _hire_legal(p, s, S, C):
+            if _hire_ok(p, s, pv, mk, prices):
                 if best < 0 or cards[mk[0, s], C_RANK] > cards[mk[0, best], C_RANK]:
                     best = s
         return best
@@ -1076,17 +1100,34 @@ def _decide(p, S, C, X, rng):
             if k < 0:
                 break
             for s in range(Wd):
-                if mk[0, s] == k and _hire_legal(p, s, S, C):
+                if mk[0, s] == k and _hire_ok(p, s, pv, mk, prices):
                     return s
         if pol[p, 1] == 0:
-            return _fpc(p, -0.25, 1.0, 0.5, 0.0, S, C)
+            return FALLBACK
         return A_END
+    return FALLBACK
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _decide(p, S, C, X, rng):
+    """The non-lookahead policy interpreter: the next market action of seat p.
+
+    One call site for fame_per_cost (inlined): every call that passes the state tuples costs
+    reference-count work on each array they hold.
+    """
+    pol = C[3]
+    code = int(pol[p, 0])
+    min_gain, expo, below_value, reserve = -0.25, 1.0, 0.5, 0.0
     if code == POL_FPC:
-        return _fpc(p, pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4], S, C)
-    if code == POL_SYNERGY:
+        min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
+    elif code == POL_SYNERGY:
         return _synergy(p, S, C, X, rng)
-    # lookahead seats inside playouts (and any unknown code) play the default greedy policy
-    return _fpc(p, -0.25, 1.0, 0.5, 0.0, S, C)
+    elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
+        a = _simple_policy(p, code, S, C, rng)
+        if a != FALLBACK:
+            return a
+    # fame_per_cost, priority's fallback, and lookahead seats inside playouts
+    return _fpc(p, min_gain, expo, below_value, reserve, S, C)
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
@@ -1423,7 +1464,7 @@ def _lookahead_choose(p, S, C, X, L, rng):
     cands = np.empty(Wd + 2, dtype=np.int64)
     nc = 0
     for s in range(Wd):
-        if _hire_legal(p, s, S, C):
+        if _hire_ok(p, s, pv, mk, prices):
             cands[nc] = s
             nc += 1
     d = _cheap_dismiss(p, 1e9, 0.0, S, C)
