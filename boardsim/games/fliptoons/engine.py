@@ -430,7 +430,7 @@ def _place_all(p, S, C, O, rng):
             mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def _flip(p, S, C, O, rng):
     pc, pv = S[0], S[1]
     shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
@@ -815,17 +815,26 @@ def _find_seq(p, q, pc, pv):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
+def _has_hook(p, pc, pv, cards, lo):
+    for i in range(pv[p, GN]):
+        if cards[pc[p, GK, i], C_HOOK] >= lo:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline='always')
 def _hooks(p, S, C, O, rng):
+    """End-of-turn hooks; the common no-hook case returns without a call that passes the state."""
+    if _has_hook(p, S[0], S[1], C[0], K_DONKEY):
+        _run_hooks(p, S, C, O, rng)
+
+
+@njit(cache=True, nogil=True)
+def _run_hooks(p, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
     n = pv[p, GN]
-    n_hook = 0
-    for i in range(n):
-        if cards[pc[p, GK, i], C_HOOK] >= K_DONKEY:
-            n_hook += 1
-    if n_hook == 0:  # the common case: nothing to do
-        return
     seqs = np.empty(n, dtype=np.int64)
     m = 0
     for s in range(NS):  # reading order: base slots, then extra rows; within a stack bottom to top
@@ -1198,7 +1207,8 @@ def _start_round(S, C, O, rng):
     if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= goal:
         _end_solo(True, np.int64(END_SOLO_WIN), S, O)
         return
-    _skunk(S, C, O, rng)
+    if P >= 2:
+        _skunk(S, C, O, rng)
     sh[PHASE] = PH_MARKET
     sh[TURN] = 0
     sh[INTURN] = 0
