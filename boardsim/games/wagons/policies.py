@@ -165,16 +165,34 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
             if not T.is_legal(idx, n, x, y):
                 continue
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
+            # T.place for both rotations at once: new cells get their indices once, the second
+            # rotation just rewrites the 4 cells, and one T.unplace restores the town
+            nn = n
+            for p in range(4):
+                xx = x + (p & 1)
+                yy = y + (p >> 1)
+                saved[p] = land[yy, xx]
+                saved[4 + p] = sym[yy, xx]
+                if idx[yy, xx] < 0:
+                    idx[yy, xx] = nn
+                    cx[nn] = xx
+                    cy[nn] = yy
+                    nn += 1
+            saved[8] = n
+            meta[0] = nn
             for rot in range(2):
-                T.place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved)
+                for p in range(4):
+                    t = p if rot == 0 else 3 - p
+                    land[y + (p >> 1), x + (p & 1)] = card_land[t]
+                    sym[y + (p >> 1), x + (p & 1)] = card_sym[t]
                 v = S.value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals,
                             goal_weight, ws, saved)
-                T.unplace(land, sym, idx, meta, x, y, saved)
                 if v > best:
                     best = v
                     res[0] = x
                     res[1] = y
                     res[2] = rot
+            T.unplace(land, sym, idx, meta, x, y, saved)
     return best
 
 

@@ -40,6 +40,8 @@ LAYER_ROWS = 9
 L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT, L_MARK = range(LAYER_ROWS)
 # L_INFO columns: colour offsets into L_ORD 0..7, broken roots 8..11, counts, position max per colour 16..22
 I_OFF, I_BROKEN, I_NBROKEN, I_NPIECE, I_PMAX = 0, 8, 12, 13, 16
+# per position, the 8 outside edge cells: colour (-1 empty or not in the layer), label, label size
+I_ECOL, I_ELAB, I_ESIZE = 32, 40, 48
 NEAR_ROW0 = LAYER_ROW0 + MAX_LAYERS * LAYER_ROWS  # base weight per root, one row per near-goal land
 STAMP_ROW = NEAR_ROW0 + 3
 STACK_ROW = STAMP_ROW + 1
@@ -310,6 +312,23 @@ def _label_size(ws, r0, lab):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _edge_labels(land, sym, idx, only, x, y, ws, r0):
+    """Colour, label and label size of the 8 outside edge cells, shared by both rotations."""
+    for e in range(8):
+        qx = x + EDGE_DX[e]
+        qy = y + EDGE_DY[e]
+        j = idx[qy, qx]
+        c = np.int64(-1)
+        if j >= 0:
+            c = _colour(land, sym, only, qx, qy)
+        ws[r0 + L_INFO, I_ECOL + e] = c
+        if c >= 0:
+            lab = _label_of(ws, r0, j)
+            ws[r0 + L_INFO, I_ELAB + e] = lab
+            ws[r0 + L_INFO, I_ESIZE + e] = _label_size(ws, r0, lab)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     """Union-find of the card's 4 cells (colours cc*) with the labels on their outside neighbours.
 
@@ -353,12 +372,9 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
             c = cc3
         if c < 0:
             continue
-        qx = x + EDGE_DX[e]
-        qy = y + EDGE_DY[e]
-        j = idx[qy, qx]
-        if j < 0 or _colour(land, sym, only, qx, qy) != c:
+        if ws[r0 + L_INFO, I_ECOL + e] != c:
             continue
-        lab = _label_of(ws, r0, j)
+        lab = ws[r0 + L_INFO, I_ELAB + e]
         node = -1
         for k in range(4, nn):
             if ws[nl, k] == lab:
@@ -367,7 +383,7 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
             node = nn
             ws[nl, node] = lab
             ws[npar, node] = node
-            ws[nsz, node] = _label_size(ws, r0, lab)
+            ws[nsz, node] = ws[r0 + L_INFO, I_ESIZE + e]
             nn += 1
         a = _find(ws, npar, p)
         b = _find(ws, npar, node)
@@ -610,6 +626,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     """Work shared by both rotations at (x, y): split components, old local goal points."""
     _position_layer(land, sym, idx, -1, x, y, ws, LAYER_ROW0, T.N_LANDS)
     _flood_broken(land, sym, idx, cx, cy, -1, x, y, ws, LAYER_ROW0)
+    _edge_labels(land, sym, idx, -1, x, y, ws, LAYER_ROW0)
     if not with_goals:
         return
     ng = goals.shape[0]
@@ -622,10 +639,30 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
             r0 = LAYER_ROW0 + lay * LAYER_ROWS
             _position_layer(land, sym, idx, s, x, y, ws, r0, 1)
             _flood_broken(land, sym, idx, cx, cy, s, x, y, ws, r0)
+            _edge_labels(land, sym, idx, s, x, y, ws, r0)
         elif _is_local(kind):
+            # outside edge cells whose points can change: those showing S (the between goal reads only
+            # left and right, so only the 4 side cells), empty ones for enclosed spaces; none for on-land
+            sg = gp[row, T.GP_SYM]
+            mask = 0
+            if kind != T.K_ON:
+                for e in range(8):
+                    qx = x + EDGE_DX[e]
+                    qy = y + EDGE_DY[e]
+                    if kind == T.K_ENCLOSED:
+                        rel = idx[qy, qx] < 0
+                    elif kind == T.K_BETWEEN:
+                        rel = sym[qy, qx] == sg and (e & 1) == 0
+                    else:
+                        rel = sym[qy, qx] == sg
+                    if rel:
+                        mask |= 1 << e
+            ws[OLD_ROW, 48 + g] = mask
             old = 0
             for k in range(12):
-                old += _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
+                if k >= 4 and (mask >> (k - 4)) & 1 == 0:
+                    continue
+                old += _local_points(kind, sg, gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
                                      gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k],
                                      y + AREA_DY[k])
             ws[OLD_ROW, 24 + g] = old
@@ -688,12 +725,13 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
             c1 = np.int64(0) if card_sym[t1] == s else np.int64(-1)
             c2 = np.int64(0) if card_sym[t2] == s else np.int64(-1)
             c3 = np.int64(0) if card_sym[t3] == s else np.int64(-1)
-            _join(land, sym, idx, s, x, y, c0, c1, c2, c3, ws, rl)
             big = ws[rl + L_INFO, I_PMAX]
-            for p in range(4):
-                gsz = ws[NODE_ROW + 3, ws[NODE_ROW + 1, p]]
-                if gsz > big:
-                    big = gsz
+            if c0 >= 0 or c1 >= 0 or c2 >= 0 or c3 >= 0:  # else no card cell joins anything
+                _join(land, sym, idx, s, x, y, c0, c1, c2, c3, ws, rl)
+                for p in range(4):
+                    gsz = ws[NODE_ROW + 3, ws[NODE_ROW + 1, p]]
+                    if gsz > big:
+                        big = gsz
             pts += a * big
         elif kind == T.K_LAND_GROUP:
             pts += a * ws[r0 + L_INFO, 24 + lnd]
@@ -731,7 +769,10 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
                 pts += a * cs + b * cland
         elif _is_local(kind):
             new = 0
+            mask = ws[OLD_ROW, 48 + g]
             for k in range(12):
+                if k >= 4 and (mask >> (k - 4)) & 1 == 0:
+                    continue
                 new += _local_points(kind, s, gp[row, T.GP_SYM2], lnd, a, b, land, sym, idx, x + AREA_DX[k],
                                      y + AREA_DY[k])
             pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
