@@ -309,6 +309,7 @@ def write_fame_curves(curve: pd.DataFrame, out_dir, title: str) -> tuple[str, st
     fig, axes = plt.subplots(1, len(cells), figsize=(5.5 * len(cells), 4.2), squeeze=False)
     for ax, c in zip(axes[0], cells, strict=True):
         d = curve[curve["cell"] == c]
+        d = d[d["games"] >= max(30, 0.01 * d["games"].max())]  # late rounds with a handful of games are noise
         for seat, s in d.groupby("seat"):
             ax.plot(s["round"], s["mean_fame"], marker=".", label=f"seat {seat}: {s['policy'].iloc[0]}")
         ax.set_xlabel("round")

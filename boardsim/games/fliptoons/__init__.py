@@ -14,8 +14,8 @@ import pandas as pd
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.fliptoons import balance, engine, rules
 from boardsim.games.fliptoons import cards as _cards
-from boardsim.games.fliptoons import engine, rules
 from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
 from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
 
@@ -36,6 +36,7 @@ class FlipToons(Game):
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
+    max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
     card_sets = ("season1",)
 
     def card_table(
@@ -121,6 +122,20 @@ class FlipToons(Game):
         out["kind_fame"] = np.ascontiguousarray(stats[:, engine.ST_FAME])
         out["round_fame"] = round_fame
         return out
+
+    def chunk_stats(self, out):
+        return balance.chunk_stats(out)
+
+    def balance_tables(self, cell, stats, games):
+        return balance.balance_tables(cell, stats, games)
+
+    def favour(self, card: str) -> Seat:
+        """Hire ``card`` whenever it is affordable, otherwise play fame_per_cost."""
+        return Seat("priority", {"order": [card], "fallback": "fame_per_cost"})
+
+    def market_cards(self, table: pd.DataFrame) -> list[str]:
+        market = table[(table["starter"] == 0) & (table["copies"] > 0)]
+        return list(market["name"])
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         maxc, T = (int(x) for x in prepared["sizes"])
