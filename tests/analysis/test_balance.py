@@ -32,3 +32,26 @@ def test_zero_crossing_and_flags():
     t = pd.DataFrame({"effect": [0.0, 0.1, -0.1, 0.01], "effect_lo": [-0.01, 0.05, -0.2, -0.02],
                       "effect_hi": [0.01, 0.2, -0.05, 0.03]})
     assert list(flag_outliers(t)["flag"]) == ["", "strong", "weak", ""]
+
+
+def test_cards_command_ranks_flags_and_sweeps(tmp_path, capsys):
+    from boardsim import cli
+
+    out = tmp_path / "cards"
+    code = cli.main(["cards", "fliptoons", "--cards", "Elephant,Ostrich,Bear", "--games", "300", "--sweep", "fame",
+                     "--span", "1", "--out", str(out)])
+    assert code == 0
+    strength = pd.read_csv(out / "balance_card_strength.csv", keep_default_na=False)
+    assert list(strength["rank"]) == [1, 2, 3] and strength["effect"].is_monotonic_decreasing
+    assert set(strength["flag"]) <= {"", "strong", "weak"}
+    sweep = pd.read_csv(out / "balance_card_sweep.csv")
+    elephant = sweep[sweep["card"] == "Elephant"]
+    assert len(elephant) == 3 and (elephant["effect_lo"] <= elephant["effect_hi"]).all()
+    suggestions = pd.read_csv(out / "card_suggestions.csv")
+    assert set(suggestions["card"]) == {"Elephant", "Ostrich", "Bear"}
+    assert (out / "index.html").exists() and (out / "balance_card_strength_effect.png").exists()
+    capsys.readouterr()
+    assert cli.main(["cards", "fliptoons", "--cards", "Elefant"]) == 2
+    assert "unknown card 'Elefant'" in capsys.readouterr().err
+    assert cli.main(["cards", "art_deco"]) == 2
+    assert "no policy that favours a card" in capsys.readouterr().err
