@@ -20,10 +20,10 @@ ROOT = HERE.parents[1]
 
 # game -> (scenario, games per cell, tournament policies, tournament seats)
 EXAMPLES = {
-    "art_deco": ("scenarios/art-deco-policies.toml", 20_000,
-                 ["par", "multiple", "eligibility", "blocker", "random"], 2),
+    "art_deco": ("scenarios/art-deco-policies.toml", 20_000, None, 2),  # the scenario has its own [tournament]
     "wagons": ("scenarios/wagons-draft.toml", 4_000, ["first", "gain", "gain_minus_gift", "random"], 2),
-    "fliptoons": ("scenarios/fliptoons-heuristics.toml", 4_000, None, 2),
+    "fliptoons": ("scenarios/fliptoons-heuristics.toml", 4_000, ["fame_per_cost", "synergy", "highest_rank", "random"],
+                  2),
 }
 
 
