@@ -95,26 +95,32 @@ def make_cell(
 
 
 def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.ndarray]:
-    """Deals start..start+count-1 in every rotation, rows ordered (deal, rotation)."""
+    """Deals start..start+count-1 in every rotation, in rotation-major blocks.
+
+    Row ``k * count + i`` is deal ``start + i`` in rotation ``k``.  Sums over a
+    chunk do not depend on row order; ``simulate`` sorts its rows by (game,
+    rotation) at the end, so its frame does not depend on the chunk size.
+    """
     P = cell.n_players
     n_rot = len(cell.rotations)
-    parts = []
+    merged: dict[str, np.ndarray] = {}
     for k, prep in enumerate(cell.rotations):
         out = cell.game.play(prep, key, start, count)
         position_of_slot = np.array([(j + k) % P for j in range(P)])
-        for name, arr in out.items():
-            if arr.ndim >= 2:
-                out[name] = arr[:, position_of_slot]
         out["rotation"] = np.full(count, k, dtype=np.int64)
-        out["position"] = np.broadcast_to(position_of_slot, (count, P)).copy()
-        parts.append(out)
-    merged: dict[str, np.ndarray] = {}
-    for name in parts[0]:
-        stacked = np.stack([p[name] for p in parts], axis=1)  # (count, n_rot, ...)
-        merged[name] = stacked.reshape((count * n_rot,) + stacked.shape[2:])
+        out["position"] = np.broadcast_to(position_of_slot, (count, P))
+        block = slice(k * count, (k + 1) * count)
+        for name, arr in out.items():
+            if name not in merged:
+                merged[name] = np.empty((count * n_rot,) + arr.shape[1:], dtype=arr.dtype)
+            if arr.ndim >= 2 and name != "position":
+                # reorder seats from position to slot order, straight into this rotation's block
+                np.take(arr, position_of_slot, axis=1, out=merged[name][block], mode="clip")
+            else:
+                merged[name][block] = arr
     deals = np.arange(start, start + count, dtype=np.int64)
-    merged["game"] = np.repeat(deals, n_rot)
-    merged["seed"] = np.repeat(rng.game_seeds(np.uint64(key), start, count), n_rot)
+    merged["game"] = np.tile(deals, n_rot)
+    merged["seed"] = np.tile(rng.game_seeds(np.uint64(key), start, count), n_rot)
     return merged
 
 
@@ -365,6 +371,8 @@ def simulate(
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
         run_cell(c, seed, n_games, chunks.append, chunk_size, progress, executor=ex)
     merged = {name: np.concatenate([ch[name] for ch in chunks]) for name in chunks[0]}
+    order = np.lexsort((merged["rotation"], merged["game"]))  # (game, rotation), whatever the chunking
+    merged = {name: arr[order] for name, arr in merged.items()}
     frame = to_frame(c, merged)
     frame.attrs.update(
         game=g.name, seed=seed, cell=cell, players=n_players, rules_hash=c.rules_hash,

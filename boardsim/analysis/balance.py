@@ -55,8 +55,9 @@ def paired_effect(
     total = total_sq = win_a = win_b = 0.0
     for start in range(0, deals, chunk_size):
         count = min(chunk_size, deals - start)
-        a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(count, n_rot).mean(axis=1)
-        b = play_chunk(cell_b, key, start, count)["win"][:, seat].reshape(count, n_rot).mean(axis=1)
+        # rows come rotation-major: reshape to (rotation, deal) and average each deal over rotations
+        a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(n_rot, count).mean(axis=0)
+        b = play_chunk(cell_b, key, start, count)["win"][:, seat].reshape(n_rot, count).mean(axis=0)
         diff = a - b
         total += diff.sum()
         total_sq += (diff * diff).sum()
