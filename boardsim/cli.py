@@ -18,24 +18,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a positive integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a positive integer")
-    return value
+def _int_at_least(low: int, what: str):
+    """An argparse type: an integer >= ``low``, with the allowed range in the error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {what}")
+        return value
+
+    return parse
 
 
-def _nonneg(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: an integer >= 0")
-    return value
+_positive = _int_at_least(1, "a positive integer")
+_nonneg = _int_at_least(0, "an integer >= 0")
 
 
 def _rule(text: str) -> tuple[str, Any]:

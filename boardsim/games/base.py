@@ -260,6 +260,31 @@ class Game(ABC):
                 return p
         raise BadInput("policy", f"unknown policy {name!r} (known: {', '.join(self.policy_names())})")
 
+    def resolve_rules(self, n_players: int, seats: Sequence[Seat], rules: Mapping[str, Any] | None) -> dict:
+        """Check the player and seat counts and resolve the rule options (errors keyed ``rules.<name>``)."""
+        self.check_players(n_players)
+        if len(seats) != n_players:
+            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
+        try:
+            return resolve_options(self.options, rules)
+        except BadInput as e:
+            raise e.under("rules") from None
+
+    def result_arrays(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray,
+                      seat_out: np.ndarray) -> dict[str, np.ndarray]:
+        """The standard result dict from the kernels' common layout.
+
+        ``game_out`` columns are rounds, first_player, end, then ``game_counters``;
+        ``seat_out[:, :, k]`` is ``seat_counters[k]``.
+        """
+        out = {"score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
+               "end": game_out[:, 2]}
+        for k, name in enumerate(self.seat_counters):
+            out[name] = seat_out[:, :, k]
+        for k, name in enumerate(self.game_counters):
+            out[name] = game_out[:, 3 + k]
+        return out
+
     def policy_names(self) -> list[str]:
         return [p.name for p in self.policies]
 

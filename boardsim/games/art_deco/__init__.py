@@ -13,7 +13,7 @@ from boardsim.games.art_deco import balance, engine, rules
 from boardsim.games.art_deco import cards as _cards
 from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
-from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.base import Game, Prepared, Seat, stable_hash
 
 
 class ArtDeco(Game):
@@ -42,13 +42,7 @@ class ArtDeco(Game):
         cards: pd.DataFrame,
         debug: bool = False,
     ) -> Prepared:
-        self.check_players(n_players)
-        if len(seats) != n_players:
-            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
-        try:
-            resolved = resolve_options(self.options, rules_given)
-        except BadInput as e:
-            raise e.under("rules") from None
+        resolved = self.resolve_rules(n_players, seats, rules_given)
         deck = (
             np.asarray(resolved["values"], dtype=np.int64)
             if resolved["values"]
@@ -73,13 +67,7 @@ class ArtDeco(Game):
             np.uint64(cell_key), start, p, prepared["rules"], prepared["deck"], prepared["policies"],
             score, win, seat_out, game_out,
         )
-        out = {"score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
-               "end": game_out[:, 2]}
-        for k, name in enumerate(engine.SEAT_COUNTERS):
-            out[name] = seat_out[:, :, k]
-        for k, name in enumerate(engine.GAME_COUNTERS):
-            out[name] = game_out[:, 3 + k]
-        return out
+        return self.result_arrays(score, win, game_out, seat_out)
 
     def chunk_stats(self, out):
         return balance.chunk_stats(out)

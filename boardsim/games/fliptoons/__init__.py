@@ -108,14 +108,7 @@ class FlipToons(Game):
             prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             score, win, game_out, seat_out, stats, round_fame,
         )
-        out: dict[str, np.ndarray] = {
-            "score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
-            "end": game_out[:, 2],
-        }
-        for k, name in enumerate(engine.SEAT_COUNTERS):
-            out[name] = seat_out[:, :, k]
-        for k, name in enumerate(engine.GAME_COUNTERS):
-            out[name] = game_out[:, 3 + k]
+        out = self.result_arrays(score, win, game_out, seat_out)
         out["owned"] = np.ascontiguousarray(stats[:, engine.ST_OWNED])
         out["hired"] = np.ascontiguousarray(stats[:, engine.ST_HIRED])
         out["dismissed"] = np.ascontiguousarray(stats[:, engine.ST_DISMISSED])

@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boardsim.errors import BadInput
-from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, engine
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
@@ -93,13 +92,7 @@ class Wagons(Game):
         cards: Cards | None = None,
         debug: bool = False,
     ) -> Prepared:
-        self.check_players(n_players)
-        if len(seats) != n_players:
-            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
-        try:
-            resolved = resolve_options(self.options, rules)
-        except BadInput as e:
-            raise e.under("rules") from None
+        resolved = self.resolve_rules(n_players, seats, rules)
         deck, goals = self._tables(cards)
         deck = _cards.check_deck(deck.astype(str), "cards")
         goals = _cards.check_goals(goals.astype(str), "goals")
@@ -134,13 +127,7 @@ class Wagons(Game):
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
         engine.play_batch(np.uint64(cell_key), int(start), *self._args(prepared), score, win, seat_out, game_out,
                           goal_out)
-        out = {"score": score, "win": win, "rounds": game_out[:, engine.G_ROUNDS],
-               "first_player": game_out[:, engine.G_FIRST], "end": game_out[:, engine.G_END]}
-        for k, name in enumerate(engine.SEAT_COUNTERS):
-            out[name] = seat_out[:, :, k]
-        for k, name in enumerate(engine.GAME_COUNTERS):
-            out[name] = game_out[:, 3 + k]
-        return out
+        return self.result_arrays(score, win, game_out, seat_out)
 
     def chunk_stats(self, out):
         return balance.chunk_stats(out)
