@@ -100,7 +100,7 @@ class FlipToons(Game):
         win = np.zeros((count, P), dtype=np.float64)
         game_out = np.zeros((count, 6), dtype=np.int64)
         seat_out = np.zeros((count, P, len(engine.SEAT_COUNTERS)), dtype=np.int64)
-        stats = np.zeros((count, 4, P, K), dtype=np.int32)
+        stats = np.zeros((count, engine.N_STATS, P, K), dtype=np.int32)
         round_fame = np.zeros((count, P, R), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
         engine.play_batch(
@@ -113,6 +113,7 @@ class FlipToons(Game):
         out["hired"] = np.ascontiguousarray(stats[:, engine.ST_HIRED])
         out["dismissed"] = np.ascontiguousarray(stats[:, engine.ST_DISMISSED])
         out["kind_fame"] = np.ascontiguousarray(stats[:, engine.ST_FAME])
+        out["appearances"] = np.ascontiguousarray(stats[:, engine.ST_APPEAR])  # face-up in a Check Fame
         out["round_fame"] = round_fame
         return out
 

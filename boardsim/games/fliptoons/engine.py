@@ -85,7 +85,8 @@ END_REASONS = ("fame", "depletion", "round_cap", "solo_win", "solo_loss")
 END_FAME, END_DEPLETION, END_CAP, END_SOLO_WIN, END_SOLO_LOSS, END_HORIZON = range(6)
 SEAT_COUNTERS = ("hires", "dismissals", "deck_size", "max_fame")
 GAME_COUNTERS = ("critic", "reflips", "toon_left")
-ST_OWNED, ST_HIRED, ST_DISMISSED, ST_FAME = range(4)
+ST_OWNED, ST_HIRED, ST_DISMISSED, ST_FAME, ST_APPEAR = range(5)
+N_STATS = 5
 
 # card ability codes (positions in cards.py's kind tuples)
 B_NONE, B_UNIQUE_ADJ, B_ROW, B_COLUMN, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_DISM_STARTERS = range(8)
@@ -1160,6 +1161,7 @@ def _record_fame(p, S, O):
     for i in range(pv[p, GN]):
         if pc[p, GF, i] == 0:
             stt[ST_FAME, p, pc[p, GK, i]] += pc[p, GL, i]
+            stt[ST_APPEAR, p, pc[p, GK, i]] += 1
     r = sh[ROUND] - 1
     if 0 <= r < rf.shape[1]:
         rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
@@ -1358,6 +1360,7 @@ def _record_fame_final(p, S, O):
     for i in range(pv[p, GN]):
         if pc[p, GF, i] == 0:
             stt[ST_FAME, p, pc[p, GK, i]] += pc[p, GL, i]
+            stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -1541,7 +1544,7 @@ def _play_game(rng, P, C, maxc, T, O):
         _advance(S, C, O, X, rng, np.int64(0))
     else:
         S2 = _alloc(P, K, maxc, T, Wd)
-        O2 = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
+        O2 = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
               np.zeros((1, LOG_W), np.int32))
         L = (S2, O2)
         while _advance(S, C, O, X, rng, np.int64(1)) == 1:
@@ -1601,7 +1604,7 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     rng = new_state(game_seed(cell_key, index))
     K = cards.shape[0]
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    O = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, n_rounds), dtype=np.int16), log)
+    O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, n_rounds), dtype=np.int16), log)
     S = _play_game(rng, P, C, maxc, T, O)
     score = np.zeros((1, P), dtype=np.int64)
     win = np.zeros((1, P), dtype=np.float64)
@@ -1620,9 +1623,9 @@ def first_decision(cell_key, index, P, C, maxc, T):
     rng = new_state(game_seed(cell_key, index))
     S = _alloc(P, K, maxc, T, Wd)
     X = _scratch(S, C, K, maxc, T, Wd)
-    O = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+    O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     S2 = _alloc(P, K, maxc, T, Wd)
-    O2 = (np.zeros((4, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+    O2 = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
     _advance(S, C, O, X, rng, np.int64(1))
     return S, X, (S2, O2), O, rng

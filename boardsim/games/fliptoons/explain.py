@@ -82,7 +82,7 @@ class Table:
         K = len(self.names)
         maxc = int(card_arr[:, _cards.C_COPIES].sum() + card_arr[:, _cards.C_SOLO].sum() + 16)
         self.S = E._alloc(players, K, maxc, maxc, len(prices))
-        self.O = (np.zeros((4, players, K), dtype=np.int32), np.zeros((players, 1), dtype=np.int16),
+        self.O = (np.zeros((E.N_STATS, players, K), dtype=np.int32), np.zeros((players, 1), dtype=np.int16),
                   np.zeros((1, E.LOG_W), dtype=np.int32))
         self.rng = new_state(np.uint64(seed))
         self.players = players

@@ -39,3 +39,14 @@ def test_favour_and_market_cards():
     assert "Elephant" in market and "Caterpillar" not in market and len(market) == 25
     seat = GAME.favour("Elephant")
     assert seat.policy == "priority" and seat.params["order"] == ["Elephant"]
+
+
+def test_fame_per_appearance_counts_face_up_cards_at_check_fame():
+    cell = make_cell(GAME, 2, [Seat("fame_per_cost")], {}, GAME.card_table(), rotate=True)
+    out = play_chunk(cell, 3, 0, 40)
+    names = list(GAME.card_table()["name"])
+    snail = names.index("Snail")  # a starter worth a flat 2 fame every time it is face-up
+    assert out["appearances"][:, :, snail].sum() > 0
+    assert out["kind_fame"][:, :, snail].sum() == 2 * out["appearances"][:, :, snail].sum()
+    tables = balance.balance_tables(cell, balance.chunk_stats(out), 80)
+    assert tables["cards"].set_index("card").loc["Snail", "fame_per_appearance"] == 2.0

@@ -27,7 +27,7 @@ def final_state(prep, key, index):
     P = prep.n_players
     K = prep["cards"].shape[0]
     C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
-    O = (np.zeros((4, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
+    O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
     rng = new_state(np.uint64(game_seed(np.uint64(key), np.int64(index))))
     return E._play_game(rng, P, C, maxc, T, O), O
 
