@@ -150,7 +150,7 @@ class Aggregate:
     n_end: int
     games: int = 0
     wins: np.ndarray = field(init=False)  # (P,) in 1/WIN_UNITS units
-    wins_by_position: np.ndarray = field(init=False)  # (P,) same units, by where the seat sat
+    wins_by_position: np.ndarray = field(init=False)  # (P,) same units, by turn order (0 = first player)
     score_sum: np.ndarray = field(init=False)
     score_sq: np.ndarray = field(init=False)
     counter_sum: np.ndarray = field(init=False)  # (P, n_counters)
@@ -181,7 +181,9 @@ class Aggregate:
         units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
         self.games += score.shape[0]
         self.wins += units.sum(axis=0)
-        np.add.at(self.wins_by_position, out["position"].ravel(), units.ravel())
+        # turn order counted from the game's first player, so a random first player is handled too
+        order = (out["position"] - out["first_player"][:, None]) % self.n_players
+        np.add.at(self.wins_by_position, order.ravel(), units.ravel())
         self.score_sum += score.sum(axis=0)
         self.score_sq += (score * score).sum(axis=0)
         for k, name in enumerate(self.seat_counters):

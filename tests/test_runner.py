@@ -81,3 +81,18 @@ def test_bad_arguments():
         simulate("art_deco", 10, rules={"rounds": 0})
     with pytest.raises(BadInput, match="players"):
         simulate("art_deco", 10, players=9)
+
+
+def test_turn_order_wins_count_from_the_first_player():
+    agg = Aggregate(3, (), 1)
+    out = {
+        "score": np.zeros((2, 3), dtype=np.int64),
+        "win": np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+        "position": np.array([[0, 1, 2], [2, 0, 1]]),  # slot -> table position
+        "first_player": np.array([0, 1]),  # table position that started
+        "rounds": np.array([1, 1]),
+        "end": np.array([0, 0]),
+    }
+    agg.add(out)
+    # game 0: slot 0 at position 0 started and won -> place 0; game 1: slot 2 at position 1 started and won -> place 0
+    assert list(agg.wins_by_position) == [24, 0, 0]

@@ -17,7 +17,7 @@ from boardsim.report import html, plots
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
     "summary.csv": "one row per cell x seat: games, wins, win rate with 95% interval, score mean/sd",
-    "positions.csv": "win rate by table position (0 opens round 1), with 95% intervals",
+    "positions.csv": "win rate by place in turn order (0 = the first player), with 95% intervals",
     "scores.csv": "score histogram: games per cell, seat and score",
     "rounds.csv": "game length histogram: games per cell and rounds played",
     "tournament_pairwise.csv": "tournament: win rate of each policy against each opponent, 95% intervals",

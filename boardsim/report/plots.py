@@ -135,7 +135,7 @@ def write_positions(positions: pd.DataFrame, out_dir, title: str) -> tuple[str, 
         s = d[d["position"] == pos]
         x = np.array([cells.index(c) for c in s["cell"]]) + (pos - (max_p - 1) / 2) * width
         ax.errorbar(x, s["win_rate"], yerr=[s["err_lo"], s["err_hi"]], fmt="o", capsize=3,
-                    label=f"position {pos}" + (" (opens round 1)" if pos == 0 else ""))
+                    label=f"position {pos}" + (" (first player)" if pos == 0 else ""))
     for i, c in enumerate(cells):
         fair = d.loc[d["cell"] == c, "fair_share"].iloc[0]
         ax.hlines(fair, i - 0.45, i + 0.45, colors="grey", linestyles="dashed")
@@ -143,12 +143,13 @@ def write_positions(positions: pd.DataFrame, out_dir, title: str) -> tuple[str, 
     set_cell_ticks(ax, labels)
     ax.set_xlabel("grid cell")
     ax.set_ylabel("win rate (share of games, 95% Wilson interval)")
-    ax.set_title(heading(title, "win rate by table position (dashed: fair share 1/players)"))
+    ax.set_title(heading(title, "win rate by place in turn order (dashed: fair share 1/players)"))
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     save(fig, out_dir / "positions.png")
-    return "positions.png", "First-player effect: win rate by table position, all policies pooled, 95% intervals."
+    return "positions.png", ("First-player effect: win rate by place in turn order (0 = first player), all "
+                             "policies pooled, 95% intervals.")
 
 
 def rounds_data(rounds: pd.DataFrame, max_cells: int = 9) -> pd.DataFrame:

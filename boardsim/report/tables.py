@@ -82,7 +82,7 @@ def summary_rows(scenario_name: str, cell: Cell, agg: Aggregate) -> pd.DataFrame
 
 
 def position_rows(scenario_name: str, cell: Cell, agg: Aggregate) -> pd.DataFrame:
-    """Win rate by table position (0 opens the first round), for first-player effects."""
+    """Win rate by place in turn order (0 = the game's first player), for first-player effects."""
     P = cell.n_players
     n = np.full(P, agg.games)
     wins = agg.wins_by_position / WIN_UNITS
