@@ -42,6 +42,18 @@ COLUMNS = ["game", "players", "policy", "cores", "games_per_s_1_thread", "games_
            "peak_rss_mb", "boardsim", "date"]
 
 
+def own_peak_mb() -> float:
+    """This process's own peak resident memory (VmHWM). ru_maxrss would include the parent's when
+    the parent was bigger at fork time: Linux carries it across fork and exec."""
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
+    except (OSError, StopIteration):
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def bench_cell(name: str):
     from boardsim.games import get
     from boardsim.games.base import Seat
@@ -76,8 +88,6 @@ def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8) ->
 # -- subprocess probes --------------------------------------------------------
 def probe(args) -> None:
     """Runs in a child process; prints one JSON line."""
-    import resource
-
     t0 = time.perf_counter()
     cell = bench_cell(args.probe)
     first = 1 if os.environ.get("NUMBA_DISABLE_JIT") == "1" else 8  # interpreted games are slow
@@ -86,7 +96,7 @@ def probe(args) -> None:
     out = {"start_s": started}
     if args.probe_seconds > 0:
         out["games_per_s"] = rate(cell, args.probe_seconds, first=first)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["peak_rss_mb"] = own_peak_mb()
     out["after_start_s"] = time.perf_counter() - t0 - started  # the parent subtracts it from the wall time
     print(json.dumps(out))
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 SCRIPT = """
-import json, resource, sys, tempfile
+import json, sys, tempfile
 import boardsim
 from boardsim.scenario import parse
 
@@ -14,7 +14,10 @@ sc = parse({"name": "memory", "game": "art_deco", "players": 4, "games": games, 
             "seats": [{"policy": "eligibility"}, {"policy": "par"}, {"policy": "multiple"}, {"policy": "blocker"}]})
 with tempfile.TemporaryDirectory() as out:
     result = boardsim.sweep(sc, out=out, progress=False)
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+# VmHWM is this process's own high-water mark. ru_maxrss is not: Linux carries it over from the
+# parent across fork and exec, so a child of a big pytest process would report the parent's size.
+with open("/proc/self/status") as status:
+    peak_mb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024
 print(json.dumps({"games": int(result.summary["games"].iloc[0]), "peak_mb": peak_mb}))
 """
 
