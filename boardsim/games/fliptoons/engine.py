@@ -234,7 +234,7 @@ def _mean_value(p, pc, pv, val):
 
 
 # -- dismissed pile and the Pig --------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _pig_dest(p, S, C, rng):
     """Where a Pig goes (any player's deck or the toon deck, -1): a policy choice."""
     pc, pv, dism, sh, toon, mk = S
@@ -255,7 +255,7 @@ def _pig_dest(p, S, C, rng):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _place_in_deck(dest, kind, S, rng):
     pc, pv, dism, sh, toon, mk = S
     if dest < 0:
@@ -266,7 +266,7 @@ def _place_in_deck(dest, kind, S, rng):
         _deck_bottom_push(dest, pc, pv, kind)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _to_pile(p, kind, why, S, C, O, rng):
     """A card leaves p's grid or deck as a dismissal: pile, stats, When Dismissed banner."""
     pc, pv, dism, sh, toon, mk = S
@@ -286,7 +286,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
         pv[p, DSTART] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _dismiss_grid(p, g, why, S, C, O, rng):
     pc, pv = S[0], S[1]
     kind = pc[p, GK, g]
@@ -295,7 +295,7 @@ def _dismiss_grid(p, g, why, S, C, O, rng):
 
 
 # -- Flip (§3) -------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _rabbit_target(p, kind, pc, pv, rules):
     """First slot in reading order holding a face-up card of this kind or any face-down card."""
     last = NS if rules[R_RABBIT_EXTRA] != 0 else 6
@@ -306,7 +306,7 @@ def _rabbit_target(p, kind, pc, pv, rules):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _snake(p, i_snake, mask, prev, S, C, O, rng):
     """Snake's placement ability (§3.4).  Returns the new base mask and previous-placed card."""
     pc, pv, dism, sh, toon, mk = S
@@ -354,7 +354,7 @@ def _snake(p, i_snake, mask, prev, S, C, O, rng):
     return mask, prev
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _place_all(p, S, C, O, rng):
     """Reveal cards from the top of p's deck into the grid until 6 base slots are full (§3.1)."""
     pc, pv, dism, sh, toon, mk = S
@@ -448,7 +448,7 @@ def _faceup_count_of(q, kind, pc, pv):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _score_player(p, S, C):
     """Fame of every card in p's grid (written to the GL row); returns the grid total."""
     pc, pv, dism, sh, toon, mk = S
@@ -654,10 +654,14 @@ def _log_market(S, O):
     if sh[LOGON] == 0:
         return
     Wd = np.int64(sh[W])
-    v = np.full(6, -1, dtype=np.int64)
-    for s in range(min(Wd, 6)):
-        v[s] = mk[0, s]
-    _log(sh, log, EV_MARKET, v[0], v[1], v[2], v[3], v[4], v[5], sh[TN])
+    # scalars, not a temporary array: the callers run without NRT
+    v0 = mk[0, 0] if Wd > 0 else -1
+    v1 = mk[0, 1] if Wd > 1 else -1
+    v2 = mk[0, 2] if Wd > 2 else -1
+    v3 = mk[0, 3] if Wd > 3 else -1
+    v4 = mk[0, 4] if Wd > 4 else -1
+    v5 = mk[0, 5] if Wd > 5 else -1
+    _log(sh, log, EV_MARKET, v0, v1, v2, v3, v4, v5, sh[TN])
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -675,7 +679,7 @@ def _decay(S, C, O):
 
 
 # -- sub-choices made by a policy ------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _choose_grid_card(p, slot, S, C, rng):
     """A face-up, dismissable card of p's grid (in ``slot`` if slot >= 0), or -1: lowest value."""
     pc, pv = S[0], S[1]
@@ -707,7 +711,7 @@ def _choose_grid_card(p, slot, S, C, rng):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
     """A When Hired banner (§10): Butterfly, Horse, Pig, Peacock."""
     pc, pv, dism, sh, toon, mk = S
@@ -825,18 +829,18 @@ def _has_hook(p, pc, pv, cards, lo):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _hooks(p, S, C, O, rng):
+def _hooks(p, S, C, O, X, rng):
     """End-of-turn hooks; the common no-hook case returns without a call that passes the state."""
     if _has_hook(p, S[0], S[1], C[0], K_DONKEY):
-        _run_hooks(p, S, C, O, rng)
+        _run_hooks(p, S, C, O, X, rng)
 
 
-@njit(cache=True, nogil=True)
-def _run_hooks(p, S, C, O, rng):
+@njit(cache=True, nogil=True, _nrt=False)
+def _run_hooks(p, S, C, O, X, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
     n = pv[p, GN]
-    seqs = np.empty(n, dtype=np.int64)
+    seqs = X[10]  # scratch of maxc entries: a grid never holds more than maxc cards
     m = 0
     for s in range(NS):  # reading order: base slots, then extra rows; within a stack bottom to top
         for _step in range(n):
@@ -870,7 +874,7 @@ def _run_hooks(p, S, C, O, rng):
                     _dismiss_grid(p, g, np.int64(WHY_ALLIGATOR), S, C, O, rng)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _skunk(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -994,18 +998,20 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _quick_fame(p, extra, seed, n_flips, S, C, X):
     """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
     pc, pv, dism, sh, toon, mk = S
-    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog = X
+    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng, xseq = X
     xsh[:] = 0
     xsh[NP] = 1
     xsh[W] = sh[W]
-    xmk[:, :] = mk
-    xdism[0, :] = dism[p, :]
+    for r in range(mk.shape[0]):  # element loops: an array-to-array slice copy needs NRT
+        for s in range(mk.shape[1]):
+            xmk[r, s] = mk[r, s]
+    for k in range(dism.shape[1]):
+        xdism[0, k] = dism[p, k]
     tot = 0
-    rng = np.empty(4, dtype=np.uint64)
     XS = (xpc, xpv, xdism, xsh, xtoon, xmk)
     XO = (xstt, xrf, xlog)
     p0 = np.int64(0)
@@ -1027,7 +1033,8 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         xpv[0, DN] = n
         # Snake draws a random unseen toon card in these estimates.
         tn = sh[TN]
-        xtoon[:tn] = toon[:tn]
+        for i in range(tn):
+            xtoon[i] = toon[i]
         shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
         _flip(p0, XS, C, XO, rng)
@@ -1035,7 +1042,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
     return tot / max(1, n_flips)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _synergy(p, S, C, X, rng):
     pc, pv, dism, sh, toon, mk = S
     prices, pol = C[2], C[3]
@@ -1067,7 +1074,7 @@ def _synergy(p, S, C, X, rng):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _simple_policy(p, code, S, C, rng):
     """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
     pol = C[3]
@@ -1228,13 +1235,13 @@ def _end_solo(won, reason, S, O):
 
 
 @njit(cache=True, nogil=True, inline='always')
-def _end_turn(p, S, C, O, rng):
+def _end_turn(p, S, C, O, X, rng):
     pv, sh = S[1], S[3]
     rules = C[1]
     log = O[2]
     pv[p, ACTS] = 0
     if rules[R_HOOK_TIMING] == 0:
-        _hooks(p, S, C, O, rng)
+        _hooks(p, S, C, O, X, rng)
     _refill(S, C)
     _log(sh, log, EV_TURN, p, pv[p, SPEND], 0, 0, 0, 0, 0)
     _log_market(S, O)
@@ -1293,7 +1300,7 @@ def _cleanup(S, C, O, rng):
         sh[PHASE] = PH_START
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _final_flip(S, C, O, rng):
     """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
     pc, pv, dism, sh, toon, mk = S
@@ -1363,7 +1370,7 @@ def _record_fame_final(p, S, O):
             stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _advance(S, C, O, X, rng, stop_lookahead):
     """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
     pc, pv, dism, sh, toon, mk = S
@@ -1377,7 +1384,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
             if sh[TURN] >= P:
                 if rules[R_HOOK_TIMING] != 0:
                     for j in range(P):
-                        _hooks((sh[FIRST] + j) % P, S, C, O, rng)
+                        _hooks((sh[FIRST] + j) % P, S, C, O, X, rng)
                     _refill(S, C)
                 if P <= rules[R_DECAY_PLAYERS]:
                     _decay(S, C, O)
@@ -1397,7 +1404,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
                 if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
                     _end_solo(True, np.int64(END_SOLO_WIN), S, O)
                     return 0
-            _end_turn(p, S, C, O, rng)
+            _end_turn(p, S, C, O, X, rng)
         elif ph == PH_CLEANUP:
             _cleanup(S, C, O, rng)
         elif ph == PH_FINAL:
@@ -1421,7 +1428,7 @@ def _alloc(P, K, maxc, T, Wd):
     return pc, pv, dism, sh, toon, mk
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _setup(S, C, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -1455,14 +1462,30 @@ def _setup(S, C, rng):
     sh[PHASE] = PH_START
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _copy_state(src, dst):
-    dst[0][:, :, :] = src[0]
-    dst[1][:, :] = src[1]
-    dst[2][:, :] = src[2]
-    dst[3][:] = src[3]
-    dst[4][:] = src[4]
-    dst[5][:, :] = src[5]
+    # element loops: an array-to-array slice copy (or ravel) needs NRT, which this kernel runs without
+    a, b = src[0], dst[0]
+    for x in range(a.shape[0]):
+        for y in range(a.shape[1]):
+            for z in range(a.shape[2]):
+                b[x, y, z] = a[x, y, z]
+    _copy2(src[1], dst[1])
+    _copy2(src[2], dst[2])
+    _copy2(src[5], dst[5])
+    a1, b1 = src[3], dst[3]
+    for x in range(a1.shape[0]):
+        b1[x] = a1[x]
+    a1, b1 = src[4], dst[4]
+    for x in range(a1.shape[0]):
+        b1[x] = a1[x]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline='always')
+def _copy2(a, b):
+    for x in range(a.shape[0]):
+        for y in range(a.shape[1]):
+            b[x, y] = a[x, y]
 
 
 @njit(cache=True, nogil=True)
@@ -1523,7 +1546,8 @@ def _lookahead_choose(p, S, C, X, L, rng):
 def _scratch(S, C, K, maxc, T, Wd):
     xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(np.int64(1), K, maxc, T, Wd)
     return (xpc, xpv, xdism, xsh, xtoon, xmk, np.zeros((4, 1, K), dtype=np.int32),
-            np.zeros((1, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
+            np.zeros((1, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32),
+            np.zeros(4, dtype=np.uint64), np.zeros(maxc, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -1575,7 +1599,7 @@ def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T
         _write_row(i, S, score, win, game_out, seat_out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _write_row(i, S, score, win, game_out, seat_out):
     pc, pv, dism, sh, toon, mk = S
     P = np.int64(sh[NP])

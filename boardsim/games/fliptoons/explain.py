@@ -82,6 +82,7 @@ class Table:
         K = len(self.names)
         maxc = int(card_arr[:, _cards.C_COPIES].sum() + card_arr[:, _cards.C_SOLO].sum() + 16)
         self.S = E._alloc(players, K, maxc, maxc, len(prices))
+        self.X = E._scratch(self.S, self.C, K, maxc, maxc, len(prices))  # kernel scratch (hooks)
         self.O = (np.zeros((E.N_STATS, players, K), dtype=np.int32), np.zeros((players, 1), dtype=np.int16),
                   np.zeros((1, E.LOG_W), dtype=np.int32))
         self.rng = new_state(np.uint64(seed))
@@ -245,7 +246,7 @@ class Table:
         E._apply(p, E.A_DISMISS + g, self.S, self.C, self.O, self.rng)
 
     def end_of_turn_hooks(self, p: int) -> None:
-        E._hooks(p, self.S, self.C, self.O, self.rng)
+        E._hooks(p, self.S, self.C, self.O, self.X, self.rng)
 
     def least_fame_hook(self) -> None:
         E._skunk(self.S, self.C, self.O, self.rng)
