@@ -173,6 +173,37 @@ class Prepared:
         return self.arrays[name]
 
 
+def apply_integer_edits(
+    table: pd.DataFrame,
+    edits: Mapping[str, Mapping[str, Any]] | None,
+    ranges: Mapping[str, tuple[int, int | None]],
+) -> pd.DataFrame:
+    """``table`` (rows named by its ``name`` column) with ``{card: {field: value}}`` applied.
+
+    ``ranges`` maps each editable integer field to its (low, high) bounds, high ``None`` for
+    unbounded.  Errors are BadInput keyed ``cards.<card>[.<field>]``.
+    """
+    table = table.copy()
+    names = list(table["name"])
+    fields_known = ", ".join(ranges)
+    for card, fields in (edits or {}).items():
+        if card not in names:
+            raise BadInput(f"cards.{card}", f"unknown card {card!r} (known: {', '.join(names)})")
+        if not isinstance(fields, Mapping):
+            raise BadInput(f"cards.{card}", f"expected a table of fields ({fields_known})")
+        for name, value in fields.items():
+            key = f"cards.{card}.{name}"
+            if name not in ranges:
+                raise BadInput(key, f"unknown card field {name!r} (known: {fields_known})")
+            lo, hi = ranges[name]
+            ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))
+            if not ok or value < lo or (hi is not None and value > hi):
+                allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi}]"
+                raise BadInput(key, f"got {value!r}; allowed: {allowed}")
+            table.loc[table["name"] == card, name] = int(value)
+    return table
+
+
 def stable_hash(*parts: Any) -> str:
     """Short hex digest of JSON-able parts (card table, options) for provenance."""
     h = hashlib.sha256()

@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
+from boardsim.games.base import apply_integer_edits
 
 COLUMNS = ("name", "value", "copies")
 EDITABLE = ("value", "copies")
+EDIT_RANGES = {"value": (1, None), "copies": (0, None)}
 
 
 def load_table(card_file: str | None = None) -> pd.DataFrame:
@@ -41,22 +43,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
-    table = table.copy()
-    names = list(table["name"])
-    for card, fields in (edits or {}).items():
-        if card not in names:
-            raise BadInput(f"cards.{card}", f"unknown card {card!r} (known: {', '.join(names)})")
-        if not isinstance(fields, Mapping):
-            raise BadInput(f"cards.{card}", "expected a table of fields (value, copies)")
-        for field, value in fields.items():
-            key = f"cards.{card}.{field}"
-            if field not in EDITABLE:
-                raise BadInput(key, f"unknown card field {field!r} (known: {', '.join(EDITABLE)})")
-            low = 1 if field == "value" else 0
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise BadInput(key, f"got {value!r}; allowed: an integer >= {low}")
-            table.loc[table["name"] == card, field] = value
-    return table
+    return apply_integer_edits(table, edits, EDIT_RANGES)
 
 
 def deck_values(table: pd.DataFrame) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
+from boardsim.games.base import apply_integer_edits
 
 COLUMNS = (
     "name", "rank", "starter", "copies", "solo_copies", "fame", "bonus", "bonus_fame", "bonus_param",
@@ -92,22 +93,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
     """The table with ``{card: {field: value}}`` applied; BadInput names ``cards.<card>.<field>``."""
-    table = table.copy()
-    names = list(table["name"])
-    for card, fields in (edits or {}).items():
-        if card not in names:
-            raise BadInput(f"cards.{card}", f"unknown card {card!r} (known: {', '.join(names)})")
-        if not isinstance(fields, Mapping):
-            raise BadInput(f"cards.{card}", f"expected a table of fields ({', '.join(EDITABLE)})")
-        for field, value in fields.items():
-            key = f"cards.{card}.{field}"
-            if field not in EDITABLE:
-                raise BadInput(key, f"unknown card field {field!r} (known: {', '.join(EDITABLE)})")
-            lo, hi = _LOW[field], _HIGH[field]
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not lo <= value <= hi:
-                raise BadInput(key, f"got {value!r}; allowed: an integer in [{lo}, {hi}]")
-            table.loc[table["name"] == card, field] = int(value)
-    return table
+    return apply_integer_edits(table, edits, {field: (_LOW[field], _HIGH[field]) for field in EDITABLE})
 
 
 def encode(table: pd.DataFrame) -> np.ndarray:
