@@ -264,17 +264,20 @@ class Game(ABC):
         """A readable log of one game, produced by the same jitted code."""
 
     # -- game-specific analysis (optional) -----------------------------------
+    # A game's balance module (``chunk_stats(out)`` and ``balance_tables(cell, stats, games)``), or None.
+    balance: Any = None
+
     def chunk_stats(self, out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Sums over one chunk of results (slot order) that the sweep adds up per cell.
 
         Values must be fixed-shape arrays of whole numbers (or exact floats), so
-        the sum is the same whatever the chunking.  The default has none.
+        the sum is the same whatever the chunking.  Games without a balance module have none.
         """
-        return {}
+        return self.balance.chunk_stats(out) if self.balance is not None else {}
 
     def balance_tables(self, cell: Any, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
         """Tidy tables (name -> frame, written as ``balance_<name>.csv``) from summed chunk_stats."""
-        return {}
+        return self.balance.balance_tables(cell, stats, games) if self.balance is not None else {}
 
     def favour(self, card: str) -> Seat:
         """A seat that goes out of its way to acquire ``card`` (for win-rate-added experiments)."""

@@ -28,6 +28,7 @@ class ArtDeco(Game):
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
+    balance = balance
 
     def card_table(
         self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
@@ -68,12 +69,6 @@ class ArtDeco(Game):
             score, win, seat_out, game_out,
         )
         return self.result_arrays(score, win, game_out, seat_out)
-
-    def chunk_stats(self, out):
-        return balance.chunk_stats(out)
-
-    def balance_tables(self, cell, stats, games):
-        return balance.balance_tables(cell, stats, games)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         score, win, seat_out, game_out, log = engine.trace_game(

@@ -36,6 +36,7 @@ class FlipToons(Game):
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
+    balance = balance
     max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
     card_sets = ("season1",)
 
@@ -116,12 +117,6 @@ class FlipToons(Game):
         out["appearances"] = np.ascontiguousarray(stats[:, engine.ST_APPEAR])  # face-up in a Check Fame
         out["round_fame"] = round_fame
         return out
-
-    def chunk_stats(self, out):
-        return balance.chunk_stats(out)
-
-    def balance_tables(self, cell, stats, games):
-        return balance.balance_tables(cell, stats, games)
 
     def favour(self, card: str) -> Seat:
         """Hire ``card`` whenever it is affordable, otherwise play fame_per_cost."""

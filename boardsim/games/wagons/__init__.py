@@ -48,6 +48,7 @@ class Wagons(Game):
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
+    balance = balance
 
     def card_table(
         self,
@@ -128,12 +129,6 @@ class Wagons(Game):
         engine.play_batch(np.uint64(cell_key), int(start), *self._args(prepared), score, win, seat_out, game_out,
                           goal_out)
         return self.result_arrays(score, win, game_out, seat_out)
-
-    def chunk_stats(self, out):
-        return balance.chunk_stats(out)
-
-    def balance_tables(self, cell, stats, games):
-        return balance.balance_tables(cell, stats, games)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         result = engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
