@@ -140,7 +140,7 @@ def _leader_other(st, n_players, me):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, state, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -355,6 +355,15 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
     passed = np.zeros(n_players, dtype=np.bool_)
     shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
+    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
+                       ring, pos, cval, cround, passed, shown, state)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
+                ring, pos, cval, cround, passed, shown, state):
+    """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
+    arrays and taking the per-game row views costs no reference counting."""
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
