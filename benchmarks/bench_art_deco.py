@@ -1,5 +1,7 @@
 """Art Deco speed: 4-player default-rule games per second on 1 thread and on all threads.
 
+Target: 1,000,000 games per second per core; the CPU-second figure is the one to compare on a busy machine.
+
 Run:  python benchmarks/bench_art_deco.py [--games N] [--policy NAME]
 Prints one line per thread count; warms the Numba cache first so compile time is not counted.
 """
@@ -15,13 +17,15 @@ from boardsim.games import get
 from boardsim.games.base import Seat
 
 
-def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> float:
-    best = 0.0
+def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> tuple[float, float]:
+    """Best of ``repeats``: games per wall-clock second and per CPU second (robust to a busy machine)."""
+    best_wall = best_cpu = 0.0
     for r in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         game.play(prepared, 12345 + r, 0, n_games)
-        best = max(best, n_games / (time.perf_counter() - t0))
-    return best
+        best_wall = max(best_wall, n_games / (time.perf_counter() - t0))
+        best_cpu = max(best_cpu, n_games / max(1e-9, time.process_time() - c0))
+    return best_wall, best_cpu
 
 
 def main() -> None:
@@ -36,9 +40,9 @@ def main() -> None:
     all_threads = numba.config.NUMBA_NUM_THREADS
     for threads in sorted({1, all_threads}):
         numba.set_num_threads(threads)
-        rate = games_per_second(game, prepared, args.games)
-        print(f"art_deco {args.players}p policy={args.policy} threads={threads}: {rate:,.0f} games/s "
-              f"({rate / threads:,.0f} per core)")
+        wall, cpu = games_per_second(game, prepared, args.games)
+        print(f"art_deco {args.players}p policy={args.policy} threads={threads}: {wall:,.0f} games/s "
+              f"({wall / threads:,.0f} per core; {cpu:,.0f} per CPU second)")
 
 
 if __name__ == "__main__":
