@@ -57,9 +57,30 @@ def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sy
     events[ne, EV_TURN] = turn
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
+    """Whether the spot choose_draft found for the first skipped card in the opponent's town is the one
+    the opponent's own greedy placement would find now: same town (it is placed first), same mode and
+    goal weight, and the same opponent counts wherever a majority goal reads them."""
+    omode = int(pol[op, P.COL_PLACE])
+    if spot[7] == 0 or omode == P.PLACE_RANDOM or omode != P.eval_mode(pol[me]):
+        return False
+    if pol[op, P.COL_GOALW] != pol[me, P.COL_GOALW]:
+        return False
+    if omode == P.PLACE_LANDS or pol[op, P.COL_GOALW] == 0.0:
+        return True  # goals are not scored, so the counts do not matter
+    for g in range(goals.shape[0]):
+        kind = gp[goals[g], T.GP_KIND]
+        if kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON:
+            s = gp[goals[g], T.GP_SYM]
+            if cnt[me, s] != spot[8 + s]:
+                return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-              res, spot, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
+              res, spot, gifts, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
     """Play one game into output row ``row``; ``events`` receives the 15 placements."""
     state = rng.new_state(seed)
     for p in range(2):
@@ -97,7 +118,7 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     while t < N_CIRCLE:
         op = 1 - me
         k = P.choose_draft(pol[me], me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
-                           cnt, ws, detail, saved, state, res, spot)
+                           cnt, ws, detail, saved, state, res, spot, gifts)
         c = seq[t + k]
         mode = int(pol[me, P.COL_PLACE])
         if spot[3] == 1 and mode != P.PLACE_RANDOM:
@@ -116,8 +137,13 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
         omode = int(pol[op, P.COL_PLACE])
         for j in range(k):
             f = seq[t + j]
-            P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[f], card_sym[f],
-                             goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, res)
+            if j == 0 and _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
+                res[0] = spot[4]
+                res[1] = spot[5]
+                res[2] = spot[6]
+            else:
+                P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[f], card_sym[f],
+                                 goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, res)
             _place_for(op, f, res[0], res[1], res[2], land, sym, idx, cx, cy, meta, card_land, card_sym,
                        saved, cnt, events, ne, 1, turn)
             ne += 1
@@ -173,14 +199,15 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
     ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)  # town.score's rows + search.py's scratch
     saved = np.zeros(9, dtype=np.int64)
     res = np.zeros(3, dtype=np.int64)
-    spot = np.zeros(4, dtype=np.int64)
+    spot = np.zeros(8 + T.N_SYMBOLS, dtype=np.int64)
+    gifts = np.zeros(N_CIRCLE, dtype=np.float64)
     cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
     zero_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
     detail = np.zeros(T.N_LANDS + N_GOALS_IN_PLAY, dtype=np.int64)
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-                  res, spot, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out, goal_out)
+                  res, spot, gifts, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out, goal_out)
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -96,19 +96,38 @@ def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
-    """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
-    with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws, detail)
+def _detail_value(detail, n_goals, with_goals, goal_weight):
+    """lands + goal_weight x goals from a ``town.score`` breakdown (the sums in one fixed order)."""
     v = 0.0
     for k in range(T.N_LANDS):
         v += detail[k]
     if with_goals:
         g = 0.0
-        for k in range(goals.shape[0]):
+        for k in range(n_goals):
             g += detail[T.N_LANDS + k]
         v += goal_weight * g
     return v
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
+    """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
+    with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws, detail)
+    return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
+    """Analyse a town once for any number of ``search`` calls on it; returns its value now.
+
+    The value equals ``evaluate``'s (the same ``town.score`` call).  A later ``town.score`` or
+    ``analyse`` on another town overwrites the analysis, so callers finish one town's searches first.
+    """
+    with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
+                                        detail)
+    return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -118,6 +137,17 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
 
     ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
     """
+    if mode != PLACE_RANDOM and meta[0] > 0:
+        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+    return search(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight, ws,
+                  detail, saved, state, res)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def search(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight,
+           ws, detail, saved, state, res):
+    """``best_placement`` on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
+    goal_weight): greedy modes read that analysis instead of redoing it for every card."""
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
         res[0] = T.CENTER
@@ -158,7 +188,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
         return 0.0
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    nlay = S.prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
+    nlay = ws[S.OLD_ROW, S.O_NLAY]
     best = NEG
     for y in range(y0, y1):
         for x in range(x0, x1):
@@ -228,13 +258,19 @@ def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_
 
 @njit(cache=True, nogil=True, _nrt=False)
 def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
-                 ws, detail, saved, state, res, spot):
+                 ws, detail, saved, state, res, spot, gifts):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     When the seat will place greedily, spot[0:3] receives the spot found for the
-    chosen card (spot[3] = 1), so the engine need not search again.
+    chosen card (spot[3] = 1), so the engine need not search again.  spot[4:7] is
+    the opponent's best spot for the first card (spot[7] = 1 when it was searched)
+    and spot[8:] the seat's symbol counts it was searched with: if that card is
+    skipped, the engine may reuse the spot for the opponent's free placement.
+    ``gifts`` (float64[>= 15]) is scratch.  Each town is analysed once: the
+    opponent's first (gift values), then the seat's own (card gains).
     """
     spot[3] = 0
+    spot[7] = 0
     remaining = seq.shape[0] - t
     code = int(pol_row[COL_CODE])
     look = min(int(pol_row[COL_LOOK]), remaining)
@@ -246,20 +282,33 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
     mode = eval_mode(pol_row)
     gw = pol_row[COL_GOALW]
     weight = pol_row[COL_GIFT] if code == GAIN_MINUS_GIFT else 0.0
-    now_me = evaluate(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
-                      detail)
-    now_op = 0.0
-    if weight != 0.0:
-        now_op = evaluate(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw,
-                          ws, detail)
+    # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
+    for k in range(look):
+        gifts[k] = 0.0
+    if weight != 0.0 and look > 1:
+        now_op = analyse(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw, ws,
+                         detail)
+        for k in range(look - 1):
+            c = seq[t + k]
+            gifts[k + 1] = gifts[k] + (search(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[c],
+                                              card_sym[c], goals, gp, cnt[me], mode, gw, ws, detail, saved,
+                                              state, res) - now_op)
+            if k == 0:
+                spot[4] = res[0]
+                spot[5] = res[1]
+                spot[6] = res[2]
+                spot[7] = 1
+                for s in range(T.N_SYMBOLS):
+                    spot[8 + s] = cnt[me, s]
+    now_me = analyse(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
+                     detail)
     best = NEG
     pick = 0
-    gifts = 0.0
     for k in range(look):
         c = seq[t + k]
-        v = best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
-                           goals, gp, cnt[op], mode, gw, ws, detail, saved, state, res) - now_me
-        value = v - weight * gifts
+        v = search(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
+                   goals, gp, cnt[op], mode, gw, ws, detail, saved, state, res) - now_me
+        value = v - weight * gifts[k]
         if value > best:
             best = value
             pick = k
@@ -267,8 +316,4 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
             spot[1] = res[1]
             spot[2] = res[2]
             spot[3] = 1
-        if weight != 0.0 and k < look - 1:
-            gifts += best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[c],
-                                    card_sym[c], goals, gp, cnt[me], mode, gw, ws, detail, saved, state,
-                                    res) - now_op
     return pick

@@ -48,6 +48,7 @@ STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
 OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
 FS_ROWS = OLD_ROW + 1
+O_NLAY = 100  # OLD_ROW column: the layer count of the town analysed last (policies.analyse)
 PIECE = 64  # labels >= PIECE name pieces of a broken component
 
 # the card's 4 cells p (p & 1 = dx, p >> 1 = dy) and their 8 outside edge neighbours
