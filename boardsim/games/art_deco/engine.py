@@ -59,26 +59,61 @@ LOG_WIDTH = 5
 NO_CREDIT_LIMIT = 1 << 40
 
 
+_U5 = np.uint64(5)
+_U7 = np.uint64(7)
+_U9 = np.uint64(9)
+_U11 = np.uint64(11)
+_U17 = np.uint64(17)
+_U19 = np.uint64(19)
+_U45 = np.uint64(45)
+_U57 = np.uint64(57)
+_TWO53 = 1.0 / 9007199254740992.0
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _draw(state, ring, pos, n_deck, shuffled):
-    """Top card of the pile; pos = [head, tail] as absolute counters."""
-    head = pos[0]
+def _rand(s0, s1, s2, s3):
+    """``rng.random`` on a generator held in four scalars: the same xoshiro256** step and 53-bit float.
+
+    ``play_game`` keeps the generator in locals rather than the ``uint64[4]`` array: LLVM cannot
+    tell that array apart from the game's other arrays, so it reloaded and stored the state around
+    every draw.  Returns (uniform in [0, 1), new state).
+    """
+    x = s1 * _U5
+    result = ((x << _U7) | (x >> _U57)) * _U9
+    t = s1 << _U17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _U45) | (s3 >> _U19)
+    return float(result >> _U11) * _TWO53, s0, s1, s2, s3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
+    """Top card of the pile (``head`` counts the cards drawn so far); returns it and the generator."""
     # Drawn on every call: a generator call under a data-dependent branch ran ~10x slower.
-    r = rng.random(state)
-    if shuffled and head < n_deck:  # still in the never-shuffled part: pick a random card for this position
-        j = head + int(r * (n_deck - head))
-        tmp = ring[head]
-        ring[head] = ring[j]
-        ring[j] = tmp
-    v = ring[head % n_deck]
-    pos[0] = head + 1
-    return v
+    r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
+    if head < n_deck:
+        if shuffled:  # still in the never-shuffled part: pick a random card for this position
+            j = head + int(r * (n_deck - head))
+            tmp = ring[head]
+            ring[head] = ring[j]
+            ring[j] = tmp
+        v = ring[head]
+    else:
+        v = ring[head % n_deck]  # the division only once the ring has wrapped
+    return v, s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _to_bottom(ring, pos, n_deck, value):
-    ring[pos[1] % n_deck] = value
-    pos[1] += 1
+def _to_bottom(ring, tail, n_deck, value):
+    """Put ``value`` at the bottom of the pile; ``tail`` (>= n_deck) counts cards ever placed there."""
+    k = tail - n_deck
+    if k >= n_deck:
+        k = tail % n_deck
+    ring[k] = value
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -141,13 +176,17 @@ def _leader_other(st, n_players, me):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval, cround, passed, shown, state, log):
+def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, cval, cround, passed, shown, state, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
-    Returns (rounds played, end reason, log rows written).  ``ring``, ``pos``,
-    ``cval``, ``cround``, ``passed``, ``shown`` and ``state`` (the generator) are scratch arrays.
+    Returns (rounds played, end reason, log rows written, pile left, unsold count).  ``ring``,
+    ``cval``, ``cround``, ``passed``, ``shown`` and ``state`` (the generator's seed) are scratch arrays.
     """
     rng.seed_state(seed, state)
+    s0 = state[0]
+    s1 = state[1]
+    s2 = state[2]
+    s3 = state[3]
     n_deck = deck.shape[0]
     n_rounds = int(rules[R.R_ROUNDS])
     hand = int(rules[R.R_HAND])
@@ -165,17 +204,18 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
 
     for i in range(n_deck):
         ring[i] = deck[i]
-    pos[0] = 0
-    pos[1] = n_deck
+    head = 0  # cards drawn from the top of the ring so far
+    tail = n_deck  # cards ever placed at the bottom, counting the deck itself
     st[:, :] = 0
     n_log = 0
     unsold_count = 0
 
     for p in range(n_players):
         for _ in range(hand):
-            if pos[1] - pos[0] == 0:
+            if tail - head == 0:
                 break
-            v = _draw(state, ring, pos, n_deck, shuffled)
+            v, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+            head += 1
             _add_card(cval, cround, st, p, v, 0)
             st[p, C_DEALT] += v
             n_log = _log(log, n_log, 0, EV_DEAL, p, v, 0)
@@ -183,8 +223,9 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
     rounds = 0
     end = END_PILE
     start = 0
-    if pos[1] - pos[0] > 0:
-        active = _draw(state, ring, pos, n_deck, shuffled)
+    if tail - head > 0:
+        active, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+        head += 1
         for rnd in range(1, n_rounds + 1):
             rounds = rnd
             if start_mode == R.START_ROTATE:
@@ -212,7 +253,8 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                     leader_high = False
                     if high >= 0 and int(pol[s, 0]) == BLOCKER:
                         leader_high = high == _leader_other(st, n_players, s)
-                    b = choose_bid(pol, s, rng.random(state), v, min_bid, max_bid, st[s, C_CARDS], leader_high)
+                    r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
+                    b = choose_bid(pol, s, r, v, min_bid, max_bid, st[s, C_CARDS], leader_high)
                     if b >= 0 and (b < min_bid or b > max_bid):
                         if debug:
                             st[s, C_ILLEGAL] += 1
@@ -241,15 +283,17 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                 # 2. direct purchase by the auction winner
                 n_shown = 0
                 for _ in range(direct_max):
-                    if pos[1] - pos[0] == 0:
+                    if tail - head == 0:
                         break
-                    shown[n_shown] = _draw(state, ring, pos, n_deck, shuffled)
+                    c, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+                    head += 1
+                    shown[n_shown] = c
                     n_log = _log(log, n_log, rnd, EV_SHOW, high, shown[n_shown], 0)
                     n_shown += 1
                 for k in range(n_shown):
                     c = shown[k]
                     price = _price(c, direct_factor)
-                    r = rng.random(state)
+                    r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                     affordable = price <= _max_spend(st, high, credit)
                     if affordable and wants_direct(pol, high, r, c, price, st[high, C_CARDS]):
                         st[high, C_CASH] -= price
@@ -258,13 +302,15 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                         _add_card(cval, cround, st, high, c, rnd)
                         n_log = _log(log, n_log, rnd, EV_BUY, high, c, price)
                     else:
-                        _to_bottom(ring, pos, n_deck, c)
+                        _to_bottom(ring, tail, n_deck, c)
+                        tail += 1
                         n_log = _log(log, n_log, rnd, EV_SKIP, high, c, 0)
             else:
                 unsold_count += 1
                 n_log = _log(log, n_log, rnd, EV_UNSOLD, -1, v, unsold_mode)
                 if unsold_mode == R.UNSOLD_BOTTOM:
-                    _to_bottom(ring, pos, n_deck, v)
+                    _to_bottom(ring, tail, n_deck, v)
+                    tail += 1
 
             # 3. sale, in turn order from the start player
             p = start - 1
@@ -273,7 +319,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                 if p == n_players:
                     p = 0
                 pick = -1
-                r = rng.random(state)
+                r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                 if int(pol[p, 0]) == RANDOM:
                     n_ok = 0
                     for k in range(st[p, C_CARDS]):
@@ -303,17 +349,19 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
                     st[p, C_CASH] += price
                     st[p, C_SOLD_VAL] += price
                     st[p, C_SOLD_N] += 1
-                    _to_bottom(ring, pos, n_deck, c)
+                    _to_bottom(ring, tail, n_deck, c)
+                    tail += 1
                     n_log = _log(log, n_log, rnd, EV_SELL, p, c, price)
 
             # 4. next active card
             if rnd == n_rounds:
                 end = END_ROUNDS
                 break
-            if pos[1] - pos[0] == 0:
+            if tail - head == 0:
                 end = END_PILE
                 break
-            active = _draw(state, ring, pos, n_deck, shuffled)
+            active, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+            head += 1
 
     # scoring: cash + held value; only players with enough cards may win
     best = 0
@@ -336,7 +384,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, pos, cval
             if st[p, C_ELIG] == 1 and score[p] == best and st[p, C_CARDS] == best_cards:
                 win[p] = 1.0 / n_best
     n_log = _log(log, n_log, rounds, EV_END, -1, end, 0)
-    return rounds, end, n_log, pos[1] - pos[0], unsold_count
+    return rounds, end, n_log, tail - head, unsold_count
 
 
 @njit(cache=True, nogil=True)
@@ -349,19 +397,18 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
     cap = collection_capacity(rules)
     ring = np.empty(deck.shape[0], dtype=np.int64)
-    pos = np.zeros(2, dtype=np.int64)
     cval = np.empty((n_players, cap), dtype=np.int64)
     cround = np.empty((n_players, cap), dtype=np.int64)
     passed = np.zeros(n_players, dtype=np.bool_)
     shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
     return _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                       ring, pos, cval, cround, passed, shown, state)
+                       ring, cval, cround, passed, shown, state)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                ring, pos, cval, cround, passed, shown, state):
+                ring, cval, cround, passed, shown, state):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
     arrays and taking the per-game row views costs no reference counting."""
     n_log = 0
@@ -369,7 +416,7 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
         seed = rng.game_seed(key, first + i)
         rounds, end, n_log, left, unsold = play_game(
             seed, n_players, rules, deck, pol, seat_out[i], score[i], win[i],
-            ring, pos, cval, cround, passed, shown, state, log,
+            ring, cval, cround, passed, shown, state, log,
         )
         game_out[i, 0] = rounds
         game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
