@@ -15,7 +15,7 @@ from numba import njit, prange
 
 from boardsim import rng
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco.policies import BLOCKER, RANDOM, choose_bid, sell_margin, wants_direct
+from boardsim.games.art_deco.policies import BLOCKER, RANDOM, bid_limits, choose_bid, sell_margin, wants_direct
 
 SEAT_COUNTERS = (
     "cash",
@@ -56,6 +56,10 @@ N_GAME = 3 + len(GAME_COUNTERS)
 # trace log: one row per event (round, event, seat, a, b)
 EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP, EV_SELL, EV_END = range(11)
 LOG_WIDTH = 5
+# per-seat auction scratch (aux columns): spending limit, the leader a blocker watches (-2: none),
+# highest bid when that leader is not / is the high bidder
+A_MAX, A_LEADER, A_LIM, A_LIM_LEADER = range(4)
+N_AUX = 4
 NO_CREDIT_LIMIT = 1 << 40
 
 
@@ -176,11 +180,13 @@ def _leader_other(st, n_players, me):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, cval, cround, passed, shown, state, log):
+def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cval, cround, passed, shown, aux, state,
+              log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
-    Returns (rounds played, end reason, log rows written, pile left, unsold count).  ``ring``,
-    ``cval``, ``cround``, ``passed``, ``shown`` and ``state`` (the generator's seed) are scratch arrays.
+    ``codes`` holds each seat's policy code (column 0 of ``pol`` as integers).  Returns (rounds played,
+    end reason, log rows written, pile left, unsold count).  ``ring``, ``cval``, ``cround``, ``passed``,
+    ``shown``, ``aux`` and ``state`` (the generator's seed) are scratch arrays.
     """
     rng.seed_state(seed, state)
     s0 = state[0]
@@ -241,6 +247,16 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, cval, cro
             n_passed = 0
             for q in range(n_players):
                 passed[q] = False
+                # Cash, cards and standings stay fixed during an auction, so each seat's spending
+                # limit, the leader a blocker watches and a deterministic policy's reservation are
+                # worked out once here rather than at each of its bidding turns.
+                max_bid = min(top, _max_spend(st, q, credit))
+                aux[q, A_MAX] = max_bid
+                aux[q, A_LEADER] = _leader_other(st, n_players, q) if codes[q] == BLOCKER else -2
+                if codes[q] != RANDOM:
+                    lo, hi = bid_limits(pol, q, v, st[q, C_CARDS], max_bid)
+                    aux[q, A_LIM] = lo
+                    aux[q, A_LIM_LEADER] = hi
             s = start
             while True:
                 if high < 0 and n_passed == n_players:
@@ -249,16 +265,18 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, cval, cro
                     break
                 if not passed[s] and s != high:
                     min_bid = min_open if high < 0 else bid + 1
-                    max_bid = min(top, _max_spend(st, s, credit))
-                    leader_high = False
-                    if high >= 0 and int(pol[s, 0]) == BLOCKER:
-                        leader_high = high == _leader_other(st, n_players, s)
+                    # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    b = choose_bid(pol, s, r, v, min_bid, max_bid, st[s, C_CARDS], leader_high)
-                    if b >= 0 and (b < min_bid or b > max_bid):
-                        if debug:
-                            st[s, C_ILLEGAL] += 1
-                        b = -1
+                    if codes[s] == RANDOM:
+                        max_bid = aux[s, A_MAX]
+                        b = choose_bid(pol, s, r, v, min_bid, max_bid, st[s, C_CARDS], False)
+                        if b >= 0 and (b < min_bid or b > max_bid):
+                            if debug:
+                                st[s, C_ILLEGAL] += 1
+                            b = -1
+                    else:  # choose_bid's reservation rule: the minimum bid while it is within the limit
+                        lim = aux[s, A_LIM_LEADER] if high == aux[s, A_LEADER] else aux[s, A_LIM]
+                        b = min_bid if min_bid <= lim else -1
                     if b >= 0:
                         high = s
                         bid = b
@@ -320,7 +338,7 @@ def play_game(seed, n_players, rules, deck, pol, st, score, win, ring, cval, cro
                     p = 0
                 pick = -1
                 r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                if int(pol[p, 0]) == RANDOM:
+                if codes[p] == RANDOM:
                     n_ok = 0
                     for k in range(st[p, C_CARDS]):
                         if cround[p, k] < rnd:
@@ -401,22 +419,26 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
     cround = np.empty((n_players, cap), dtype=np.int64)
     passed = np.zeros(n_players, dtype=np.bool_)
     shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
+    aux = np.empty((n_players, N_AUX), dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
+    codes = np.empty(n_players, dtype=np.int64)
+    for q in range(n_players):
+        codes[q] = int(pol[q, 0])
     return _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                       ring, cval, cround, passed, shown, state)
+                       ring, cval, cround, passed, shown, aux, state, codes)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                ring, cval, cround, passed, shown, state):
+                ring, cval, cround, passed, shown, aux, state, codes):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
     arrays and taking the per-game row views costs no reference counting."""
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         rounds, end, n_log, left, unsold = play_game(
-            seed, n_players, rules, deck, pol, seat_out[i], score[i], win[i],
-            ring, cval, cround, passed, shown, state, log,
+            seed, n_players, rules, deck, pol, codes, seat_out[i], score[i], win[i],
+            ring, cval, cround, passed, shown, aux, state, log,
         )
         game_out[i, 0] = rounds
         game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats

@@ -117,6 +117,22 @@ def choose_bid(pol, seat, r, value, min_bid, max_bid, n_cards, leader_is_high):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def bid_limits(pol, seat, value, n_cards, max_bid):
+    """``choose_bid`` for a deterministic policy as two numbers fixed for one auction.
+
+    Such a seat bids the minimum legal amount while that amount is <= the first number (the
+    second while the leader it watches is the high bidder; the same but for the blocker) and
+    passes otherwise.  Seat cards and cash do not change during an auction, so the engine works
+    these out once per auction instead of at every bidding turn.
+    """
+    lo = min(max_bid, reservation(pol, seat, value, n_cards, False))
+    hi = lo
+    if int(pol[seat, 0]) == BLOCKER:
+        hi = min(max_bid, reservation(pol, seat, value, n_cards, True))
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
 def wants_direct(pol, seat, r, value, price, n_cards):
     if int(pol[seat, 0]) == RANDOM:
         return r < pol[seat, 3]
