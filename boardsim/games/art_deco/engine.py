@@ -134,6 +134,8 @@ def _log(log, n_log, rnd, ev, seat, a, b):
 
 @njit(cache=True, nogil=True, inline="always")
 def _price(value, factor):
+    if factor == 1.0:  # the default, and floor(v + 0.5) == v: skip the float round trip
+        return value
     return int(math.floor(value * factor + 0.5))
 
 
@@ -229,18 +231,25 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
     rounds = 0
     end = END_PILE
     start = 0
+    rot = 0
     if tail - head > 0:
         active, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
         head += 1
         for rnd in range(1, n_rounds + 1):
             rounds = rnd
             if start_mode == R.START_ROTATE:
-                start = (rnd - 1) % n_players
+                start = rot
+            rot += 1  # rot = (rnd - 1) % n_players without an integer division each round
+            if rot == n_players:
+                rot = 0
             v = active
             n_log = _log(log, n_log, rnd, EV_ACTIVE, start, v, 0)
 
             # 1. auction
-            min_open = max(0, int(math.ceil(open_factor * v - 1e-9)))
+            if open_factor == 1.0:  # the default: ceil(v - 1e-9) == v for the positive integer values
+                min_open = v
+            else:
+                min_open = max(0, int(math.ceil(open_factor * v - 1e-9)))
             top = v + ceiling
             high = -1
             bid = 0
