@@ -80,7 +80,7 @@ def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
 
 @njit(cache=True, nogil=True)
 def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-              res, spot, gifts, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
+              spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
     """Play one game into output row ``row``; ``events`` receives the 15 placements."""
     state = rng.new_state(seed)
     for p in range(2):
@@ -104,7 +104,8 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
     second = 1 - first
     start = P.choose_start(pol[second], circle, land[first], sym[first], idx[first], cx[first], cy[first],
-                           meta[first], card_land, card_sym, goals, gp, zero_cnt, ws, detail, saved, state, res)
+                           meta[first], card_land, card_sym, goals, gp, zero_cnt, ws, detail, saved, state, bestv,
+                           spots)
     seq = np.empty(N_CIRCLE, dtype=np.int64)
     for k in range(N_CIRCLE):
         seq[k] = circle[(start + k) % N_CIRCLE]
@@ -118,18 +119,18 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     while t < N_CIRCLE:
         op = 1 - me
         k = P.choose_draft(pol[me], me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
-                           cnt, ws, detail, saved, state, res, spot, gifts)
+                           cnt, ws, detail, saved, state, spot, gifts, bestv, spots)
         c = seq[t + k]
         mode = int(pol[me, P.COL_PLACE])
         if spot[3] == 1 and mode != P.PLACE_RANDOM:
-            res[0] = spot[0]
-            res[1] = spot[1]
-            res[2] = spot[2]
+            spots[0, 0] = spot[0]
+            spots[0, 1] = spot[1]
+            spots[0, 2] = spot[2]
         else:
-            P.best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
-                             goals, gp, cnt[op], mode, pol[me, P.COL_GOALW], ws, detail, saved, state, res)
-        _place_for(me, c, res[0], res[1], res[2], land, sym, idx, cx, cy, meta, card_land, card_sym, saved,
-                   cnt, events, ne, 0, turn)
+            P.best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t + k,
+                             goals, gp, cnt[op], mode, pol[me, P.COL_GOALW], ws, detail, saved, state, bestv, spots)
+        _place_for(me, c, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
+                   saved, cnt, events, ne, 0, turn)
         ne += 1
         seat_out[row, me, S_TAKEN] += 1
         seat_out[row, me, S_SKIPPED] += k
@@ -138,13 +139,14 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
         for j in range(k):
             f = seq[t + j]
             if j == 0 and _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
-                res[0] = spot[4]
-                res[1] = spot[5]
-                res[2] = spot[6]
+                spots[0, 0] = spot[4]
+                spots[0, 1] = spot[5]
+                spots[0, 2] = spot[6]
             else:
-                P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[f], card_sym[f],
-                                 goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, res)
-            _place_for(op, f, res[0], res[1], res[2], land, sym, idx, cx, cy, meta, card_land, card_sym,
+                P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land, card_sym, seq, t + j,
+                                 goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, bestv,
+                                 spots)
+            _place_for(op, f, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
                        saved, cnt, events, ne, 1, turn)
             ne += 1
         t += k + 1
@@ -198,7 +200,8 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
     land, sym, idx, cx, cy, meta = _workspace()
     ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)  # town.score's rows + search.py's scratch
     saved = np.zeros(9, dtype=np.int64)
-    res = np.zeros(3, dtype=np.int64)
+    bestv = np.zeros(N_CIRCLE, dtype=np.float64)
+    spots = np.zeros((N_CIRCLE, 3), dtype=np.int64)
     spot = np.zeros(8 + T.N_SYMBOLS, dtype=np.int64)
     gifts = np.zeros(N_CIRCLE, dtype=np.float64)
     cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
@@ -207,7 +210,8 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-                  res, spot, gifts, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out, goal_out)
+                  spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out,
+                  goal_out)
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -131,72 +131,81 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight,
-                   ws, detail, saved, state, res):
-    """Choose (x, y, rot) for a card into res[0:3]; return the town's value afterwards.
+def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, goals, gp, opp_cnt, mode,
+                   goal_weight, ws, detail, saved, state, bestv, spots):
+    """Choose (x, y, rot) for card ``cards[at]`` into spots[0, 0:3]; return the town's value afterwards.
 
     ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
         analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-    return search(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight, ws,
-                  detail, saved, state, res)
+    search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, 1, goals, gp, opp_cnt, mode, goal_weight,
+           ws, detail, saved, state, bestv, spots)
+    return bestv[0]
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def search(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, mode, goal_weight,
-           ws, detail, saved, state, res):
-    """``best_placement`` on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
-    goal_weight): greedy modes read that analysis instead of redoing it for every card."""
+def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
+           goal_weight, ws, detail, saved, state, bestv, spots):
+    """``best_placement`` of each of the cards cards[at : at + count] on one town, into bestv[k] and
+    spots[k, 0:3], on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
+    goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
+    do each position's card-independent work once for all the cards."""
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
-        res[0] = T.CENTER
-        res[1] = T.CENTER
-        if mode == PLACE_RANDOM:
-            res[2] = rng.below(state, 2)
-            return 0.0
-        best = NEG
-        for rot in range(2):
-            T.place(land, sym, idx, cx, cy, meta, card_land, card_sym, T.CENTER, T.CENTER, rot, saved)
-            v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-            T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
-            if v > best:
-                best = v
-                res[2] = rot
-        return best
+        for k in range(count):
+            c = cards[at + k]
+            spots[k, 0] = T.CENTER
+            spots[k, 1] = T.CENTER
+            if mode == PLACE_RANDOM:
+                spots[k, 2] = rng.below(state, 2)
+                bestv[k] = 0.0
+                continue
+            best = NEG
+            for rot in range(2):
+                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], T.CENTER, T.CENTER, rot, saved)
+                v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+                T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+                if v > best:
+                    best = v
+                    spots[k, 2] = rot
+            bestv[k] = best
+        return
     x0 = meta[1] - 2
     x1 = meta[3] + 2
     y0 = meta[2] - 2
     y1 = meta[4] + 2
     if mode == PLACE_RANDOM:
-        m = 0
-        for y in range(y0, y1):
-            for x in range(x0, x1):
-                if T.is_legal(idx, n, x, y):
-                    m += 1
-        pick = rng.below(state, 2 * m)
-        res[2] = pick & 1
-        pick >>= 1
-        for y in range(y0, y1):
-            for x in range(x0, x1):
-                if T.is_legal(idx, n, x, y):
-                    if pick == 0:
-                        res[0] = x
-                        res[1] = y
-                        return 0.0
-                    pick -= 1
-        return 0.0
+        for k in range(count):
+            m = 0
+            for y in range(y0, y1):
+                for x in range(x0, x1):
+                    if T.is_legal(idx, n, x, y):
+                        m += 1
+            pick = rng.below(state, 2 * m)
+            spots[k, 2] = pick & 1
+            pick >>= 1
+            bestv[k] = 0.0
+            for y in range(y0, y1):
+                for x in range(x0, x1):
+                    if T.is_legal(idx, n, x, y):
+                        if pick == 0:
+                            spots[k, 0] = x
+                            spots[k, 1] = y
+                        pick -= 1
+        return
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     nlay = ws[S.OLD_ROW, S.O_NLAY]
-    best = NEG
+    for k in range(count):
+        bestv[k] = NEG
     for y in range(y0, y1):
         for x in range(x0, x1):
             if not T.is_legal(idx, n, x, y):
                 continue
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
-            # T.place for both rotations at once: new cells get their indices once, the second
-            # rotation just rewrites the 4 cells, and one T.unplace restores the town
+            # T.place for every card and rotation at once: new cells get their indices once, each
+            # card and rotation just rewrites the 4 cells, and one T.unplace restores the town
             nn = n
             for p in range(4):
                 xx = x + (p & 1)
@@ -210,20 +219,21 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt
                     nn += 1
             saved[8] = n
             meta[0] = nn
-            for rot in range(2):
-                for p in range(4):
-                    t = p if rot == 0 else 3 - p
-                    land[y + (p >> 1), x + (p & 1)] = card_land[t]
-                    sym[y + (p >> 1), x + (p & 1)] = card_sym[t]
-                v = S.value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals,
-                            goal_weight, ws, saved)
-                if v > best:
-                    best = v
-                    res[0] = x
-                    res[1] = y
-                    res[2] = rot
+            for k in range(count):
+                c = cards[at + k]
+                for rot in range(2):
+                    for p in range(4):
+                        t = p if rot == 0 else 3 - p
+                        land[y + (p >> 1), x + (p & 1)] = card_land[c, t]
+                        sym[y + (p >> 1), x + (p & 1)] = card_sym[c, t]
+                    v = S.value(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], rot, goals, gp, opp_cnt,
+                                with_goals, goal_weight, ws, saved)
+                    if v > bestv[k]:
+                        bestv[k] = v
+                        spots[k, 0] = x
+                        spots[k, 1] = y
+                        spots[k, 2] = rot
             T.unplace(land, sym, idx, meta, x, y, saved)
-    return best
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -235,7 +245,7 @@ def eval_mode(pol_row):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, zero_cnt,
-                 ws, detail, saved, state, res):
+                 ws, detail, saved, state, bestv, spots):
     """P2 picks the circle position of the starting card (P1's town is still empty)."""
     rule = int(pol_row[COL_START])
     if rule == START_FIRST:
@@ -247,9 +257,8 @@ def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_
     best = -NEG
     pick = 0
     for s in range(circle.shape[0]):
-        c = circle[s]
-        v = best_placement(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], goals, gp, zero_cnt,
-                           mode, gw, ws, detail, saved, state, res)
+        v = best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, circle, s, goals, gp, zero_cnt,
+                           mode, gw, ws, detail, saved, state, bestv, spots)
         if v < best:
             best = v
             pick = s
@@ -258,7 +267,7 @@ def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_
 
 @njit(cache=True, nogil=True, _nrt=False)
 def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
-                 ws, detail, saved, state, res, spot, gifts):
+                 ws, detail, saved, state, spot, gifts, bestv, spots):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     When the seat will place greedily, spot[0:3] receives the spot found for the
@@ -266,8 +275,9 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
     the opponent's best spot for the first card (spot[7] = 1 when it was searched)
     and spot[8:] the seat's symbol counts it was searched with: if that card is
     skipped, the engine may reuse the spot for the opponent's free placement.
-    ``gifts`` (float64[>= 15]) is scratch.  Each town is analysed once: the
-    opponent's first (gift values), then the seat's own (card gains).
+    ``gifts``, ``bestv`` (float64[>= 15]) and ``spots`` (int64[>= 15, 3]) are scratch.
+    Each town is analysed and searched once, for all its cards: the opponent's first
+    (gift values), then the seat's own (card gains).
     """
     spot[3] = 0
     spot[7] = 0
@@ -288,32 +298,29 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
     if weight != 0.0 and look > 1:
         now_op = analyse(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw, ws,
                          detail)
+        search(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land, card_sym, seq, t, look - 1, goals,
+               gp, cnt[me], mode, gw, ws, detail, saved, state, bestv, spots)
         for k in range(look - 1):
-            c = seq[t + k]
-            gifts[k + 1] = gifts[k] + (search(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land[c],
-                                              card_sym[c], goals, gp, cnt[me], mode, gw, ws, detail, saved,
-                                              state, res) - now_op)
-            if k == 0:
-                spot[4] = res[0]
-                spot[5] = res[1]
-                spot[6] = res[2]
-                spot[7] = 1
-                for s in range(T.N_SYMBOLS):
-                    spot[8 + s] = cnt[me, s]
+            gifts[k + 1] = gifts[k] + (bestv[k] - now_op)
+        spot[4] = spots[0, 0]
+        spot[5] = spots[0, 1]
+        spot[6] = spots[0, 2]
+        spot[7] = 1
+        for s in range(T.N_SYMBOLS):
+            spot[8 + s] = cnt[me, s]
     now_me = analyse(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
                      detail)
+    search(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t, look, goals, gp,
+           cnt[op], mode, gw, ws, detail, saved, state, bestv, spots)
     best = NEG
     pick = 0
     for k in range(look):
-        c = seq[t + k]
-        v = search(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land[c], card_sym[c],
-                   goals, gp, cnt[op], mode, gw, ws, detail, saved, state, res) - now_me
-        value = v - weight * gifts[k]
+        value = (bestv[k] - now_me) - weight * gifts[k]
         if value > best:
             best = value
             pick = k
-            spot[0] = res[0]
-            spot[1] = res[1]
-            spot[2] = res[2]
+            spot[0] = spots[k, 0]
+            spot[1] = spots[k, 1]
+            spot[2] = spots[k, 2]
             spot[3] = 1
     return pick
