@@ -186,9 +186,9 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
               log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
-    ``codes`` holds each seat's policy code (column 0 of ``pol`` as integers).  Returns (rounds played,
-    end reason, log rows written, pile left, unsold count).  ``ring``, ``cval``, ``cround``, ``passed``,
-    ``shown``, ``aux`` and ``state`` (the generator's seed) are scratch arrays.
+    ``codes`` holds each seat's policy code (column 0 of ``pol`` as integers) and whether it may ever
+    sell.  Returns (rounds played, end reason, log rows written, pile left, unsold count).  ``ring``,
+    ``cval``, ``cround``, ``passed``, ``shown``, ``aux`` and ``state`` (the generator's seed) are scratch.
     """
     rng.seed_state(seed, state)
     s0 = state[0]
@@ -217,6 +217,10 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
     st[:, :] = 0
     n_log = 0
     unsold_count = 0
+
+    any_seller = False
+    for q in range(n_players):
+        any_seller = any_seller or codes[q, 1] != 0
 
     for p in range(n_players):
         for _ in range(hand):
@@ -261,8 +265,8 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                 # worked out once here rather than at each of its bidding turns.
                 max_bid = min(top, _max_spend(st, q, credit))
                 aux[q, A_MAX] = max_bid
-                aux[q, A_LEADER] = _leader_other(st, n_players, q) if codes[q] == BLOCKER else -2
-                if codes[q] != RANDOM:
+                aux[q, A_LEADER] = _leader_other(st, n_players, q) if codes[q, 0] == BLOCKER else -2
+                if codes[q, 0] != RANDOM:
                     lo, hi = bid_limits(pol, q, v, st[q, C_CARDS], max_bid)
                     aux[q, A_LIM] = lo
                     aux[q, A_LIM_LEADER] = hi
@@ -276,7 +280,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                     min_bid = min_open if high < 0 else bid + 1
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    if codes[s] == RANDOM:
+                    if codes[s, 0] == RANDOM:
                         max_bid = aux[s, A_MAX]
                         b = choose_bid(pol, s, r, v, min_bid, max_bid, st[s, C_CARDS], False)
                         if b >= 0 and (b < min_bid or b > max_bid):
@@ -340,45 +344,48 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                     tail += 1
 
             # 3. sale, in turn order from the start player
-            p = start - 1
-            for _ in range(n_players):
-                p += 1
-                if p == n_players:
-                    p = 0
-                pick = -1
-                r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                if codes[p] == RANDOM:
-                    n_ok = 0
-                    for k in range(st[p, C_CARDS]):
-                        if cround[p, k] < rnd:
-                            n_ok += 1
-                    if n_ok > 0 and r < pol[p, 4]:
-                        which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
+            if not any_seller:  # no seat can ever sell: only the draws each seat's turn makes
+                for _ in range(n_players):
+                    r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
+            else:
+                p = start - 1
+                for _ in range(n_players):
+                    p += 1
+                    if p == n_players:
+                        p = 0
+                    pick = -1
+                    r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
+                    if codes[p, 0] == RANDOM:
+                        n_ok = 0
                         for k in range(st[p, C_CARDS]):
                             if cround[p, k] < rnd:
-                                if which == 0:
+                                n_ok += 1
+                        if n_ok > 0 and r < pol[p, 4]:
+                            which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
+                            for k in range(st[p, C_CARDS]):
+                                if cround[p, k] < rnd:
+                                    if which == 0:
+                                        pick = k
+                                        break
+                                    which -= 1
+                    elif codes[p, 1] != 0 and st[p, C_CARDS] > min_cards:
+                        best_gain = 0
+                        margin = sell_margin(pol, p)
+                        for k in range(st[p, C_CARDS]):
+                            if cround[p, k] < rnd:
+                                gain = _price(cval[p, k], sale_factor) - cval[p, k]
+                                if gain >= margin and (pick < 0 or gain > best_gain):
                                     pick = k
-                                    break
-                                which -= 1
-                elif st[p, C_CARDS] > min_cards and (sale_factor > 1.0 or sell_margin(pol, p) <= 0):
-                    # at a sale factor <= 1 no card sells above its value, so only margin <= 0 sells
-                    best_gain = 0
-                    margin = sell_margin(pol, p)
-                    for k in range(st[p, C_CARDS]):
-                        if cround[p, k] < rnd:
-                            gain = _price(cval[p, k], sale_factor) - cval[p, k]
-                            if gain >= margin and (pick < 0 or gain > best_gain):
-                                pick = k
-                                best_gain = gain
-                if pick >= 0:
-                    c = _remove_card(cval, cround, st, p, pick)
-                    price = _price(c, sale_factor)
-                    st[p, C_CASH] += price
-                    st[p, C_SOLD_VAL] += price
-                    st[p, C_SOLD_N] += 1
-                    _to_bottom(ring, tail, n_deck, c)
-                    tail += 1
-                    n_log = _log(log, n_log, rnd, EV_SELL, p, c, price)
+                                    best_gain = gain
+                    if pick >= 0:
+                        c = _remove_card(cval, cround, st, p, pick)
+                        price = _price(c, sale_factor)
+                        st[p, C_CASH] += price
+                        st[p, C_SOLD_VAL] += price
+                        st[p, C_SOLD_N] += 1
+                        _to_bottom(ring, tail, n_deck, c)
+                        tail += 1
+                        n_log = _log(log, n_log, rnd, EV_SELL, p, c, price)
 
             # 4. next active card
             if rnd == n_rounds:
@@ -430,9 +437,12 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
     shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
     aux = np.empty((n_players, N_AUX), dtype=np.int64)
     state = np.empty(4, dtype=np.uint64)
-    codes = np.empty(n_players, dtype=np.int64)
+    codes = np.empty((n_players, 2), dtype=np.int64)
     for q in range(n_players):
-        codes[q] = int(pol[q, 0])
+        codes[q, 0] = int(pol[q, 0])
+        # can this seat ever sell? at a sale factor <= 1 no card sells above its value, so a
+        # deterministic policy sells only with a margin <= 0
+        codes[q, 1] = codes[q, 0] == RANDOM or rules[R.R_SALE_FACTOR] > 1.0 or sell_margin(pol, q) <= 0
     return _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
                        ring, cval, cround, passed, shown, aux, state, codes)
 
