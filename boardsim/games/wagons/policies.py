@@ -197,6 +197,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     nlay = ws[S.OLD_ROW, S.O_NLAY]
+    prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
     for k in range(count):
         bestv[k] = NEG
     for y in range(y0, y1):
@@ -221,6 +222,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             meta[0] = nn
             for k in range(count):
                 c = cards[at + k]
+                if prune and S.bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
+                                     with_goals, goal_weight, ws, saved) <= bestv[k]:
+                    continue  # neither rotation can beat the best spot found so far
                 for rot in range(2):
                     for p in range(4):
                         t = p if rot == 0 else 3 - p

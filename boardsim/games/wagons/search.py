@@ -42,6 +42,8 @@ L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT, L_MARK = range(
 I_OFF, I_BROKEN, I_NBROKEN, I_NPIECE, I_PMAX = 0, 8, 12, 13, 16
 # per position, the 8 outside edge cells: colour (-1 empty or not in the layer), label, label size
 I_ECOL, I_ELAB, I_ESIZE = 32, 40, 48
+# per position and colour: summed sizes of the distinct labels on the 8 outside edge cells (for ``bound``)
+I_EJOIN = 56
 NEAR_ROW0 = LAYER_ROW0 + MAX_LAYERS * LAYER_ROWS  # base weight per root, one row per near-goal land
 STAMP_ROW = NEAR_ROW0 + 3
 STACK_ROW = STAMP_ROW + 1
@@ -327,6 +329,20 @@ def _edge_labels(land, sym, idx, only, x, y, ws, r0):
             lab = _label_of(ws, r0, j)
             ws[r0 + L_INFO, I_ELAB + e] = lab
             ws[r0 + L_INFO, I_ESIZE + e] = _label_size(ws, r0, lab)
+    # the most cells of each colour the card's cells can join (bound): every distinct edge label once
+    for c in range(T.N_LANDS):
+        ws[r0 + L_INFO, I_EJOIN + c] = 0
+    for e in range(8):
+        c = ws[r0 + L_INFO, I_ECOL + e]
+        if c < 0:
+            continue
+        lab = ws[r0 + L_INFO, I_ELAB + e]
+        dup = False
+        for f in range(e):
+            if ws[r0 + L_INFO, I_ECOL + f] >= 0 and ws[r0 + L_INFO, I_ELAB + f] == lab:
+                dup = True
+        if not dup:
+            ws[r0 + L_INFO, I_EJOIN + c] += ws[r0 + L_INFO, I_ESIZE + e]
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -670,6 +686,116 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
+    """Points of a count goal (majorities, symbol minus land) with the card placed: base counts
+    corrected by the 4 covered cells (``saved``) and the card's cells, whatever its rotation."""
+    cs = ws[OLD_ROW, 32 + s] if s >= 0 else 0
+    cland = ws[OLD_ROW, 38 + lnd] if lnd >= 0 else 0
+    for p in range(4):
+        if saved[4 + p] == s:
+            cs -= 1
+        if saved[p] == lnd:
+            cland -= 1
+        if card_sym[p] == s:
+            cs += 1
+        if card_land[p] == lnd:
+            cland += 1
+    if kind == T.K_MAJ_PEN:
+        return a * opp_cnt[s] if cs > opp_cnt[s] else 0
+    if kind == T.K_MAJ_BON:
+        return a if cs > opp_cnt[s] else 0
+    return a * cs + b * cland
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt, with_goals, gw, ws, saved):
+    """An upper bound on ``value`` at (x, y) for both rotations of a card, after ``position``.
+
+    Needs gw >= 0 when with_goals.  Each land's largest group is at most the larger of its largest
+    untouched component or piece and the card's cells of that land plus every label on the card's
+    outside edge cells; goals are bounded kind by kind the same way (count goals are exact, local
+    goals count every cell that could change as scoring its best, near goals take every symbol in the
+    town).  A candidate whose bound is not above the best value found cannot be chosen (ties keep the
+    first), so ``policies.search`` skips it without changing any result.
+    """
+    r0 = LAYER_ROW0
+    lands = 0
+    for c in range(T.N_LANDS):
+        m = ws[r0 + L_INFO, I_PMAX + c]
+        k = 0
+        for p in range(4):
+            if card_land[p] == c:
+                k += 1
+        if k > 0 and k + ws[r0 + L_INFO, I_EJOIN + c] > m:
+            m = k + ws[r0 + L_INFO, I_EJOIN + c]
+        ws[r0 + L_INFO, 24 + c] = m
+        lands += m
+    if not with_goals:
+        return float(lands)
+    pts = 0
+    for g in range(goals.shape[0]):
+        row = goals[g]
+        kind = gp[row, T.GP_KIND]
+        s = gp[row, T.GP_SYM]
+        lnd = gp[row, T.GP_LAND]
+        a = gp[row, T.GP_A]
+        b = gp[row, T.GP_B]
+        if kind == T.K_CLUSTER:
+            rl = LAYER_ROW0 + ws[OLD_ROW, 8 + g] * LAYER_ROWS
+            m = ws[rl + L_INFO, I_PMAX]
+            if a >= 0:
+                k = 0
+                for p in range(4):
+                    if card_sym[p] == s:
+                        k += 1
+                if k > 0 and k + ws[rl + L_INFO, I_EJOIN] > m:
+                    m = k + ws[rl + L_INFO, I_EJOIN]
+            pts += a * m
+        elif kind == T.K_LAND_GROUP:
+            pts += a * (ws[r0 + L_INFO, 24 + lnd] if a >= 0 else ws[r0 + L_INFO, I_PMAX + lnd])
+        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
+            pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
+        elif kind == T.K_NEAR:
+            wrow = ws[OLD_ROW, 16 + g]
+            if wrow < NEAR_ROW0:
+                continue
+            for q in range(T.N_SYMBOLS):
+                w = ws[wrow, 64 + q]
+                if w > 0:
+                    cq = ws[OLD_ROW, 32 + q]
+                    for p in range(4):
+                        if saved[4 + p] == q:
+                            cq -= 1
+                        if card_sym[p] == q:
+                            cq += 1
+                    pts += w * cq
+        elif _is_local(kind):
+            # base - old points of the cells that can change + the most those cells can score
+            top = max(a, 0)
+            if kind == T.K_NEXT:
+                top = max(top, b)
+            mask = ws[OLD_ROW, 48 + g]
+            cells = 0
+            for e in range(8):
+                if (mask >> e) & 1:
+                    cells += 1
+            new = 0
+            if kind == T.K_ON:
+                for p in range(4):
+                    if card_sym[p] == s and card_land[p] == lnd:
+                        new += a
+            elif kind == T.K_ENCLOSED:
+                new = cells * top
+            else:
+                for p in range(4):
+                    if card_sym[p] == s:
+                        cells += 1
+                new = cells * top
+            pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
+    return float(lands) + gw * float(pts)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals, gw, ws,
           saved):
     """Value of the town with the card already placed at (x, y, rot): what ``policies.evaluate`` returns."""
@@ -737,37 +863,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         elif kind == T.K_LAND_GROUP:
             pts += a * ws[r0 + L_INFO, 24 + lnd]
         elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
-            cs = ws[OLD_ROW, 32 + s] if s >= 0 else 0
-            cland = ws[OLD_ROW, 38 + lnd] if lnd >= 0 else 0
-            for p in range(4):
-                if saved[4 + p] == s:
-                    cs -= 1
-                if saved[p] == lnd:
-                    cland -= 1
-            if card_sym[t0] == s:
-                cs += 1
-            if card_sym[t1] == s:
-                cs += 1
-            if card_sym[t2] == s:
-                cs += 1
-            if card_sym[t3] == s:
-                cs += 1
-            if cl0 == lnd:
-                cland += 1
-            if cl1 == lnd:
-                cland += 1
-            if cl2 == lnd:
-                cland += 1
-            if cl3 == lnd:
-                cland += 1
-            if kind == T.K_MAJ_PEN:
-                if cs > opp_cnt[s]:
-                    pts += a * opp_cnt[s]
-            elif kind == T.K_MAJ_BON:
-                if cs > opp_cnt[s]:
-                    pts += a
-            else:
-                pts += a * cs + b * cland
+            pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
         elif _is_local(kind):
             new = 0
             mask = ws[OLD_ROW, 48 + g]
