@@ -45,6 +45,7 @@ I_ECOL, I_ELAB, I_ESIZE = 32, 40, 48
 # per position and colour: summed sizes of the distinct labels on the 8 outside edge cells (for ``bound``)
 I_EJOIN = 56
 NEAR_ROW0 = LAYER_ROW0 + MAX_LAYERS * LAYER_ROWS  # base weight per root, one row per near-goal land
+W_MAX, W_NEG = 80, 81  # near rows: the largest base weight, whether any symbol weighs below 0
 STAMP_ROW = NEAR_ROW0 + 3
 STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
@@ -631,10 +632,17 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
                 if gp[rh, T.GP_KIND] == T.K_NEAR and gp[rh, T.GP_LAND] == lnd:
                     ws[wrow, 64 + gp[rh, T.GP_SYM]] += gp[rh, T.GP_A]
             r0 = LAYER_ROW0
+            top = 0
+            neg = False
+            for q in range(T.N_SYMBOLS):
+                neg = neg or ws[wrow, 64 + q] < 0
             for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
                 r = ws[r0 + L_ORD, q]
                 st = _stamp_next(ws)
                 ws[wrow, r] = _weigh_label(sym, idx, cx, cy, -9, -9, ws, r0, r, st, wrow)
+                top = max(top, ws[wrow, r])
+            ws[wrow, W_MAX] = top
+            ws[wrow, W_NEG] = neg
     return nlay
 
 
@@ -708,6 +716,72 @@ def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _local_change(land, sym, idx, x, y, goals, gp, ws):
+    """Points of all local goals with the card's cells as they are now written: base points minus the
+    old and plus the new points of the cells that can change (the card's 4 and the masked edge cells)."""
+    pts = 0
+    for g in range(goals.shape[0]):
+        row = goals[g]
+        kind = gp[row, T.GP_KIND]
+        if not _is_local(kind):
+            continue
+        new = 0
+        mask = ws[OLD_ROW, 48 + g]
+        for k in range(12):
+            if k >= 4 and (mask >> (k - 4)) & 1 == 0:
+                continue
+            new += _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND], gp[row, T.GP_A],
+                                 gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k], y + AREA_DY[k])
+        pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
+    return pts
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
+    """At least the near-group points (weight row wrow) with the card at (x, y), either rotation.
+
+    The best group's weight is at most that of an untouched component, a piece (at most its
+    component's base weight) or the group joined through the card (at most the base weights of the
+    components on its edge cells plus the symbols on the edge cells), plus the card's own symbols.
+    Covering a negatively weighted symbol can raise a weight, so then every positive symbol counts.
+    """
+    card_w = 0
+    for p in range(4):
+        card_w += max(ws[wrow, 64 + card_sym[p]], 0)
+    if ws[wrow, W_NEG]:
+        total = 0
+        for q in range(T.N_SYMBOLS):
+            w = ws[wrow, 64 + q]
+            if w > 0:
+                cq = ws[OLD_ROW, 32 + q]
+                for p in range(4):
+                    if saved[4 + p] == q:
+                        cq -= 1
+                total += w * cq
+        return total + card_w
+    r0 = LAYER_ROW0
+    joined = 0
+    for e in range(8):
+        qx = x + EDGE_DX[e]
+        qy = y + EDGE_DY[e]
+        j = idx[qy, qx]
+        if j < 0:
+            continue
+        joined += max(ws[wrow, 64 + sym[qy, qx]], 0)
+        if land[qy, qx] != lnd:
+            continue
+        r = ws[r0 + L_ROOT, j]
+        dup = False
+        for f in range(e):
+            jf = idx[y + EDGE_DY[f], x + EDGE_DX[f]]
+            if jf >= 0 and land[y + EDGE_DY[f], x + EDGE_DX[f]] == lnd and ws[r0 + L_ROOT, jf] == r:
+                dup = True
+        if not dup:
+            joined += ws[wrow, r]
+    return max(ws[wrow, W_MAX], joined) + card_w
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt, with_goals, gw, ws, saved):
     """An upper bound on ``value`` at (x, y) for both rotations of a card, after ``position``.
 
@@ -757,36 +831,27 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
             pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
         elif kind == T.K_NEAR:
             wrow = ws[OLD_ROW, 16 + g]
-            if wrow < NEAR_ROW0:
-                continue
-            for q in range(T.N_SYMBOLS):
-                w = ws[wrow, 64 + q]
-                if w > 0:
-                    cq = ws[OLD_ROW, 32 + q]
-                    for p in range(4):
-                        if saved[4 + p] == q:
-                            cq -= 1
-                        if card_sym[p] == q:
-                            cq += 1
-                    pts += w * cq
+            if wrow >= NEAR_ROW0:
+                pts += _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved)
         elif _is_local(kind):
             # base - old points of the cells that can change + the most those cells can score
-            top = max(a, 0)
-            if kind == T.K_NEXT:
-                top = max(top, b)
             mask = ws[OLD_ROW, 48 + g]
-            cells = 0
-            for e in range(8):
-                if (mask >> e) & 1:
-                    cells += 1
             new = 0
             if kind == T.K_ON:
                 for p in range(4):
                     if card_sym[p] == s and card_land[p] == lnd:
                         new += a
             elif kind == T.K_ENCLOSED:
-                new = cells * top
+                # only empty edge cells can be enclosed, and whether they are reads nothing but idx
+                for e in range(8):
+                    if (mask >> e) & 1:
+                        new += _local_points(kind, s, -1, lnd, a, b, land, sym, idx, x + EDGE_DX[e], y + EDGE_DY[e])
             else:
+                top = max(a, b, 0) if kind == T.K_NEXT else max(a, 0)
+                cells = 0
+                for e in range(8):
+                    if (mask >> e) & 1:
+                        cells += 1
                 for p in range(4):
                     if card_sym[p] == s:
                         cells += 1
@@ -829,6 +894,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         return float(lands)
     ng = goals.shape[0]
     pts = 0
+    has_local = False
     # near goals first: they read the land layer's union-find, which cluster layers overwrite
     for g in range(ng):
         wrow = ws[OLD_ROW, 16 + g]
@@ -865,12 +931,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
             pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
         elif _is_local(kind):
-            new = 0
-            mask = ws[OLD_ROW, 48 + g]
-            for k in range(12):
-                if k >= 4 and (mask >> (k - 4)) & 1 == 0:
-                    continue
-                new += _local_points(kind, s, gp[row, T.GP_SYM2], lnd, a, b, land, sym, idx, x + AREA_DX[k],
-                                     y + AREA_DY[k])
-            pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
+            has_local = True
+    if has_local:
+        pts += _local_change(land, sym, idx, x, y, goals, gp, ws)
     return float(lands) + gw * float(pts)
