@@ -116,7 +116,24 @@ LOG_W = 8
 WHY_PAID, WHY_SKUNK, WHY_DONKEY, WHY_ALLIGATOR, WHY_BUTTERFLY, WHY_SNAKE = range(6)
 
 
-@njit(cache=True, nogil=True, inline='always')
+# -- compile-time structure ------------------------------------------------------------------------
+# Numba links the LLVM IR of every callee into each caller and re-optimises and re-codegens that whole
+# closure at each level, and IR-level inlining (inline='always') re-types the callee at every call site;
+# together they made a cold compile of play_batch take ~50 s.  So: the small helpers on the hot path are
+# inlined by LLVM instead (forceinline=True, the alwaysinline attribute), everything else is an ordinary
+# call (the state tuples cost no reference counting: these kernels run without NRT), helpers called only
+# from jitted code skip the CPython and cfunc wrappers, and loop-carried values passed to a helper start
+# typed (np.int64(0), not 0) so that numba does not also compile the helper for a literal argument.
+# forceinline=False is spelled out because numba passes forceinline on to callees compiled from an
+# inlined function.
+INLINE = dict(cache=True, nogil=True, _nrt=False, forceinline=True)
+CALL = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
+INTERNAL = dict(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+# A fixed signature: the call sites pass int32, int64 and literal arguments, and each combination would
+# otherwise compile _log once more (20 variants).  Likewise for _add_grid, _deck_top_push, _remove_grid.
+@njit("void(int32[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int64, int64)", **INLINE, **INTERNAL)
 def _log(sh, log, code, a, b, c, d, e, f, g):
     if sh[LOGON] == 0:
         return
@@ -135,12 +152,12 @@ def _log(sh, log, code, a, b, c, d, e, f, g):
 
 
 # -- small helpers -------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _owned(p, pv):
     return pv[p, DN] + pv[p, GN]
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _free_dismiss_ok(p, pv, rules):
     """Whether a free dismissal keeps the owner at or above the minimum deck size (A1)."""
     if rules[R_MIN_FREE] == 0:
@@ -148,7 +165,7 @@ def _free_dismiss_ok(p, pv, rules):
     return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit("int64(int64, int32[:, :, ::1], int32[:, ::1], int64, int64, int64)", **INLINE)
 def _add_grid(p, pc, pv, kind, slot, fd):
     i = pv[p, GN]
     pc[p, GK, i] = kind
@@ -161,7 +178,7 @@ def _add_grid(p, pc, pv, kind, slot, fd):
     return i
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _occupied(p, pc, pv, slot):
     for i in range(pv[p, GN]):
         if pc[p, GS, i] == slot:
@@ -169,7 +186,7 @@ def _occupied(p, pc, pv, slot):
     return False
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _base_mask(p, pc, pv):
     m = 0
     for i in range(pv[p, GN]):
@@ -179,7 +196,7 @@ def _base_mask(p, pc, pv):
     return m
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _first_empty(mask):
     for s in range(6):
         if not (mask >> s) & 1:
@@ -187,13 +204,13 @@ def _first_empty(mask):
     return -1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit("void(int64, int32[:, :, ::1], int32[:, ::1], int64)", **INLINE)
 def _deck_top_push(p, pc, pv, kind):
     pc[p, DECK, pv[p, DN]] = kind
     pv[p, DN] += 1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _deck_bottom_push(p, pc, pv, kind):
     n = pv[p, DN]
     for j in range(n, 0, -1):
@@ -202,7 +219,7 @@ def _deck_bottom_push(p, pc, pv, kind):
     pv[p, DN] = n + 1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit("void(int64, int32[:, :, ::1], int32[:, ::1], int64)", **INLINE, **INTERNAL)
 def _remove_grid(p, pc, pv, g):
     n = pv[p, GN]
     for j in range(g, n - 1):
@@ -211,7 +228,7 @@ def _remove_grid(p, pc, pv, g):
     pv[p, GN] = n - 1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _collect(p, pc, pv):
     """Cleanup: every grid card (face-up, face-down, extra rows) goes back into the deck."""
     for i in range(pv[p, GN]):
@@ -220,7 +237,7 @@ def _collect(p, pc, pv):
     pv[p, QN] = 0
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _mean_value(p, pc, pv, val):
     n = 0
     t = 0.0
@@ -234,7 +251,7 @@ def _mean_value(p, pc, pv, val):
 
 
 # -- dismissed pile and the Pig --------------------------------------------------------------------
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _pig_dest(p, S, C, rng):
     """Where a Pig goes (any player's deck or the toon deck, -1): a policy choice."""
     pc, pv, dism, sh, toon, mk = S
@@ -255,7 +272,7 @@ def _pig_dest(p, S, C, rng):
     return best
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _place_in_deck(dest, kind, S, rng):
     pc, pv, dism, sh, toon, mk = S
     if dest < 0:
@@ -266,7 +283,7 @@ def _place_in_deck(dest, kind, S, rng):
         _deck_bottom_push(dest, pc, pv, kind)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _to_pile(p, kind, why, S, C, O, rng):
     """A card leaves p's grid or deck as a dismissal: pile, stats, When Dismissed banner."""
     pc, pv, dism, sh, toon, mk = S
@@ -286,7 +303,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
         pv[p, DSTART] += 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _dismiss_grid(p, g, why, S, C, O, rng):
     pc, pv = S[0], S[1]
     kind = pc[p, GK, g]
@@ -295,7 +312,7 @@ def _dismiss_grid(p, g, why, S, C, O, rng):
 
 
 # -- Flip (§3) -------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _rabbit_target(p, kind, pc, pv, rules):
     """First slot in reading order holding a face-up card of this kind or any face-down card."""
     last = NS if rules[R_RABBIT_EXTRA] != 0 else 6
@@ -306,7 +323,7 @@ def _rabbit_target(p, kind, pc, pv, rules):
     return -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _snake(p, i_snake, mask, prev, S, C, O, rng):
     """Snake's placement ability (§3.4).  Returns the new base mask and previous-placed card."""
     pc, pv, dism, sh, toon, mk = S
@@ -354,7 +371,7 @@ def _snake(p, i_snake, mask, prev, S, C, O, rng):
     return mask, prev
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL)
 def _place_all(p, S, C, O, rng):
     """Reveal cards from the top of p's deck into the grid until 6 base slots are full (§3.1)."""
     pc, pv, dism, sh, toon, mk = S
@@ -369,7 +386,7 @@ def _place_all(p, S, C, O, rng):
         c = pc[p, DECK, pv[p, DN]]
         place = cards[c, C_PLACE]
         slot = -1
-        fd = 0
+        fd = np.int64(0)
         suppress = False
         by_ostrich = False
         if pending == 2:
@@ -431,7 +448,7 @@ def _place_all(p, S, C, O, rng):
             mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _flip(p, S, C, O, rng):
     pc, pv = S[0], S[1]
     shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
@@ -439,7 +456,7 @@ def _flip(p, S, C, O, rng):
 
 
 # -- Check Fame (§4) -------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _faceup_count_of(q, kind, pc, pv):
     n = 0
     for i in range(pv[q, GN]):
@@ -448,7 +465,7 @@ def _faceup_count_of(q, kind, pc, pv):
     return n
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL)
 def _score_player(p, S, C):
     """Fame of every card in p's grid (written to the GL row); returns the grid total."""
     pc, pv, dism, sh, toon, mk = S
@@ -589,7 +606,7 @@ def _score_player(p, S, C):
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _market_count(mk, Wd):
     n = 0
     for s in range(Wd):
@@ -598,7 +615,7 @@ def _market_count(mk, Wd):
     return n
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**CALL, **INTERNAL)
 def _sort_market(mk, Wd, cards):
     """Right-justify the occupied slots and sort them by (rank, reveal order) (§6.5)."""
     w = Wd - 1
@@ -624,7 +641,7 @@ def _sort_market(mk, Wd, cards):
         mk[1, b + 1] = q
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _refill(S, C):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -647,7 +664,7 @@ def _refill(S, C):
         sh[DEPLETED] = 1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _log_market(S, O):
     sh, mk = S[3], S[5]
     log = O[2]
@@ -664,7 +681,7 @@ def _log_market(S, O):
     _log(sh, log, EV_MARKET, v0, v1, v2, v3, v4, v5, sh[TN])
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**CALL)
 def _decay(S, C, O):
     """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
     sh, mk = S[3], S[5]
@@ -679,12 +696,12 @@ def _decay(S, C, O):
 
 
 # -- sub-choices made by a policy ------------------------------------------------------------------------
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _choose_grid_card(p, slot, S, C, rng):
     """A face-up, dismissable card of p's grid (in ``slot`` if slot >= 0), or -1: lowest value."""
     pc, pv = S[0], S[1]
     cards, pol, val = C[0], C[3], C[5]
-    n_ok = 0
+    n_ok = np.int64(0)  # typed from the start: a literal 0 would compile below() once more for it
     best = -1
     bv = 1e18
     for i in range(pv[p, GN]):
@@ -711,7 +728,7 @@ def _choose_grid_card(p, slot, S, C, rng):
     return best
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
     """A When Hired banner (§10): Butterfly, Horse, Pig, Peacock."""
     pc, pv, dism, sh, toon, mk = S
@@ -762,7 +779,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _hire(p, s, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, prices = C[0], C[2]
@@ -784,7 +801,7 @@ def _hire(p, s, S, C, O, rng):
         _banner(p, k, np.int64(-1), np.int64(0), S, C, O, rng)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _dismiss_legal(p, g, S, C):
     pc, pv = S[0], S[1]
     cards, rules = C[0], C[1]
@@ -796,7 +813,7 @@ def _dismiss_legal(p, g, S, C):
     return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _apply(p, a, S, C, O, rng):
     pc, pv = S[0], S[1]
     cards = C[0]
@@ -812,7 +829,7 @@ def _apply(p, a, S, C, O, rng):
 
 
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _find_seq(p, q, pc, pv):
     for i in range(pv[p, GN]):
         if pc[p, GQ, i] == q:
@@ -820,7 +837,7 @@ def _find_seq(p, q, pc, pv):
     return -1
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _has_hook(p, pc, pv, cards, lo):
     for i in range(pv[p, GN]):
         if cards[pc[p, GK, i], C_HOOK] >= lo:
@@ -828,14 +845,14 @@ def _has_hook(p, pc, pv, cards, lo):
     return False
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _hooks(p, S, C, O, X, rng):
     """End-of-turn hooks; the common no-hook case returns without a call that passes the state."""
     if _has_hook(p, S[0], S[1], C[0], K_DONKEY):
         _run_hooks(p, S, C, O, X, rng)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _run_hooks(p, S, C, O, X, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -874,7 +891,7 @@ def _run_hooks(p, S, C, O, X, rng):
                     _dismiss_grid(p, g, np.int64(WHY_ALLIGATOR), S, C, O, rng)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL)
 def _skunk(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -909,12 +926,12 @@ def _skunk(S, C, O, rng):
 # -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
 # Hot loops use the array forms (_hire_ok, _dismiss_ok): pulling arrays out of the state tuples
 # inside a loop costs reference-count traffic on every iteration.
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _hire_ok(p, s, pv, mk, prices):
     return mk[0, s] >= 0 and prices[s] <= pv[p, SPEND]
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _dismiss_ok(p, g, pc, pv, cards, min_cards):
     if pc[p, GF, g] != 0:
         return False
@@ -924,12 +941,12 @@ def _dismiss_ok(p, g, pc, pv, cards, min_cards):
     return pv[p, DN] + pv[p, GN] - 1 >= min_cards
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _hire_legal(p, s, S, C):
     return _hire_ok(p, s, S[1], S[5], C[2])
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _cheap_dismiss(p, below_value, reserve, S, C):
     """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
     pc, pv = S[0], S[1]
@@ -955,14 +972,14 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
     return A_DISMISS + best
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _price_factor(price, expo):
     """price^expo with a floor of 1; the common expo = 1 skips pow()."""
     x = max(1.0, float(price))
     return x if expo == 1.0 else x ** expo
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
 
@@ -998,7 +1015,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     return best
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _quick_fame(p, extra, seed, n_flips, S, C, X):
     """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
     pc, pv, dism, sh, toon, mk = S
@@ -1042,7 +1059,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
     return tot / max(1, n_flips)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _synergy(p, S, C, X, rng):
     pc, pv, dism, sh, toon, mk = S
     prices, pol = C[2], C[3]
@@ -1074,7 +1091,7 @@ def _synergy(p, S, C, X, rng):
     return best
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _simple_policy(p, code, S, C, rng):
     """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
     pol = C[3]
@@ -1082,7 +1099,7 @@ def _simple_policy(p, code, S, C, rng):
     cards, rules, prices, prio = C[0], C[1], C[2], C[4]
     Wd = np.int64(sh[W])
     if code == POL_RANDOM:
-        n = 1
+        n = np.int64(1)  # typed from the start, as in _choose_grid_card
         for s in range(Wd):
             if _hire_ok(p, s, pv, mk, prices):
                 n += 1
@@ -1125,7 +1142,7 @@ def _simple_policy(p, code, S, C, rng):
     return FALLBACK
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _decide(p, S, C, X, rng):
     """The non-lookahead policy interpreter: the next market action of seat p.
 
@@ -1148,7 +1165,7 @@ def _decide(p, S, C, X, rng):
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _log_grids(S, O):
     pc, pv, dism, sh, toon, mk = S
     log = O[2]
@@ -1161,7 +1178,7 @@ def _log_grids(S, O):
                     _log(sh, log, EV_GRID, p, s, pc[p, GK, i], pc[p, GF, i], pc[p, GL, i], pc[p, GQ, i], 0)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _record_fame(p, S, O):
     pc, pv, sh = S[0], S[1], S[3]
     stt, rf = O[0], O[1]
@@ -1174,7 +1191,7 @@ def _record_fame(p, S, O):
         rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _start_round(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
@@ -1200,7 +1217,7 @@ def _start_round(S, C, O, rng):
     for p in range(P):
         _log(sh, log, EV_FAME, p, pv[p, FAME], 0, 0, 0, 0, 0)
     if P == 1 and pv[0, FAME] >= goal:
-        _end_solo(True, np.int64(END_SOLO_WIN), S, O)
+        _end_solo(np.int64(END_SOLO_WIN), S, O)
         return
     # Banners of toon cards a Snake stacked resolve after Check Fame (A8, [NV]).
     for p in range(P):
@@ -1208,13 +1225,13 @@ def _start_round(S, C, O, rng):
         pv[p, QN] = 0
         for t in range(nq):
             k = pv[p, Q0 + t]
-            g = -1
+            g = np.int64(-1)  # typed from the start: a literal -1 would compile _banner once more
             for i in range(pv[p, GN]):
                 if pc[p, GK, i] == k and pc[p, GF, i] == 0:
                     g = i
             _banner(p, k, g, np.int64(1), S, C, O, rng)
     if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= goal:
-        _end_solo(True, np.int64(END_SOLO_WIN), S, O)
+        _end_solo(np.int64(END_SOLO_WIN), S, O)
         return
     if P >= 2:
         _skunk(S, C, O, rng)
@@ -1223,18 +1240,18 @@ def _start_round(S, C, O, rng):
     sh[INTURN] = 0
 
 
-@njit(cache=True, nogil=True, inline='always')
-def _end_solo(won, reason, S, O):
+@njit(**CALL, **INTERNAL)
+def _end_solo(reason, S, O):
     pv, sh = S[1], S[3]
     log = O[2]
-    pv[0, WINNER] = 1 if won else 0
+    pv[0, WINNER] = 1 if reason == END_SOLO_WIN else 0
     pv[0, SCORE] = pv[0, MAXFAME]
     sh[END] = reason
     sh[PHASE] = PH_DONE
     _log(sh, log, EV_RESULT, reason, pv[0, SCORE], 0, 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _end_turn(p, S, C, O, X, rng):
     pv, sh = S[1], S[3]
     rules = C[1]
@@ -1249,7 +1266,7 @@ def _end_turn(p, S, C, O, X, rng):
     sh[INTURN] = 0
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE)
 def _cleanup(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     rules = C[1]
@@ -1258,13 +1275,13 @@ def _cleanup(S, C, O, rng):
     goal = rules[R_GOAL]
     if P == 1:
         if sh[DEPLETED] != 0:
-            _end_solo(False, np.int64(END_SOLO_LOSS), S, O)
+            _end_solo(np.int64(END_SOLO_LOSS), S, O)
             return
         _collect(np.int64(0), pc, pv)
         if sh[ROUND] >= rules[R_MAX_ROUNDS]:
-            _end_solo(False, np.int64(END_SOLO_LOSS), S, O)
+            _end_solo(np.int64(END_SOLO_LOSS), S, O)
         elif sh[HORIZON] > 0 and sh[ROUND] >= sh[HORIZON]:
-            _end_solo(False, np.int64(END_HORIZON), S, O)
+            _end_solo(np.int64(END_HORIZON), S, O)
         else:
             sh[PHASE] = PH_START
         return
@@ -1300,7 +1317,7 @@ def _cleanup(S, C, O, rng):
         sh[PHASE] = PH_START
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL)
 def _final_flip(S, C, O, rng):
     """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
     pc, pv, dism, sh, toon, mk = S
@@ -1360,7 +1377,7 @@ def _final_flip(S, C, O, rng):
     _log(sh, log, EV_RESULT, sh[END], sh[CRITIC], sh[REFLIPS], 0, 0, 0, 0)
 
 
-@njit(cache=True, nogil=True, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _record_fame_final(p, S, O):
     pc, pv = S[0], S[1]
     stt = O[0]
@@ -1370,7 +1387,7 @@ def _record_fame_final(p, S, O):
             stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _advance(S, C, O, X, rng, stop_lookahead):
     """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
     pc, pv, dism, sh, toon, mk = S
@@ -1402,7 +1419,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
                 a = _decide(p, S, C, X, rng)
                 _apply(p, a, S, C, O, rng)
                 if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
-                    _end_solo(True, np.int64(END_SOLO_WIN), S, O)
+                    _end_solo(np.int64(END_SOLO_WIN), S, O)
                     return 0
             _end_turn(p, S, C, O, X, rng)
         elif ph == PH_CLEANUP:
@@ -1413,7 +1430,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
 
 
 # -- state allocation and setup ---------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=False)
 def _alloc(P, K, maxc, T, Wd):
     pc = np.zeros((P, NROW, maxc), dtype=np.int32)
     pv = np.zeros((P, NPV), dtype=np.int32)
@@ -1428,7 +1445,7 @@ def _alloc(P, K, maxc, T, Wd):
     return pc, pv, dism, sh, toon, mk
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _setup(S, C, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
@@ -1462,7 +1479,7 @@ def _setup(S, C, rng):
     sh[PHASE] = PH_START
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _copy_state(src, dst):
     # element loops: an array-to-array slice copy (or ravel) needs NRT, which this kernel runs without
     a, b = src[0], dst[0]
@@ -1481,14 +1498,16 @@ def _copy_state(src, dst):
         b1[x] = a1[x]
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline='always')
+@njit(**INLINE, **INTERNAL)
 def _copy2(a, b):
     for x in range(a.shape[0]):
         for y in range(a.shape[1]):
             b[x, y] = a[x, y]
 
 
-@njit(cache=True, nogil=True)
+# Inlined into _play_game (and that into play_batch's loop body) at the IR level: as separate functions
+# each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
+@njit(cache=True, nogil=True, inline='always')
 def _lookahead_choose(p, S, C, X, L, rng):
     """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
     pc, pv, dism, sh, toon, mk = S
@@ -1513,7 +1532,7 @@ def _lookahead_choose(p, S, C, X, L, rng):
         return A_END
     base = next_u64(rng)
     rng2 = np.empty(4, dtype=np.uint64)
-    best = A_END
+    best = np.int64(A_END)  # typed from the start: a literal would compile _apply once more for it
     bv = -1.0
     for c in range(nc):
         tot = 0.0
@@ -1542,7 +1561,7 @@ def _lookahead_choose(p, S, C, X, L, rng):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=False)
 def _scratch(S, C, K, maxc, T, Wd):
     xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(np.int64(1), K, maxc, T, Wd)
     return (xpc, xpv, xdism, xsh, xtoon, xmk, np.zeros((4, 1, K), dtype=np.int32),
@@ -1550,7 +1569,7 @@ def _scratch(S, C, K, maxc, T, Wd):
             np.zeros(4, dtype=np.uint64), np.zeros(maxc, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
 def _play_game(rng, P, C, maxc, T, O):
     """One whole game into the output tuple O; returns the final state."""
     cards, prices, pol = C[0], C[2], C[3]
@@ -1586,7 +1605,7 @@ def _play_game(rng, P, C, maxc, T, O):
     return S
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True, forceinline=False)
 def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell; game i writes only row i of every output."""
@@ -1596,10 +1615,10 @@ def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T
         rng = new_state(game_seed(cell_key, start + i))
         O = (stats[i], round_fame[i], np.zeros((1, LOG_W), dtype=np.int32))
         S = _play_game(rng, P, C, maxc, T, O)
-        _write_row(i, S, score, win, game_out, seat_out)
+        _write_row(np.int64(i), S, score, win, game_out, seat_out)  # int64: one _write_row, not also a uint64 one
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**CALL, **INTERNAL)
 def _write_row(i, S, score, win, game_out, seat_out):
     pc, pv, dism, sh, toon, mk = S
     P = np.int64(sh[NP])
@@ -1621,7 +1640,7 @@ def _write_row(i, S, score, win, game_out, seat_out):
     game_out[i, 5] = sh[TN]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=False)
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds):
     """The same game as play_batch's game ``index``, with the event log switched on."""
     C = (cards, rules, prices, pol, prio, val)
@@ -1638,7 +1657,7 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     return score, win, game_out, log[: S[3][LOGN]].copy()
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=False)
 def first_decision(cell_key, index, P, C, maxc, T):
     """Game ``index`` advanced to its first lookahead decision (for latency benchmarks and tests)."""
     cards, prices = C[0], C[2]
