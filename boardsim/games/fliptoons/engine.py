@@ -615,7 +615,7 @@ def _market_count(mk, Wd):
     return n
 
 
-@njit(**CALL, **INTERNAL)
+@njit(**INLINE, **INTERNAL)
 def _sort_market(mk, Wd, cards):
     """Right-justify the occupied slots and sort them by (rank, reveal order) (§6.5)."""
     w = Wd - 1
@@ -681,7 +681,7 @@ def _log_market(S, O):
     _log(sh, log, EV_MARKET, v0, v1, v2, v3, v4, v5, sh[TN])
 
 
-@njit(**CALL)
+@njit(**INLINE)
 def _decay(S, C, O):
     """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
     sh, mk = S[3], S[5]
