@@ -41,7 +41,7 @@ EV_WIDTH = 7
 BLOCK = 32
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**P.THIN)
 def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sym, saved, cnt, events, ne,
                free, turn):
     was_empty = meta[p, 0] == 0
@@ -57,7 +57,7 @@ def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sy
     events[ne, EV_TURN] = turn
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**P.THIN)
 def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
     """Whether the spot choose_draft found for the first skipped card in the opponent's town is the one
     the opponent's own greedy placement would find now: same town (it is placed first), same mode and
@@ -78,7 +78,7 @@ def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
               spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
     """Play one game into output row ``row``; ``events`` receives the 15 placements."""
@@ -112,10 +112,12 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     for p in range(2):
         for k in range(N_SEAT):
             seat_out[row, p, k] = 0
-    t = 0
+    # np.int64(...), not bare literals, for values handed to other jitted functions: Numba compiles a
+    # separate copy of a callee for each literal argument (and for a loop variable's first literal type)
+    t = np.int64(0)
     me = first
-    turn = 0
-    ne = 0
+    turn = np.int64(0)
+    ne = np.int64(0)
     while t < N_CIRCLE:
         op = 1 - me
         k = P.choose_draft(pol[me], me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
@@ -130,7 +132,7 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
             P.best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t + k,
                              goals, gp, cnt[op], mode, pol[me, P.COL_GOALW], ws, detail, saved, state, bestv, spots)
         _place_for(me, c, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
-                   saved, cnt, events, ne, 0, turn)
+                   saved, cnt, events, ne, np.int64(0), turn)
         ne += 1
         seat_out[row, me, S_TAKEN] += 1
         seat_out[row, me, S_SKIPPED] += k
@@ -147,14 +149,15 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
                                  goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, bestv,
                                  spots)
             _place_for(op, f, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
-                       saved, cnt, events, ne, 1, turn)
+                       saved, cnt, events, ne, np.int64(1), turn)
             ne += 1
         t += k + 1
         turn += 1
         me = op
     for p in range(2):
         q = 1 - p
-        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[q], True, ws, detail)
+        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[q], np.bool_(True), ws,
+                        detail)
         score[row, p] = total
         lp = 0
         for k in range(T.N_LANDS):

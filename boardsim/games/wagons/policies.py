@@ -39,6 +39,11 @@ POLICY_WIDTH = 6
 PLACEMENTS = ("random", "greedy", "lands")
 STARTS = ("first", "random", "spoil")
 NEG = -1.0e18
+# Compile time: Numba re-optimises a function together with everything it calls, once per compiled
+# function, so the thin layers between the engine and ``search`` are inlined into their caller at the
+# IR level (no library of their own) and ``search`` is compiled once; search.py's helpers are inlined
+# by LLVM instead (forceinline), which does not re-type them at every call site.
+THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
 
 
 def _placement(default: str) -> Option:
@@ -95,7 +100,7 @@ def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def _detail_value(detail, n_goals, with_goals, goal_weight):
     """lands + goal_weight x goals from a ``town.score`` breakdown (the sums in one fixed order)."""
     v = 0.0
@@ -109,7 +114,7 @@ def _detail_value(detail, n_goals, with_goals, goal_weight):
     return v
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
     """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
@@ -117,7 +122,7 @@ def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
     """Analyse a town once for any number of ``search`` calls on it; returns its value now.
 
@@ -130,7 +135,7 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, goals, gp, opp_cnt, mode,
                    goal_weight, ws, detail, saved, state, bestv, spots):
     """Choose (x, y, rot) for card ``cards[at]`` into spots[0, 0:3]; return the town's value afterwards.
@@ -139,7 +144,8 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
         analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-    search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, 1, goals, gp, opp_cnt, mode, goal_weight,
+    one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
+    search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
            ws, detail, saved, state, bestv, spots)
     return bestv[0]
 
@@ -240,14 +246,14 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             T.unplace(land, sym, idx, meta, x, y, saved)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def eval_mode(pol_row):
     """Drafting values cards the way the seat places them (greedy if it places at random)."""
     mode = int(pol_row[COL_PLACE])
     return PLACE_GREEDY if mode == PLACE_RANDOM else mode
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, zero_cnt,
                  ws, detail, saved, state, bestv, spots):
     """P2 picks the circle position of the starting card (P1's town is still empty)."""
@@ -269,7 +275,7 @@ def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_
     return pick
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(**THIN)
 def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
                  ws, detail, saved, state, spot, gifts, bestv, spots):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].

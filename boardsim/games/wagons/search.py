@@ -63,7 +63,7 @@ AREA_DX = np.array([0, 1, 0, 1, -1, 0, 2, 1, -1, 0, 2, 1], dtype=np.int64)
 AREA_DY = np.array([0, 0, 1, 1, 0, -1, 0, -1, 1, 2, 1, 2], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _colour(land, sym, only, x, y):
     """Colour of a cell in a layer: its land (only < 0) or 0 if it shows symbol ``only``; -1 = not in it."""
     if only < 0:
@@ -71,7 +71,7 @@ def _colour(land, sym, only, x, y):
     return np.int64(0) if sym[y, x] == only else np.int64(-1)
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _find(ws, row, i):
     while ws[row, i] != i:
         ws[row, i] = ws[row, ws[row, i]]
@@ -141,7 +141,7 @@ def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
         ws[r0 + L_ORD, pos] = i
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
     """Split the components that the card at (x, y) covers; max untouched/piece size per colour."""
     nb = 0
@@ -175,7 +175,7 @@ def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
     return nb
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
     """Pieces of each broken component (its cells outside the card): sizes, and labels of the edge cells.
 
@@ -298,7 +298,7 @@ def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
     ws[r0 + L_INFO, I_NPIECE] = npc
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _label_of(ws, r0, j):
     """Label of base cell j outside the card: its root, or PIECE + piece if its component is broken."""
     r = ws[r0 + L_ROOT, j]
@@ -308,14 +308,14 @@ def _label_of(ws, r0, j):
     return r
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _label_size(ws, r0, lab):
     if lab >= PIECE:
         return ws[r0 + L_PSIZE, lab - PIECE]
     return ws[r0 + L_SIZE, lab]
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _edge_labels(land, sym, idx, only, x, y, ws, r0):
     """Colour, label and label size of the 8 outside edge cells, shared by both rotations."""
     for e in range(8):
@@ -346,7 +346,7 @@ def _edge_labels(land, sym, idx, only, x, y, ws, r0):
             ws[r0 + L_INFO, I_EJOIN + c] += ws[r0 + L_INFO, I_ESIZE + e]
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     """Union-find of the card's 4 cells (colours cc*) with the labels on their outside neighbours.
 
@@ -416,14 +416,14 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     return nn
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _stamp_next(ws):
     s = ws[STAMP_ROW, FS_WIDTH - 1] + 1
     ws[STAMP_ROW, FS_WIDTH - 1] = s
     return s
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _weigh_cell(sym, idx, ws, st, wrow, x, y):
     """Weight of the symbols on or next to cell (x, y) not yet counted under stamp st."""
     w = 0
@@ -445,7 +445,7 @@ def _weigh_cell(sym, idx, ws, st, wrow, x, y):
     return w
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _weigh_label(sym, idx, cx, cy, x, y, ws, r0, lab, st, wrow):
     """Walk a label's cells (a base component, a flooded piece, or a component minus the card at (x, y))."""
     w = 0
@@ -471,7 +471,7 @@ def _weigh_label(sym, idx, cx, cy, x, y, ws, r0, lab, st, wrow):
     return w
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc0, cc1, cc2, cc3):
     """Best weight among the tied largest land-lnd groups after the card (town.score's choice)."""
     r0 = LAYER_ROW0
@@ -556,7 +556,7 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
     return top
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _local_points(kind, s, s2, lnd, a, b, land, sym, idx, x, y):
     """Points one cell earns for a goal whose rule reads only the cell and its 4 neighbours."""
     if kind == T.K_ENCLOSED:
@@ -583,7 +583,7 @@ def _local_points(kind, s, s2, lnd, a, b, land, sym, idx, x, y):
     return 0 if near else a
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _is_local(kind):
     return (kind == T.K_BETWEEN or kind == T.K_AWAY or kind == T.K_NEXT or kind == T.K_ON
             or kind == T.K_ISOLATED or kind == T.K_ENCLOSED)
@@ -601,7 +601,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
         ws[OLD_ROW, g] = detail[T.N_LANDS + g]
         ws[OLD_ROW, 8 + g] = -1
         ws[OLD_ROW, 16 + g] = -1
-    _label_layer(land, sym, idx, cx, cy, n, -1, ws, LAYER_ROW0)
+    _label_layer(land, sym, idx, cx, cy, n, np.int64(-1), ws, np.int64(LAYER_ROW0))  # no literal copies
     nlay = 1
     if not with_goals:
         return nlay
@@ -646,7 +646,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
     return nlay
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     """Work shared by both rotations at (x, y): split components, old local goal points."""
     _position_layer(land, sym, idx, -1, x, y, ws, LAYER_ROW0, T.N_LANDS)
@@ -693,7 +693,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
             ws[OLD_ROW, 24 + g] = old
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
     """Points of a count goal (majorities, symbol minus land) with the card placed: base counts
     corrected by the 4 covered cells (``saved``) and the card's cells, whatever its rotation."""
@@ -715,7 +715,7 @@ def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
     return a * cs + b * cland
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _local_change(land, sym, idx, x, y, goals, gp, ws):
     """Points of all local goals with the card's cells as they are now written: base points minus the
     old and plus the new points of the cells that can change (the card's 4 and the masked edge cells)."""
@@ -736,7 +736,7 @@ def _local_change(land, sym, idx, x, y, goals, gp, ws):
     return pts
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
     """At least the near-group points (weight row wrow) with the card at (x, y), either rotation.
 
@@ -781,7 +781,7 @@ def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
     return max(ws[wrow, W_MAX], joined) + card_w
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt, with_goals, gw, ws, saved):
     """An upper bound on ``value`` at (x, y) for both rotations of a card, after ``position``.
 
@@ -860,7 +860,7 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
     return float(lands) + gw * float(pts)
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, with_goals, gw, ws,
           saved):
     """Value of the town with the card already placed at (x, y, rot): what ``policies.evaluate`` returns."""
