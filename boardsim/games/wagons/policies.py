@@ -146,17 +146,23 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
         analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
     one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
     search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-           ws, detail, saved, state, bestv, spots)
+           ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv)
     return bestv[0]
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-           goal_weight, ws, detail, saved, state, bestv, spots):
+           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts):
     """``best_placement`` of each of the cards cards[at : at + count] on one town, into bestv[k] and
     spots[k, 0:3], on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
-    do each position's card-independent work once for all the cards."""
+    do each position's card-independent work once for all the cards.
+
+    With ``rank`` only the card choose_draft picks needs its exact best: the one with the largest
+    (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then also skipped at a spot
+    where even its bound cannot beat an earlier card's value so far, or reach a later card's; its
+    bestv and spot may then fall short, but only for cards that are not picked.
+    """
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
         for k in range(count):
@@ -228,9 +234,13 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             meta[0] = nn
             for k in range(count):
                 c = cards[at + k]
-                if prune and S.bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
-                                     with_goals, goal_weight, ws, saved) <= bestv[k]:
-                    continue  # neither rotation can beat the best spot found so far
+                if prune:
+                    ub = S.bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
+                                 with_goals, goal_weight, ws, saved)
+                    if ub <= bestv[k]:
+                        continue  # neither rotation can beat the best spot found so far
+                    if rank and _outranked(k, count, ub, bestv, now, weight, gifts):
+                        continue
                 for rot in range(2):
                     for p in range(4):
                         t = p if rot == 0 else 3 - p
@@ -244,6 +254,18 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         spots[k, 1] = y
                         spots[k, 2] = rot
             T.unplace(land, sym, idx, meta, x, y, saved)
+
+
+@njit(**THIN)
+def _outranked(k, count, ub, bestv, now, weight, gifts):
+    """Whether card k, worth at most ub here, cannot be choose_draft's pick: the same float expression
+    as there, which only grows with the value, against the other cards' values so far."""
+    fk = (ub - now) - weight * gifts[k]
+    for j in range(count):
+        fj = (bestv[j] - now) - weight * gifts[j]
+        if (j < k and fk <= fj) or (j > k and fk < fj):
+            return True
+    return False
 
 
 @njit(**THIN)
@@ -309,7 +331,8 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
         now_op = analyse(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw, ws,
                          detail)
         search(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land, card_sym, seq, t, look - 1, goals,
-               gp, cnt[me], mode, gw, ws, detail, saved, state, bestv, spots)
+               gp, cnt[me], mode, gw, ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0,
+               gifts)
         for k in range(look - 1):
             gifts[k + 1] = gifts[k] + (bestv[k] - now_op)
         spot[4] = spots[0, 0]
@@ -321,7 +344,7 @@ def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, c
     now_me = analyse(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
                      detail)
     search(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t, look, goals, gp,
-           cnt[op], mode, gw, ws, detail, saved, state, bestv, spots)
+           cnt[op], mode, gw, ws, detail, saved, state, bestv, spots, np.bool_(True), now_me, weight, gifts)
     best = NEG
     pick = 0
     for k in range(look):
