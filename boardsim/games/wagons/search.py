@@ -51,6 +51,9 @@ STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
 OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
 FS_ROWS = OLD_ROW + 1
+# LAYER_ROW0 as a typed int64: Numba compiles a separate copy of a function for every literal argument
+# (``LAYER_ROW0`` itself is one), so calls pass this and ``np.int64(...)`` values instead
+LAND_LAYER = np.int64(LAYER_ROW0)
 O_NLAY = 100  # OLD_ROW column: the layer count of the town analysed last (policies.analyse)
 PIECE = 64  # labels >= PIECE name pieces of a broken component
 
@@ -601,7 +604,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
         ws[OLD_ROW, g] = detail[T.N_LANDS + g]
         ws[OLD_ROW, 8 + g] = -1
         ws[OLD_ROW, 16 + g] = -1
-    _label_layer(land, sym, idx, cx, cy, n, np.int64(-1), ws, np.int64(LAYER_ROW0))  # no literal copies
+    _label_layer(land, sym, idx, cx, cy, n, np.int64(-1), ws, LAND_LAYER)
     nlay = 1
     if not with_goals:
         return nlay
@@ -649,9 +652,10 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     """Work shared by both rotations at (x, y): split components, old local goal points."""
-    _position_layer(land, sym, idx, -1, x, y, ws, LAYER_ROW0, T.N_LANDS)
-    _flood_broken(land, sym, idx, cx, cy, -1, x, y, ws, LAYER_ROW0)
-    _edge_labels(land, sym, idx, -1, x, y, ws, LAYER_ROW0)
+    lands = np.int64(-1)  # typed values, not literals: one compiled copy of each helper (see LAND_LAYER)
+    _position_layer(land, sym, idx, lands, x, y, ws, LAND_LAYER, np.int64(T.N_LANDS))
+    _flood_broken(land, sym, idx, cx, cy, lands, x, y, ws, LAND_LAYER)
+    _edge_labels(land, sym, idx, lands, x, y, ws, LAND_LAYER)
     if not with_goals:
         return
     ng = goals.shape[0]
@@ -662,7 +666,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
         if lay > 0:
             s = gp[row, T.GP_SYM]
             r0 = LAYER_ROW0 + lay * LAYER_ROWS
-            _position_layer(land, sym, idx, s, x, y, ws, r0, 1)
+            _position_layer(land, sym, idx, s, x, y, ws, r0, np.int64(1))
             _flood_broken(land, sym, idx, cx, cy, s, x, y, ws, r0)
             _edge_labels(land, sym, idx, s, x, y, ws, r0)
         elif _is_local(kind):
@@ -873,7 +877,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
     cl2 = np.int64(card_land[t2])
     cl3 = np.int64(card_land[t3])
     r0 = LAYER_ROW0
-    nn = _join(land, sym, idx, -1, x, y, cl0, cl1, cl2, cl3, ws, r0)
+    nn = _join(land, sym, idx, np.int64(-1), x, y, cl0, cl1, cl2, cl3, ws, LAND_LAYER)
     for c in range(T.N_LANDS):
         ws[r0 + L_INFO, 24 + c] = ws[r0 + L_INFO, I_PMAX + c]
     for p in range(4):
