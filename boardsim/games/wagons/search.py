@@ -21,7 +21,13 @@ each candidate only looks at what the 2x2 card can change:
   weight corrected on the card's cells, pieces and joined groups are walked.
 
 The value is the same integer sum as the full score, so the float value, the
-argmax and its scan-order tie-breaking are unchanged.  Scratch space is the
+argmax and its scan-order tie-breaking are unchanged.
+
+``bound`` gives, from the same per-position work, an upper bound on the value of
+both rotations of a card (each land's largest group at most its largest untouched
+piece or the card's cells plus every label on the edge cells; goals bounded kind
+by kind).  ``policies.search`` skips a card whose bound is not above its best value
+so far, which cannot change the argmax because ties keep the first candidate.  Scratch space is the
 engine's ``ws`` array (``FS_ROWS`` x ``FS_WIDTH``); rows 0..5 stay ``town.score``'s.
 """
 
