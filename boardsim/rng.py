@@ -27,6 +27,8 @@ _S17 = np.uint64(17)
 _S45 = np.uint64(45)
 _S11 = np.uint64(11)
 _S7 = np.uint64(7)
+_S57 = np.uint64(57)
+_S19 = np.uint64(19)
 _S23 = np.uint64(23)
 _ONE = np.uint64(1)
 _FIVE = np.uint64(5)
@@ -67,6 +69,26 @@ def new_state(seed):
     state = np.empty(4, dtype=np.uint64)
     seed_state(seed, state)
     return state
+
+
+@njit(cache=True, nogil=True, inline="always")
+def step(s0, s1, s2, s3):
+    """``random`` on a generator held in four scalars: the same xoshiro256** step and 53-bit float.
+
+    For kernels that keep the generator in locals rather than the ``uint64[4]`` array (Art Deco's
+    ``play_game``): LLVM cannot tell that array apart from a game's other arrays, so it reloaded and
+    stored the state around every draw.  Returns (uniform in [0, 1), new state).
+    """
+    x = s1 * _FIVE
+    result = ((x << _S7) | (x >> _S57)) * _NINE
+    t = s1 << _S17
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = (s3 << _S45) | (s3 >> _S19)
+    return float(result >> _S11) * _TWO53, s0, s1, s2, s3
 
 
 @njit(cache=True, nogil=True)

@@ -63,35 +63,7 @@ N_AUX = 4
 NO_CREDIT_LIMIT = 1 << 40
 
 
-_U5 = np.uint64(5)
-_U7 = np.uint64(7)
-_U9 = np.uint64(9)
-_U11 = np.uint64(11)
-_U17 = np.uint64(17)
-_U19 = np.uint64(19)
-_U45 = np.uint64(45)
-_U57 = np.uint64(57)
-_TWO53 = 1.0 / 9007199254740992.0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _rand(s0, s1, s2, s3):
-    """``rng.random`` on a generator held in four scalars: the same xoshiro256** step and 53-bit float.
-
-    ``play_game`` keeps the generator in locals rather than the ``uint64[4]`` array: LLVM cannot
-    tell that array apart from the game's other arrays, so it reloaded and stored the state around
-    every draw.  Returns (uniform in [0, 1), new state).
-    """
-    x = s1 * _U5
-    result = ((x << _U7) | (x >> _U57)) * _U9
-    t = s1 << _U17
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = (s3 << _U45) | (s3 >> _U19)
-    return float(result >> _U11) * _TWO53, s0, s1, s2, s3
+_rand = rng.step  # the generator in four scalars (see rng.step)
 
 
 @njit(cache=True, nogil=True, inline="always")
