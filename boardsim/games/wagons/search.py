@@ -704,6 +704,13 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _goal(goals, gp, g):
+    """Kind, symbol, land, a and b of the goal in play at slot g."""
+    row = goals[g]
+    return gp[row, T.GP_KIND], gp[row, T.GP_SYM], gp[row, T.GP_LAND], gp[row, T.GP_A], gp[row, T.GP_B]
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
     """Points of a count goal (majorities, symbol minus land) with the card placed: base counts
     corrected by the 4 covered cells (``saved``) and the card's cells, whatever its rotation."""
@@ -818,12 +825,7 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
         return float(lands)
     pts = 0
     for g in range(goals.shape[0]):
-        row = goals[g]
-        kind = gp[row, T.GP_KIND]
-        s = gp[row, T.GP_SYM]
-        lnd = gp[row, T.GP_LAND]
-        a = gp[row, T.GP_A]
-        b = gp[row, T.GP_B]
+        kind, s, lnd, a, b = _goal(goals, gp, g)
         if kind == T.K_CLUSTER:
             rl = LAYER_ROW0 + ws[OLD_ROW, 8 + g] * LAYER_ROWS
             m = ws[rl + L_INFO, I_PMAX]
@@ -915,12 +917,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         if best > 0:
             pts += _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cl0, cl1, cl2, cl3)
     for g in range(ng):
-        row = goals[g]
-        kind = gp[row, T.GP_KIND]
-        s = gp[row, T.GP_SYM]
-        lnd = gp[row, T.GP_LAND]
-        a = gp[row, T.GP_A]
-        b = gp[row, T.GP_B]
+        kind, s, lnd, a, b = _goal(goals, gp, g)
         if kind == T.K_CLUSTER:
             lay = ws[OLD_ROW, 8 + g]
             rl = LAYER_ROW0 + lay * LAYER_ROWS
