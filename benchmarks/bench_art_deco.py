@@ -9,23 +9,12 @@ Prints one line per thread count; warms the Numba cache first so compile time is
 from __future__ import annotations
 
 import argparse
-import time
 
 import numba
+from timing import games_per_second
 
 from boardsim.games import get
 from boardsim.games.base import Seat
-
-
-def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> tuple[float, float]:
-    """Best of ``repeats``: games per wall-clock second and per CPU second (robust to a busy machine)."""
-    best_wall = best_cpu = 0.0
-    for r in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        game.play(prepared, 12345 + r, 0, n_games)
-        best_wall = max(best_wall, n_games / (time.perf_counter() - t0))
-        best_cpu = max(best_cpu, n_games / max(1e-9, time.process_time() - c0))
-    return best_wall, best_cpu
 
 
 def main() -> None:

@@ -17,21 +17,11 @@ import time
 import numba
 import numpy as np
 from scipy.stats import binomtest
+from timing import games_per_second
 
 from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import engine as E
-
-
-def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> tuple[float, float]:
-    """Best of ``repeats``: games per wall-clock second and per CPU second (robust to a busy machine)."""
-    best_wall = best_cpu = 0.0
-    for r in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        game.play(prepared, 12345 + r, 0, n_games)
-        best_wall = max(best_wall, n_games / (time.perf_counter() - t0))
-        best_cpu = max(best_cpu, n_games / max(1e-9, time.process_time() - c0))
-    return best_wall, best_cpu
 
 
 def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon: int = 0) -> tuple[float, float]:

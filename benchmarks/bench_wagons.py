@@ -9,26 +9,12 @@ not counted.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numba
+from timing import games_per_second
 
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME
-
-
-def games_per_second(prepared, n_games: int, repeats: int = 3) -> tuple[float, float]:
-    """Best (wall-clock games/s, games per CPU-second) over the repeats.
-
-    Games per CPU-second is the per-core rate even when other processes share the machine.
-    """
-    best = best_cpu = 0.0
-    for r in range(repeats):
-        t0, c0 = time.perf_counter(), time.process_time()
-        GAME.play(prepared, 12345 + r, 0, n_games)
-        best = max(best, n_games / (time.perf_counter() - t0))
-        best_cpu = max(best_cpu, n_games / (time.process_time() - c0))
-    return best, best_cpu
 
 
 def main() -> None:
@@ -43,7 +29,7 @@ def main() -> None:
     all_threads = numba.config.NUMBA_NUM_THREADS
     for threads in sorted({1, all_threads}):
         numba.set_num_threads(threads)
-        rate, per_cpu = games_per_second(prepared, args.games)
+        rate, per_cpu = games_per_second(GAME, prepared, args.games)
         print(f"wagons policy={args.policy} placement={args.placement} threads={threads}: {rate:,.0f} games/s "
               f"({rate / threads:,.0f} per core wall-clock, {per_cpu:,.0f} per CPU-second)")
 
