@@ -219,19 +219,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
             # T.place for every card and rotation at once: new cells get their indices once, each
             # card and rotation just rewrites the 4 cells, and one T.unplace restores the town
-            nn = n
-            for p in range(4):
-                xx = x + (p & 1)
-                yy = y + (p >> 1)
-                saved[p] = land[yy, xx]
-                saved[4 + p] = sym[yy, xx]
-                if idx[yy, xx] < 0:
-                    idx[yy, xx] = nn
-                    cx[nn] = xx
-                    cy[nn] = yy
-                    nn += 1
-            saved[8] = n
-            meta[0] = nn
+            T.claim(land, sym, idx, cx, cy, meta, x, y, saved)
             for k in range(count):
                 c = cards[at + k]
                 if prune:
@@ -242,10 +230,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                     if rank and _outranked(k, count, ub, bestv, now, weight, gifts):
                         continue
                 for rot in range(2):
-                    for p in range(4):
-                        t = p if rot == 0 else 3 - p
-                        land[y + (p >> 1), x + (p & 1)] = card_land[c, t]
-                        sym[y + (p >> 1), x + (p & 1)] = card_sym[c, t]
+                    T.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
                     v = S.value(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], rot, goals, gp, opp_cnt,
                                 with_goals, goal_weight, ws, saved)
                     if v > bestv[k]:

@@ -185,6 +185,19 @@ def _position_layer(land, sym, idx, only, x, y, ws, r0, n_colours):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _piece_step(idx, qx, qy, x, y, ws, r0, r, st):
+    """One flood step of ``_flood_broken``: cell (qx, qy) if it belongs to component r, lies outside the
+    card at (x, y) and is not yet marked with stamp st (it is then marked), else -1."""
+    j = idx[qy, qx]
+    if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_MARK, j] == st:
+        return -1
+    if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
+        return -1
+    ws[r0 + L_MARK, j] = st
+    return j
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
     """Pieces of each broken component (its cells outside the card): sizes, and labels of the edge cells.
 
@@ -225,25 +238,10 @@ def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
             while head < tail and found < ne:
                 e = ws[STACK_ROW, head]
                 head += 1
-                ex = cx[e]
-                ey = cy[e]
-                for d in range(4):
-                    qx = ex
-                    qy = ey
-                    if d == 0:
-                        qx = ex - 1
-                    elif d == 1:
-                        qx = ex + 1
-                    elif d == 2:
-                        qy = ey - 1
-                    else:
-                        qy = ey + 1
-                    j = idx[qy, qx]
-                    if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_MARK, j] == st:
+                for d in range(1, 5):
+                    j = _piece_step(idx, cx[e] + T.NB_DX[d], cy[e] + T.NB_DY[d], x, y, ws, r0, r, st)
+                    if j < 0:
                         continue
-                    if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
-                        continue
-                    ws[r0 + L_MARK, j] = st
                     ws[STACK_ROW, tail] = j
                     tail += 1
                     for u in range(1, ne):
@@ -269,25 +267,10 @@ def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
                         ws[r0 + L_PLAB, e] = npc
                         ws[r0 + L_PNEXT, e] = ws[r0 + L_PNEXT, PIECE + npc]
                         ws[r0 + L_PNEXT, PIECE + npc] = e
-                        ex = cx[e]
-                        ey = cy[e]
-                        for d in range(4):
-                            qx = ex
-                            qy = ey
-                            if d == 0:
-                                qx = ex - 1
-                            elif d == 1:
-                                qx = ex + 1
-                            elif d == 2:
-                                qy = ey - 1
-                            else:
-                                qy = ey + 1
-                            j = idx[qy, qx]
-                            if j < 0 or ws[r0 + L_ROOT, j] != r or ws[r0 + L_MARK, j] == st:
+                        for d in range(1, 5):
+                            j = _piece_step(idx, cx[e] + T.NB_DX[d], cy[e] + T.NB_DY[d], x, y, ws, r0, r, st)
+                            if j < 0:
                                 continue
-                            if qx - x >= 0 and qx - x <= 1 and qy - y >= 0 and qy - y <= 1:
-                                continue
-                            ws[r0 + L_MARK, j] = st
                             ws[STACK_ROW, top] = j
                             top += 1
                     ws[r0 + L_PSIZE, npc] = sz
@@ -437,16 +420,8 @@ def _weigh_cell(sym, idx, ws, st, wrow, x, y):
     """Weight of the symbols on or next to cell (x, y) not yet counted under stamp st."""
     w = 0
     for d in range(5):
-        qx = x
-        qy = y
-        if d == 1:
-            qx = x - 1
-        elif d == 2:
-            qx = x + 1
-        elif d == 3:
-            qy = y - 1
-        elif d == 4:
-            qy = y + 1
+        qx = x + T.NB_DX[d]
+        qy = y + T.NB_DY[d]
         j = idx[qy, qx]
         if j >= 0 and ws[STAMP_ROW, j] != st:
             ws[STAMP_ROW, j] = st

@@ -33,6 +33,9 @@ M_SYM, M_LAND, M_BEST = 0, 6, 12
 (K_BETWEEN, K_MAJ_PEN, K_AWAY, K_CLUSTER, K_NEAR, K_NEXT, K_ON, K_MINUS, K_MAJ_BON, K_ISOLATED,
  K_LAND_GROUP, K_ENCLOSED) = range(12)
 GP_KIND, GP_SYM, GP_SYM2, GP_LAND, GP_A, GP_B = range(6)
+# a cell (k = 0) and its 4 orthogonal neighbours (k = 1..4: left, right, up, down)
+NB_DX = np.array([0, -1, 1, 0, 0], dtype=np.int64)
+NB_DY = np.array([0, 0, 0, -1, 1], dtype=np.int64)
 
 
 def new_towns(n: int = 2):
@@ -84,28 +87,43 @@ def corner_only(idx, n, x, y):
                       or idx[y + 2, x + 2] >= 0)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved):
-    """Put a card on top at (x, y); rot 1 = 180 degrees (TL<->BR, TR<->BL).
-
-    ``saved`` (int64[9]) receives what ``unplace`` needs to undo this.
-    """
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def claim(land, sym, idx, cx, cy, meta, x, y, saved):
+    """First half of ``place``: save the 4 cells under a card at (x, y) into ``saved`` and give the
+    empty ones cell indices.  A search that tries several cards or rotations at one spot claims it
+    once and then only rewrites the cells (``write_card``); one ``unplace`` undoes either."""
     n = meta[0]
     saved[8] = n
     for p in range(4):
         xx = x + (p & 1)
         yy = y + (p >> 1)
-        t = p if rot == 0 else 3 - p
         saved[p] = land[yy, xx]
         saved[4 + p] = sym[yy, xx]
-        land[yy, xx] = card_land[t]
-        sym[yy, xx] = card_sym[t]
         if idx[yy, xx] < 0:
             idx[yy, xx] = n
             cx[n] = xx
             cy[n] = yy
             n += 1
     meta[0] = n
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def write_card(land, sym, x, y, card_land, card_sym, rot):
+    """Show a card's 4 territories at (x, y); rot 1 = 180 degrees (TL<->BR, TR<->BL)."""
+    for p in range(4):
+        t = p if rot == 0 else 3 - p
+        land[y + (p >> 1), x + (p & 1)] = card_land[t]
+        sym[y + (p >> 1), x + (p & 1)] = card_sym[t]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def place(land, sym, idx, cx, cy, meta, card_land, card_sym, x, y, rot, saved):
+    """Put a card on top at (x, y); rot 1 = 180 degrees (TL<->BR, TR<->BL).
+
+    ``saved`` (int64[9]) receives what ``unplace`` needs to undo this.
+    """
+    claim(land, sym, idx, cx, cy, meta, x, y, saved)
+    write_card(land, sym, x, y, card_land, card_sym, rot)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -196,16 +214,8 @@ def _credit_near(land, idx, ws, x, y, lnd, a):
     r2 = -1
     r3 = -1
     for k in range(5):
-        xx = x
-        yy = y
-        if k == 1:
-            xx = x - 1
-        elif k == 2:
-            xx = x + 1
-        elif k == 3:
-            yy = y - 1
-        elif k == 4:
-            yy = y + 1
+        xx = x + NB_DX[k]
+        yy = y + NB_DY[k]
         if land[yy, xx] != lnd:
             continue
         r = ws[1, idx[yy, xx]]
