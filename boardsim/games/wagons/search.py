@@ -81,11 +81,15 @@ def _colour(land, sym, only, x, y):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _find(ws, row, i):
-    while ws[row, i] != i:
-        ws[row, i] = ws[row, ws[row, i]]
-        i = ws[row, i]
-    return i
+def _pick(p, c0, c1, c2, c3):
+    """The p-th of four per-cell values of the card (kept in scalars, not an array, in the hot path)."""
+    if p == 1:
+        return c1
+    if p == 2:
+        return c2
+    if p == 3:
+        return c3
+    return c0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -103,21 +107,21 @@ def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
             continue
         j = idx[y, x + 1]
         if j >= 0 and _colour(land, sym, only, x + 1, y) == c:
-            a = _find(ws, r0 + L_ROOT, i)
-            b = _find(ws, r0 + L_ROOT, j)
+            a = T.find(ws, r0 + L_ROOT, i)
+            b = T.find(ws, r0 + L_ROOT, j)
             if a != b:
                 ws[r0 + L_ROOT, a] = b
         j = idx[y + 1, x]
         if j >= 0 and _colour(land, sym, only, x, y + 1) == c:
-            a = _find(ws, r0 + L_ROOT, i)
-            b = _find(ws, r0 + L_ROOT, j)
+            a = T.find(ws, r0 + L_ROOT, i)
+            b = T.find(ws, r0 + L_ROOT, j)
             if a != b:
                 ws[r0 + L_ROOT, a] = b
     for k in range(8):
         ws[r0 + L_INFO, I_OFF + k] = 0
     for i in range(n):
         if ws[r0 + L_ROOT, i] >= 0:
-            ws[r0 + L_ROOT, i] = _find(ws, r0 + L_ROOT, i)
+            ws[r0 + L_ROOT, i] = T.find(ws, r0 + L_ROOT, i)
     for i in range(n):
         r = ws[r0 + L_ROOT, i]
         if r < 0:
@@ -361,25 +365,19 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     if cc2 >= 0 and cc2 == cc3:
         ws[npar, 2] = 3
     if cc0 >= 0 and cc0 == cc2:
-        a = _find(ws, npar, 0)
-        b = _find(ws, npar, 2)
+        a = T.find(ws, npar, 0)
+        b = T.find(ws, npar, 2)
         if a != b:
             ws[npar, a] = b
     if cc1 >= 0 and cc1 == cc3:
-        a = _find(ws, npar, 1)
-        b = _find(ws, npar, 3)
+        a = T.find(ws, npar, 1)
+        b = T.find(ws, npar, 3)
         if a != b:
             ws[npar, a] = b
     nn = 4
     for e in range(8):
         p = EDGE_P[e]
-        c = cc0
-        if p == 1:
-            c = cc1
-        elif p == 2:
-            c = cc2
-        elif p == 3:
-            c = cc3
+        c = _pick(p, cc0, cc1, cc2, cc3)
         if c < 0:
             continue
         if ws[r0 + L_INFO, I_ECOL + e] != c:
@@ -395,14 +393,14 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
             ws[npar, node] = node
             ws[nsz, node] = ws[r0 + L_INFO, I_ESIZE + e]
             nn += 1
-        a = _find(ws, npar, p)
-        b = _find(ws, npar, node)
+        a = T.find(ws, npar, p)
+        b = T.find(ws, npar, node)
         if a != b:
             ws[npar, a] = b
     for k in range(nn):
         ws[gs, k] = 0
     for k in range(nn):
-        r = _find(ws, npar, k)
+        r = T.find(ws, npar, k)
         ws[npar, k] = r
         ws[gs, r] += ws[nsz, k]
     return nn
@@ -508,13 +506,7 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
             top = w
     # (c) groups through the card's cells
     for p in range(4):
-        c = cc0
-        if p == 1:
-            c = cc1
-        elif p == 2:
-            c = cc2
-        elif p == 3:
-            c = cc3
+        c = _pick(p, cc0, cc1, cc2, cc3)
         if c != lnd:
             continue
         g = ws[NODE_ROW + 1, p]
@@ -864,13 +856,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
     for c in range(T.N_LANDS):
         ws[r0 + L_INFO, 24 + c] = ws[r0 + L_INFO, I_PMAX + c]
     for p in range(4):
-        c = cl0
-        if p == 1:
-            c = cl1
-        elif p == 2:
-            c = cl2
-        elif p == 3:
-            c = cl3
+        c = _pick(p, cl0, cl1, cl2, cl3)
         gsz = ws[NODE_ROW + 3, ws[NODE_ROW + 1, p]]
         if gsz > ws[r0 + L_INFO, 24 + c]:
             ws[r0 + L_INFO, 24 + c] = gsz

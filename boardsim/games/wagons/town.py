@@ -161,8 +161,9 @@ def count_symbols(sym, cx, cy, n, out):
         out[sym[cy[i], cx[i]]] += 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _find(ws, row, i):
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def find(ws, row, i):
+    """Union-find root of i in ws[row], halving the path (also the search module's)."""
     while ws[row, i] != i:
         ws[row, i] = ws[row, ws[row, i]]
         i = ws[row, i]
@@ -171,8 +172,8 @@ def _find(ws, row, i):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _union(ws, row, a, b):
-    ra = _find(ws, row, a)
-    rb = _find(ws, row, b)
+    ra = find(ws, row, a)
+    rb = find(ws, row, b)
     if ra != rb:
         ws[row, ra] = rb
 
@@ -259,7 +260,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
         if j >= 0 and land[y + 1, x] == lnd:
             _union(ws, 0, i, j)
     for i in range(n):
-        r = _find(ws, 0, i)
+        r = find(ws, 0, i)
         ws[1, i] = r
         ws[2, r] += 1
     total = 0
@@ -315,7 +316,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
             biggest = 0
             for i in range(n):
                 if sym[cy[i], cx[i]] == s:
-                    r = _find(ws, 3, i)
+                    r = find(ws, 3, i)
                     ws[4, r] += 1
                     if ws[4, r] > biggest:
                         biggest = ws[4, r]
