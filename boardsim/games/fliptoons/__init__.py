@@ -104,9 +104,9 @@ class FlipToons(Game):
         stats = np.zeros((count, engine.N_STATS, P, K), dtype=np.int32)
         round_fame = np.zeros((count, P, R), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
-        engine.play_batch(
-            np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"], prepared["prices"],
-            prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
+        engine.batch_kernel()(
+            engine._play_range, np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
+            prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             score, win, game_out, seat_out, stats, round_fame,
         )
         out = self.result_arrays(score, win, game_out, seat_out)

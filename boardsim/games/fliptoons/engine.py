@@ -18,7 +18,7 @@ Constants ``C`` = (cards, rules, prices, policies, priority table, card values);
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from boardsim.games.fliptoons.cards import (
     C_BFAME,
@@ -1605,19 +1605,6 @@ def _play_game(rng, P, C, maxc, T, O):
     return S
 
 
-@njit(cache=True, nogil=True, parallel=True, forceinline=False)
-def play_batch(cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
-               score, win, game_out, seat_out, stats, round_fame):
-    """Games start..start+count-1 of a cell; game i writes only row i of every output."""
-    C = (cards, rules, prices, pol, prio, val)
-    n = score.shape[0]
-    for i in prange(n):
-        rng = new_state(game_seed(cell_key, start + i))
-        O = (stats[i], round_fame[i], np.zeros((1, LOG_W), dtype=np.int32))
-        S = _play_game(rng, P, C, maxc, T, O)
-        _write_row(np.int64(i), S, score, win, game_out, seat_out)  # int64: one _write_row, not also a uint64 one
-
-
 @njit(**CALL, **INTERNAL)
 def _write_row(i, S, score, win, game_out, seat_out):
     pc, pv, dism, sh, toon, mk = S
@@ -1638,6 +1625,57 @@ def _write_row(i, S, score, win, game_out, seat_out):
     game_out[i, 3] = sh[CRITIC]
     game_out[i, 4] = sh[REFLIPS]
     game_out[i, 5] = sh[TN]
+
+
+# The batch kernel calls the game engine through a function pointer (a first-class function argument)
+# rather than a static call: numba links a static callee's LLVM IR into the caller and re-optimises and
+# re-codegens it there, and the prange loop is three such callers deep (play_batch, its gufunc and the
+# wrappers) -- about 9 s of cold compile.  Through the pointer the engine is compiled once, in
+# _play_range, and play_batch compiles in about a second.  A first-class function argument needs an
+# explicit signature; batch_kernel() compiles both for theirs (or loads them from the cache) on first use
+# rather than at import, so importing boardsim does not compile every game.
+_I32_1, _I32_2, _F64_1, _F64_2 = types.int32[::1], types.int32[:, ::1], types.float64[::1], types.float64[:, ::1]
+_CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, T
+_OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
+         types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_OUTS)
+BLOCK = 64  # games per call of _play_range: many blocks per thread keep the threads evenly loaded
+
+
+@njit(cache=True, nogil=True)
+def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+                score, win, game_out, seat_out, stats, round_fame):
+    """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output."""
+    C = (cards, rules, prices, pol, prio, val)
+    for i in range(lo, hi):
+        rng = new_state(game_seed(cell_key, start + i))
+        O = (stats[i], round_fame[i], np.zeros((1, LOG_W), dtype=np.int32))
+        S = _play_game(rng, P, C, maxc, T, O)
+        _write_row(i, S, score, win, game_out, seat_out)
+    return 0
+
+
+PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_OUTS)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+               score, win, game_out, seat_out, stats, round_fame):
+    """Games start..start+count-1 of a cell, in blocks of BLOCK; pass ``_play_range`` as ``play_range``."""
+    n = score.shape[0]
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        lo = np.int64(b) * BLOCK
+        play_range(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
+                   score, win, game_out, seat_out, stats, round_fame)
+
+
+def batch_kernel():
+    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``."""
+    if not play_batch.signatures:
+        _play_range.compile(PLAY_RANGE)
+        play_batch.compile(PLAY_BATCH)
+        play_batch.disable_compile()  # a call must take the pointer signature, never a linked variant
+    return play_batch
 
 
 @njit(cache=True, nogil=True, forceinline=False)
