@@ -115,8 +115,8 @@ class Wagons(Game):
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(deck, goals, resolved))
 
     def _args(self, prepared: Prepared) -> tuple[np.ndarray, ...]:
-        return (prepared["rules"], prepared["card_land"], prepared["card_sym"], prepared["card_goal"],
-                prepared["goal_params"], prepared["policies"])
+        names = ("rules", "card_land", "card_sym", "card_goal", "goal_params", "policies")
+        return tuple(np.ascontiguousarray(prepared[k]) for k in names)  # the batch kernel's fixed signature
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """Result arrays (base.py); ``goal0..goal2`` are the 0-based rows of the goals in play and
@@ -126,8 +126,8 @@ class Wagons(Game):
         seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
-        engine.play_batch(np.uint64(cell_key), int(start), *self._args(prepared), score, win, seat_out, game_out,
-                          goal_out)
+        engine.batch_kernel()(engine._play_range, np.uint64(cell_key), int(start), *self._args(prepared), score, win,
+                              seat_out, game_out, goal_out)
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:

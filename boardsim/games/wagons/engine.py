@@ -11,7 +11,7 @@ seq[t + k] and hands seq[t .. t+k-1] to the opponent, who places them in that
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
 from boardsim import rng
 from boardsim.games.wagons import policies as P
@@ -197,6 +197,18 @@ def _workspace():
     return land, sym, idx, cx, cy, meta
 
 
+# play_batch calls _play_range through a function pointer (a first-class function argument), not a static
+# call: numba links a static callee's LLVM IR into the caller and re-optimises and re-codegens it there,
+# and the prange loop is three such callers deep (play_batch, its gufunc, the wrappers), each redoing the
+# whole engine.  A first-class function argument needs an explicit signature; batch_kernel() compiles for
+# it (or loads from the cache) on first use rather than at import.
+_I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
+_TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2)  # rules .. pol (Wagons._args)
+_OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
+PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS)
+
+
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
                 game_out, goal_out, events):
@@ -215,20 +227,30 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
         play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
                   spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out,
                   goal_out)
+    return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(key, first, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out, game_out,
-               goal_out):
+def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
+               game_out, goal_out):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
-        lo = b * BLOCK
+        lo = np.int64(b) * BLOCK
         hi = min(n, lo + BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
-        _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
-                    game_out, goal_out, events)
+        play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
+                   game_out, goal_out, events)
+
+
+def batch_kernel():
+    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, key, ...)``."""
+    if not play_batch.signatures:
+        _play_range.compile(PLAY_RANGE)
+        play_batch.compile(PLAY_BATCH)
+        play_batch.disable_compile()  # a call must take the pointer signature, never a linked variant
+    return play_batch
 
 
 @njit(cache=True, nogil=True)
