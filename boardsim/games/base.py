@@ -215,6 +215,22 @@ def stable_hash(*parts: Any) -> str:
     return h.hexdigest()[:16]
 
 
+def pointer_kernel(kernel: Any, engine: Any, kernel_sig: Any, engine_sig: Any) -> Any:
+    """A prange batch ``kernel`` that calls ``engine`` through a function pointer, compiled on first use.
+
+    ``kernel``'s first argument is typed ``FunctionType(engine_sig)``, so numba calls the engine through
+    its address instead of linking (and re-optimising) the engine's code into the kernel, its gufunc and
+    their wrappers.  Such an argument needs an explicit signature; compiling here, rather than in the
+    decorator, keeps ``import boardsim`` from compiling every game.  Later calls cannot compile a
+    second, statically linked variant.
+    """
+    if not kernel.signatures:
+        engine.compile(engine_sig)
+        kernel.compile(kernel_sig)
+        kernel.disable_compile()
+    return kernel
+
+
 class Game(ABC):
     """Interface each game implements; see the module docstring."""
 

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit, prange, types
 
 from boardsim import rng
+from boardsim.games.base import pointer_kernel
 from boardsim.games.wagons import policies as P
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
@@ -200,8 +201,7 @@ def _workspace():
 # play_batch calls _play_range through a function pointer (a first-class function argument), not a static
 # call: numba links a static callee's LLVM IR into the caller and re-optimises and re-codegens it there,
 # and the prange loop is three such callers deep (play_batch, its gufunc, the wrappers), each redoing the
-# whole engine.  A first-class function argument needs an explicit signature; batch_kernel() compiles for
-# it (or loads from the cache) on first use rather than at import.
+# whole engine.  batch_kernel() compiles both for their signatures (base.pointer_kernel).
 _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
 _TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2)  # rules .. pol (Wagons._args)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
@@ -246,11 +246,7 @@ def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp
 
 def batch_kernel():
     """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, key, ...)``."""
-    if not play_batch.signatures:
-        _play_range.compile(PLAY_RANGE)
-        play_batch.compile(PLAY_BATCH)
-        play_batch.disable_compile()  # a call must take the pointer signature, never a linked variant
-    return play_batch
+    return pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
 
 
 @njit(cache=True, nogil=True)
