@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from numba import types
 
 from boardsim import rng
 from boardsim.games.base import Seat
@@ -169,3 +170,14 @@ def test_edits_and_weights_do_not_recompile():
     seats = [Seat("gain_minus_gift", {"gift_weight": 0.3, "goal_weight": 2.0}), Seat("random")]
     GAME.play(GAME.prepare(2, seats, {"tie_break": "shared", "fixed_goal": 5}, edited), KEY, 0, 2)
     assert len(E.play_batch.signatures) == before
+
+
+def test_batch_kernel_calls_the_engine_through_a_pointer():
+    # A statically linked engine would be re-optimised in the kernel, its gufunc and wrappers (~9 s of
+    # cold compile); the kernel's one signature takes the engine as a first-class function instead.
+    GAME.play(prepared(), KEY, 0, 2)
+    (sig,) = E.play_batch.signatures
+    assert isinstance(sig[0], types.FunctionType) and sig[0] == types.FunctionType(E.PLAY_RANGE)
+    a = GAME.play(prepared(), KEY, 0, 70)  # three blocks of BLOCK games, the last one short
+    b = GAME.play(prepared(), KEY, 40, 30)
+    assert np.array_equal(a["score"][40:], b["score"]) and np.array_equal(a["win"][40:], b["win"])
