@@ -849,35 +849,31 @@ def _has_hook(p, pc, pv, cards, lo):
 def _hooks(p, S, C, O, X, rng):
     """End-of-turn hooks; the common no-hook case returns without a call that passes the state."""
     if _has_hook(p, S[0], S[1], C[0], K_DONKEY):
-        _run_hooks(p, S, C, O, X, rng)
+        _run_hooks(p, S, C, O, rng)
 
 
 @njit(**CALL, **INTERNAL)
-def _run_hooks(p, S, C, O, X, rng):
+def _run_hooks(p, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
-    n = pv[p, GN]
-    seqs = X[10]  # scratch of maxc entries: a grid never holds more than maxc cards
-    m = 0
-    for s in range(NS):  # reading order: base slots, then extra rows; within a stack bottom to top
-        for _step in range(n):
-            best = -1
-            for i in range(n):
-                if pc[p, GS, i] == s and cards[pc[p, GK, i], C_HOOK] >= K_DONKEY:
-                    q = pc[p, GQ, i]
-                    done = False
-                    for t in range(m):
-                        if seqs[t] == q:
-                            done = True
-                    if not done and (best < 0 or q < pc[p, GQ, best]):
-                        best = i
-            if best < 0:
-                break
-            seqs[m] = pc[p, GQ, best]
-            m += 1
-    for t in range(m):
-        i = _find_seq(p, seqs[t], pc, pv)
-        if i < 0 or pc[p, GF, i] != 0:
+    # Hooks resolve in reading order (base slots, then extra rows), within a stack bottom to top: by the
+    # key (slot, arrival sequence), unique per card.  A hook only removes grid cards (never adds or moves
+    # one), so the next hook is the smallest key above the last one among the cards still in the grid --
+    # no list of the hooks present at the start, and a hook card removed meanwhile is simply not found.
+    last = np.int64(-1)
+    while True:
+        i = -1
+        key = np.int64(1) << 62
+        for j in range(pv[p, GN]):
+            if cards[pc[p, GK, j], C_HOOK] >= K_DONKEY:
+                kj = (np.int64(pc[p, GS, j]) << 32) | np.int64(pc[p, GQ, j])
+                if last < kj < key:
+                    key = kj
+                    i = j
+        if i < 0:
+            return
+        last = key
+        if pc[p, GF, i] != 0:
             continue
         hook = cards[pc[p, GK, i], C_HOOK]
         s = pc[p, GS, i]
