@@ -28,6 +28,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from boardsim import rng
+from boardsim.analysis.stats import game_sums
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Prepared, Seat
@@ -109,6 +110,9 @@ def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.nda
         position_of_slot = np.array([(j + k) % P for j in range(P)])
         out["rotation"] = np.full(count, k, dtype=np.int64)
         out["position"] = np.broadcast_to(position_of_slot, (count, P))
+        if n_rot == 1:
+            merged = out  # one rotation, seats already in slot order: no copy (it cost as much as the games)
+            break
         block = slice(k * count, (k + 1) * count)
         for name, arr in out.items():
             if name not in merged:
@@ -177,18 +181,21 @@ class Aggregate:
         if isinstance(out, Aggregate):
             self.merge(out)
             return
-        score = out["score"].astype(np.int64)
+        score = np.asarray(out["score"], dtype=np.int64)  # no copy when it is int64 already
         units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
         self.games += score.shape[0]
-        self.wins += units.sum(axis=0)
+        self.wins += game_sums(units)
         # turn order counted from the game's first player, so a random first player is handled too
         order = (out["position"] - out["first_player"][:, None]) % self.n_players
         np.add.at(self.wins_by_position, order.ravel(), units.ravel())
-        self.score_sum += score.sum(axis=0)
-        self.score_sq += (score * score).sum(axis=0)
-        for k, name in enumerate(self.seat_counters):
-            self.counter_sum[:, k] += out[name].astype(np.int64).sum(axis=0)
-        self.no_winner += int((units.sum(axis=1) == 0).sum())
+        self.score_sum += game_sums(score)
+        self.score_sq += np.einsum("ij,ij->j", score, score)
+        if "counters" in out:  # all seat counters as one block (Game.result_arrays): one pass
+            self.counter_sum += game_sums(out["counters"])
+        else:
+            for k, name in enumerate(self.seat_counters):
+                self.counter_sum[:, k] += out[name].astype(np.int64).sum(axis=0)
+        self.no_winner += int((np.einsum("ij->i", units) == 0).sum())
         self.rounds_sum += int(out["rounds"].sum())
         self.end_counts += np.bincount(out["end"], minlength=self.n_end)[: self.n_end]
         for j in range(self.n_players):

@@ -72,6 +72,22 @@ def test_aggregate_matches_full_rows():
     assert sum(h[0] for h in agg.score_hist.values()) == 3000
 
 
+def test_aggregate_counter_block_matches_each_counter():
+    # Aggregate.add sums all seat counters through the one (games, seats, counters) block; the
+    # per-name path (outputs without the block) must give the same sums, rotated or not.
+    game = get("art_deco")
+    for rotate in (False, True):
+        cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=rotate)
+        out = play_chunk(cell, 5, 0, 500)
+        block, by_name = (Aggregate(3, game.seat_counters, len(game.end_reasons)) for _ in range(2))
+        block.add(out)
+        by_name.add({k: v for k, v in out.items() if k != "counters"})
+        assert np.array_equal(block.counter_sum, by_name.counter_sum)
+        for k, name in enumerate(game.seat_counters):
+            assert np.array_equal(block.counter_sum[:, k], out[name].sum(axis=0))
+        assert np.array_equal(block.score_sq, (out["score"] ** 2).sum(axis=0))
+
+
 def test_bad_arguments():
     with pytest.raises(BadInput, match="unknown game"):
         simulate("chess", 10)

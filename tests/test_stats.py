@@ -1,7 +1,7 @@
 import numpy as np
 from scipy import stats
 
-from boardsim.analysis.stats import mean_interval, wilson
+from boardsim.analysis.stats import game_sums, mean_interval, wilson
 
 
 def test_wilson_matches_scipy():
@@ -22,3 +22,13 @@ def test_mean_interval_from_sums():
     mean, sd, lo, hi = mean_interval(x.sum(), (x * x).sum(), 4)
     assert mean == 2.5 and np.isclose(sd, x.std(ddof=1))
     assert lo < 2.5 < hi
+
+
+def test_game_sums_are_exact_int64_sums_over_games():
+    rng = np.random.default_rng(3)
+    for shape in [(1000, 4), (500, 2, 31), (0, 3)]:
+        x = rng.integers(-1000, 1000, size=shape).astype(np.int32)
+        got = game_sums(x)
+        assert got.dtype == np.int64 and np.array_equal(got, x.astype(np.int64).sum(axis=0))
+    big = np.full((3, 2), 2**31 - 1, dtype=np.int32)  # int32 input would overflow an int32 sum
+    assert game_sums(big).tolist() == [3 * (2**31 - 1)] * 2

@@ -6,6 +6,15 @@ import numpy as np
 from scipy import stats
 
 
+def game_sums(x: np.ndarray) -> np.ndarray:
+    """Integer sums over the games axis (0) as int64: per seat, per seat and card, ...
+
+    ``einsum`` runs several times faster than ``ndarray.sum(axis=0)`` on the narrow (games, seats)
+    arrays a sweep adds up chunk by chunk, and integers keep the sums exact.
+    """
+    return np.einsum("i...->...", x, dtype=np.int64)
+
+
 def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for wins/games, vectorised.
 

@@ -325,10 +325,11 @@ class Game(ABC):
         """The standard result dict from the kernels' common layout.
 
         ``game_out`` columns are rounds, first_player, end, then ``game_counters``;
-        ``seat_out[:, :, k]`` is ``seat_counters[k]``.
+        ``seat_out[:, :, k]`` is ``seat_counters[k]``.  ``counters`` is the same block as one
+        (games, seats, counters) array, so a sweep sums every counter in one pass.
         """
         out = {"score": score, "win": win, "rounds": game_out[:, 0], "first_player": game_out[:, 1],
-               "end": game_out[:, 2]}
+               "end": game_out[:, 2], "counters": seat_out[:, :, : len(self.seat_counters)]}
         for k, name in enumerate(self.seat_counters):
             out[name] = seat_out[:, :, k]
         for k, name in enumerate(self.game_counters):

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from boardsim.analysis.stats import wilson
+from boardsim.analysis.stats import game_sums, wilson
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -15,14 +15,14 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     eligible = out["eligible"].astype(bool)
     dealt = np.where(eligible, out["dealt_value"], np.iinfo(np.int64).min)
     best = dealt.max(axis=1, keepdims=True)
-    has_winner = win.sum(axis=1) > 0
+    has_winner = np.einsum("ij->i", win) > 0
     # share of the win that went to a player holding the best dealt hand among eligible players
-    best_share = (win * (eligible & (dealt == best))).sum(axis=1)
+    best_share = np.einsum("ij,ij->i", win, eligible & (dealt == best))
     return {
         "games_with_winner": np.array([int(has_winner.sum())]),
         "best_hand_wins12": np.array([int(np.rint(best_share * 12).sum())]),
-        "overbid": out["overbid"].sum(axis=0).astype(np.int64),
-        "auctions_won": out["auctions_won"].sum(axis=0).astype(np.int64),
+        "overbid": game_sums(out["overbid"]),
+        "auctions_won": game_sums(out["auctions_won"]),
         "no_winner": np.array([int((~has_winner).sum())]),
     }
 
