@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import types
 
 from boardsim.errors import BadInput
 from boardsim.games import get
@@ -212,3 +213,16 @@ def test_edits_options_and_policy_params_do_not_recompile():
                        params={"min_gain": 1.5}), 1, 0, 2)
     GAME.play(prepared(2, ["priority", "synergy"], params={"order": ["Cow", "Lion"]}), 1, 0, 2)
     assert len(E.play_batch.signatures) == before
+
+
+def test_batch_kernel_calls_the_engine_through_a_pointer():
+    # A statically linked engine would be re-optimised in the kernel, its gufunc and wrappers (~9 s of
+    # cold compile); the kernel's one signature takes the engine as a first-class function instead.
+    GAME.play(prepared(2), 1, 0, 2)
+    (sig,) = E.play_batch.signatures
+    assert sig[0] == types.FunctionType(E.PLAY_RANGE)
+    n = 2 * E.BLOCK + 5  # three blocks, the last one short
+    a = GAME.play(prepared(3), 7, 0, n)
+    b = GAME.play(prepared(3), 7, 40, n - 40)  # the same games in other blocks
+    for key in ("score", "win", "owned", "round_fame"):
+        assert np.array_equal(a[key][40:], b[key])
