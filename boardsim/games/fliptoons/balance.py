@@ -14,24 +14,27 @@ WIN_UNITS = 12  # shares are 1/k for k <= 4
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    # einsum sums in int64 without the temporaries of (win * owned).sum(axis=(0, 1)) and friends
     win = np.rint(out["win"] * WIN_UNITS).astype(np.int64)  # (n, P)
     owned = out["owned"] > 0  # (n, P, K)
     hired = out["hired"]
     n, P = win.shape
     rows = np.arange(n)
+    total_wins = int(win.sum())
+    owner_wins = np.einsum("ij,ijk->k", win, owned, dtype=np.int64)
     stats = {
         "seat_games": np.array([n * P]),
-        "hires": hired.sum(axis=(0, 1)).astype(np.int64),
-        "hired_games": (hired > 0).sum(axis=(0, 1)).astype(np.int64),
-        "dismissals": out["dismissed"].sum(axis=(0, 1)).astype(np.int64),
-        "owner_games": owned.sum(axis=(0, 1)).astype(np.int64),
-        "owner_wins": (win[:, :, None] * owned).sum(axis=(0, 1)),
-        "nonowner_wins": (win[:, :, None] * ~owned).sum(axis=(0, 1)),
-        "kind_fame": out["kind_fame"].sum(axis=(0, 1)).astype(np.int64),
-        "total_wins": np.array([win.sum()]),
+        "hires": np.einsum("ijk->k", hired, dtype=np.int64),
+        "hired_games": np.einsum("ijk->k", hired > 0, dtype=np.int64),
+        "dismissals": np.einsum("ijk->k", out["dismissed"], dtype=np.int64),
+        "owner_games": np.einsum("ijk->k", owned, dtype=np.int64),
+        "owner_wins": owner_wins,
+        "nonowner_wins": total_wins - owner_wins,
+        "kind_fame": np.einsum("ijk->k", out["kind_fame"], dtype=np.int64),
+        "total_wins": np.array([total_wins]),
     }
     if "appearances" in out:
-        stats["appearances"] = out["appearances"].sum(axis=(0, 1)).astype(np.int64)
+        stats["appearances"] = np.einsum("ijk->k", out["appearances"], dtype=np.int64)
     # Critic's Choice: the holder's win share, where somebody holds it
     critic = out["critic"]
     held = critic >= 0
@@ -39,10 +42,10 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     stats["critic_games"] = np.array([int(held.sum())])
     stats["critic_wins"] = np.array([int(win[rows, holder_slot][held].sum())])
     # per-round fame: summed over games that reached the round
-    rf = out["round_fame"].astype(np.int64)  # (n, P, R)
+    rf = out["round_fame"]  # (n, P, R)
     R = rf.shape[2]
     reached = out["rounds"][:, None] > np.arange(R)[None, :]  # (n, R)
-    stats["round_fame"] = (rf * reached[:, None, :]).sum(axis=0)  # (P, R)
+    stats["round_fame"] = np.einsum("ijr,ir->jr", rf, reached, dtype=np.int64)  # (P, R)
     stats["round_games"] = reached.sum(axis=0).astype(np.int64)  # (R,)
     return stats
 
