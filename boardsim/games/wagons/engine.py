@@ -249,15 +249,19 @@ def batch_kernel():
     return pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
 
 
-@njit(cache=True, nogil=True)
 def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol):
-    """One game with its placement log: (score, win, seat_out, game_out, goal_out, events)."""
+    """One game with its placement log: (score, win, seat_out, game_out, goal_out, events).
+
+    Plain Python around the batch's own compiled ``_play_range`` (one game, log on): a jitted wrapper
+    would link and re-optimise the whole engine again, about 8 s more of cold compile for a trace.
+    """
     score = np.zeros((1, 2), dtype=np.int64)
     win = np.zeros((1, 2), dtype=np.float64)
     seat_out = np.zeros((1, 2, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
     events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
-    _play_range(key, index, 0, 1, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
-                game_out, goal_out, events)
+    batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
+    _play_range(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym, card_goal,
+                gp, pol, score, win, seat_out, game_out, goal_out, events)
     return score, win, seat_out, game_out, goal_out, events
