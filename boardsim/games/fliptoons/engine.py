@@ -1565,15 +1565,46 @@ def _scratch(S, C, K, maxc, T, Wd):
             np.zeros(4, dtype=np.uint64), np.zeros(maxc, dtype=np.int64))
 
 
+@njit(cache=True, nogil=True, forceinline=False)
+def _lookahead_scratch(P, K, maxc, T, Wd):
+    """A state and an output tuple the lookahead playouts overwrite."""
+    return _alloc(P, K, maxc, T, Wd), (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
+                                       np.zeros((1, LOG_W), np.int32))
+
+
 @njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
 def _play_game(rng, P, C, maxc, T, O):
     """One whole game into the output tuple O; returns the final state."""
-    cards, prices, pol = C[0], C[2], C[3]
+    cards, prices = C[0], C[2]
     K = cards.shape[0]
     Wd = prices.shape[0]
     S = _alloc(P, K, maxc, T, Wd)
-    S[3][LOGON] = 1 if O[2].shape[0] > 1 else 0
     X = _scratch(S, C, K, maxc, T, Wd)
+    _play_in(rng, P, C, S, X, _lookahead_scratch(P, K, maxc, T, Wd), O)
+    return S
+
+
+@njit(**INLINE, **INTERNAL)
+def _clear_state(S, P, Wd):
+    """The state _alloc returns, in place: the batch kernel reuses one state for a block of games."""
+    pc, pv, dism, sh, toon, mk = S
+    pc[:] = 0
+    pv[:] = 0
+    dism[:] = 0
+    sh[:] = 0
+    toon[:] = 0
+    mk[0, :] = -1
+    mk[1, :] = 0
+    sh[NP] = P
+    sh[W] = Wd
+    sh[CRITIC] = -1
+
+
+@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
+def _play_in(rng, P, C, S, X, L, O):
+    """One whole game from a fresh state S (scratch X, lookahead scratch L) into the output tuple O."""
+    pol = C[3]
+    S[3][LOGON] = 1 if O[2].shape[0] > 1 else 0
     _setup(S, C, rng)
     need_la = False
     for p in range(P):
@@ -1582,10 +1613,6 @@ def _play_game(rng, P, C, maxc, T, O):
     if not need_la:
         _advance(S, C, O, X, rng, np.int64(0))
     else:
-        S2 = _alloc(P, K, maxc, T, Wd)
-        O2 = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
-              np.zeros((1, LOG_W), np.int32))
-        L = (S2, O2)
         while _advance(S, C, O, X, rng, np.int64(1)) == 1:
             sh = S[3]
             p = (sh[FIRST] + sh[TURN]) % P
@@ -1598,7 +1625,6 @@ def _play_game(rng, P, C, maxc, T, O):
             stt[ST_OWNED, p, pc[p, DECK, i]] += 1
         for i in range(pv[p, GN]):
             stt[ST_OWNED, p, pc[p, GK, i]] += 1
-    return S
 
 
 @njit(**CALL, **INTERNAL)
@@ -1643,10 +1669,25 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
                 score, win, game_out, seat_out, stats, round_fame):
     """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output."""
     C = (cards, rules, prices, pol, prio, val)
+    # One state, scratch and log for the whole block (reset per game): about 20 allocations fewer a game.
+    K = cards.shape[0]
+    Wd = prices.shape[0]
+    S = _alloc(P, K, maxc, T, Wd)
+    X = _scratch(S, C, K, maxc, T, Wd)
+    XS = (X[0], X[1], X[2], X[3], X[4], X[5])
+    L = _lookahead_scratch(P, K, maxc, T, Wd)
+    log = np.zeros((1, LOG_W), dtype=np.int32)
+    rng = np.empty(4, dtype=np.uint64)
     for i in range(lo, hi):
-        rng = new_state(game_seed(cell_key, start + i))
-        O = (stats[i], round_fame[i], np.zeros((1, LOG_W), dtype=np.int32))
-        S = _play_game(rng, P, C, maxc, T, O)
+        seed_state(game_seed(cell_key, start + i), rng)
+        if i > lo:
+            _clear_state(S, P, Wd)
+            _clear_state(XS, np.int64(1), Wd)
+            X[6][:] = 0
+            X[7][:] = 0
+            X[8][:] = 0
+            X[10][:] = 0
+        _play_in(rng, P, C, S, X, L, (stats[i], round_fame[i], log))
         _write_row(i, S, score, win, game_out, seat_out)
     return 0
 
