@@ -954,13 +954,12 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
         return A_END
     spend = pv[p, SPEND]
     for g in range(pv[p, GN]):
-        # _dismiss_ok written out: helper calls in this loop cost reference-count traffic
+        # _dismiss_ok written out, and with non-short-circuit tests: one hard-to-predict branch, not four
         k = pc[p, GK, g]
-        if pc[p, GF, g] == 0 and cards[k, C_CBD] == 0 and cards[k, C_DCOST] <= spend:
-            v = val[k]
-            if v < bv:
-                bv = v
-                best = g
+        v = val[k]
+        if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend) & (v < bv):
+            bv = v
+            best = g
     if best < 0 or bv > below_value:
         return A_END
     if pv[p, SPEND] - cards[pc[p, GK, best], C_DCOST] < reserve:
