@@ -991,15 +991,14 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     bs = -1e18
     spend = pv[p, SPEND]
     for s in range(np.int64(sh[W])):
+        # Scored whether or not the slot is open and affordable (an empty slot reads some card's value),
+        # then one combined, non-short-circuit test: data-dependent branches here mispredict often.
         k = mk[0, s]
-        if k >= 0 and prices[s] <= spend:
-            gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
-            if gain <= min_gain:
-                continue
-            score = gain / _price_factor(prices[s], expo)
-            if score > bs:
-                bs = score
-                best = s
+        gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
+        score = gain / _price_factor(prices[s], expo)
+        if (k >= 0) & (prices[s] <= spend) & (not gain <= min_gain) & (score > bs):
+            bs = score
+            best = s
     d = _cheap_dismiss(p, below_value, reserve, S, C)
     if d != A_END and n > 1:
         k = pc[p, GK, d - A_DISMISS]
