@@ -196,12 +196,24 @@ def _base_mask(p, pc, pv):
     return m
 
 
+def _first_empty_table() -> np.ndarray:
+    t = np.full(64, -1, dtype=np.int64)
+    for m in range(64):
+        for s in range(6):
+            if not (m >> s) & 1:
+                t[m] = s
+                break
+    return t
+
+
+FIRST_EMPTY = _first_empty_table()  # lowest clear bit of a 6-bit mask, -1 if none
+
+
 @njit(**INLINE, **INTERNAL)
 def _first_empty(mask):
-    for s in range(6):
-        if not (mask >> s) & 1:
-            return s
-    return -1
+    """The first empty base slot of a mask (bits 0..5), -1 if none: a table, not a loop whose exit the
+    branch predictor keeps missing."""
+    return FIRST_EMPTY[mask & 63]
 
 
 @njit("void(int64, int32[:, :, ::1], int32[:, ::1], int64)", **INLINE)
