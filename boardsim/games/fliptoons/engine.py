@@ -1637,6 +1637,59 @@ def _play_in(rng, P, C, S, X, L, O):
             stt[ST_OWNED, p, pc[p, GK, i]] += 1
 
 
+@njit(**INLINE, **INTERNAL)
+def _reset(S, X, P, Wd):
+    """S and the scratch X as _alloc and _scratch return them, in place (a block reuses them)."""
+    _clear_state(S, P, Wd)
+    _clear_state((X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
+    X[6][:] = 0
+    X[7][:] = 0
+    X[8][:] = 0
+    X[10][:] = 0
+
+
+@njit(**INLINE, **INTERNAL)
+def _count_owned(S, stt):
+    pc, pv = S[0], S[1]
+    for p in range(np.int64(S[3][NP])):
+        for i in range(pv[p, DN]):
+            stt[ST_OWNED, p, pc[p, DECK, i]] += 1
+        for i in range(pv[p, GN]):
+            stt[ST_OWNED, p, pc[p, GK, i]] += 1
+
+
+@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
+def _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, outs):
+    """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
+    game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
+    an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
+    score, win, game_out, seat_out, stats, round_fame = outs
+    pol = C[3]
+    Wd = np.int64(C[2].shape[0])
+    sh = S[3]
+    logon = 1 if log.shape[0] > 1 else 0
+    need_la = False
+    for p in range(P):
+        if int(pol[p, 0]) == POL_LOOKAHEAD:
+            need_la = True
+    for i in range(lo, hi):
+        seed_state(game_seed(cell_key, start + i), rng)
+        if i > lo:
+            _reset(S, X, P, Wd)
+        sh[LOGON] = logon
+        O = (stats[i], round_fame[i], log)
+        _setup(S, C, rng)
+        if not need_la:
+            _advance(S, C, O, X, rng, np.int64(0))
+        else:
+            while _advance(S, C, O, X, rng, np.int64(1)) == 1:
+                p = (sh[FIRST] + sh[TURN]) % P
+                a = _lookahead_choose(p, S, C, X, L, rng)
+                _apply(p, a, S, C, O, rng)
+        _count_owned(S, O[0])
+        _write_row(i, S, score, win, game_out, seat_out)
+
+
 @njit(**CALL, **INTERNAL)
 def _write_row(i, S, score, win, game_out, seat_out):
     pc, pv, dism, sh, toon, mk = S
@@ -1684,21 +1737,10 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     Wd = prices.shape[0]
     S = _alloc(P, K, maxc, T, Wd)
     X = _scratch(S, C, K, maxc, T, Wd)
-    XS = (X[0], X[1], X[2], X[3], X[4], X[5])
     L = _lookahead_scratch(P, K, maxc, T, Wd)
     log = np.zeros((1, LOG_W), dtype=np.int32)
     rng = np.empty(4, dtype=np.uint64)
-    for i in range(lo, hi):
-        seed_state(game_seed(cell_key, start + i), rng)
-        if i > lo:
-            _clear_state(S, P, Wd)
-            _clear_state(XS, np.int64(1), Wd)
-            X[6][:] = 0
-            X[7][:] = 0
-            X[8][:] = 0
-            X[10][:] = 0
-        _play_in(rng, P, C, S, X, L, (stats[i], round_fame[i], log))
-        _write_row(i, S, score, win, game_out, seat_out)
+    _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, (score, win, game_out, seat_out, stats, round_fame))
     return 0
 
 
@@ -1729,16 +1771,21 @@ def batch_kernel():
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds):
     """The same game as play_batch's game ``index``, with the event log switched on."""
     C = (cards, rules, prices, pol, prio, val)
-    rng = new_state(game_seed(cell_key, index))
     K = cards.shape[0]
+    Wd = prices.shape[0]
+    S = _alloc(P, K, maxc, T, Wd)
+    X = _scratch(S, C, K, maxc, T, Wd)
+    L = _lookahead_scratch(P, K, maxc, T, Wd)
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, n_rounds), dtype=np.int16), log)
-    S = _play_game(rng, P, C, maxc, T, O)
+    rng = np.empty(4, dtype=np.uint64)
     score = np.zeros((1, P), dtype=np.int64)
     win = np.zeros((1, P), dtype=np.float64)
     game_out = np.zeros((1, 6), dtype=np.int64)
     seat_out = np.zeros((1, P, 4), dtype=np.int64)
-    _write_row(0, S, score, win, game_out, seat_out)
+    stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
+    round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, L, rng, log,
+                (score, win, game_out, seat_out, stats, round_fame))
     return score, win, game_out, log[: S[3][LOGN]].copy()
 
 
