@@ -110,11 +110,12 @@ class FlipToons(Game):
             score, win, game_out, seat_out, stats, round_fame,
         )
         out = self.result_arrays(score, win, game_out, seat_out)
-        out["owned"] = np.ascontiguousarray(stats[:, engine.ST_OWNED])
-        out["hired"] = np.ascontiguousarray(stats[:, engine.ST_HIRED])
-        out["dismissed"] = np.ascontiguousarray(stats[:, engine.ST_DISMISSED])
-        out["kind_fame"] = np.ascontiguousarray(stats[:, engine.ST_FAME])
-        out["appearances"] = np.ascontiguousarray(stats[:, engine.ST_APPEAR])  # face-up in a Check Fame
+        # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)
+        out["owned"] = stats[:, engine.ST_OWNED]
+        out["hired"] = stats[:, engine.ST_HIRED]
+        out["dismissed"] = stats[:, engine.ST_DISMISSED]
+        out["kind_fame"] = stats[:, engine.ST_FAME]
+        out["appearances"] = stats[:, engine.ST_APPEAR]  # face-up in a Check Fame
         out["round_fame"] = round_fame
         return out
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
+from boardsim.games.base import pointer_kernel
 from boardsim.games.fliptoons.cards import (
     C_BFAME,
     C_BONUS,
@@ -1723,14 +1724,18 @@ _I32_1, _I32_2, _F64_1, _F64_2 = types.int32[::1], types.int32[:, ::1], types.fl
 _CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, T
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
          types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_OUTS)
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_OUTS,
+                         types.int32[:, ::1])  # the event log (one row: off)
 BLOCK = 64  # games per call of _play_range: many blocks per thread keep the threads evenly loaded
 
 
 @njit(cache=True, nogil=True)
 def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
-                score, win, game_out, seat_out, stats, round_fame):
-    """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output."""
+                score, win, game_out, seat_out, stats, round_fame, log):
+    """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output.
+
+    A ``log`` of more than one row records the events (trace_game, one game); returns the rows written.
+    """
     C = (cards, rules, prices, pol, prio, val)
     # One state, scratch and log for the whole block (reset per game): about 20 allocations fewer a game.
     K = cards.shape[0]
@@ -1738,10 +1743,9 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     S = _alloc(P, K, maxc, T, Wd)
     X = _scratch(S, C, K, maxc, T, Wd)
     L = _lookahead_scratch(P, K, maxc, T, Wd)
-    log = np.zeros((1, LOG_W), dtype=np.int32)
     rng = np.empty(4, dtype=np.uint64)
     _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, (score, win, game_out, seat_out, stats, round_fame))
-    return 0
+    return np.int64(S[3][LOGN])
 
 
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_OUTS)
@@ -1754,39 +1758,35 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
     n = score.shape[0]
     for b in prange((n + BLOCK - 1) // BLOCK):
         lo = np.int64(b) * BLOCK
+        log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         play_range(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
-                   score, win, game_out, seat_out, stats, round_fame)
+                   score, win, game_out, seat_out, stats, round_fame, log)
 
 
 def batch_kernel():
     """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``."""
-    if not play_batch.signatures:
-        _play_range.compile(PLAY_RANGE)
-        play_batch.compile(PLAY_BATCH)
-        play_batch.disable_compile()  # a call must take the pointer signature, never a linked variant
-    return play_batch
+    return pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
 
 
-@njit(cache=True, nogil=True, forceinline=False)
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds):
-    """The same game as play_batch's game ``index``, with the event log switched on."""
-    C = (cards, rules, prices, pol, prio, val)
+    """The same game as play_batch's game ``index``, with the event log switched on.
+
+    Plain Python around the batch's own compiled ``_play_range``: a jitted wrapper would link and
+    re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
+    """
     K = cards.shape[0]
-    Wd = prices.shape[0]
-    S = _alloc(P, K, maxc, T, Wd)
-    X = _scratch(S, C, K, maxc, T, Wd)
-    L = _lookahead_scratch(P, K, maxc, T, Wd)
-    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    rng = np.empty(4, dtype=np.uint64)
     score = np.zeros((1, P), dtype=np.int64)
     win = np.zeros((1, P), dtype=np.float64)
     game_out = np.zeros((1, 6), dtype=np.int64)
     seat_out = np.zeros((1, P, 4), dtype=np.int64)
     stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
     round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
-    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, L, rng, log,
-                (score, win, game_out, seat_out, stats, round_fame))
-    return score, win, game_out, log[: S[3][LOGN]].copy()
+    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
+    batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
+    rows = _play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
+                       prices, pol, prio, val, np.int64(maxc), np.int64(T), score, win, game_out, seat_out, stats,
+                       round_fame, log)
+    return score, win, game_out, log[:rows].copy()
 
 
 @njit(cache=True, nogil=True, forceinline=False)
