@@ -224,6 +224,8 @@ def pointer_kernel(kernel: Any, engine: Any, kernel_sig: Any, engine_sig: Any) -
     decorator, keeps ``import boardsim`` from compiling every game.  Later calls cannot compile a
     second, statically linked variant.
     """
+    if not hasattr(kernel, "signatures"):  # NUMBA_DISABLE_JIT=1: plain Python functions, nothing to compile
+        return kernel
     if not kernel.signatures:
         engine.compile(engine_sig)
         kernel.compile(kernel_sig)
