@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 
 def game_sums(x: np.ndarray) -> np.ndarray:
@@ -15,6 +14,14 @@ def game_sums(x: np.ndarray) -> np.ndarray:
     return np.einsum("i...->...", x, dtype=np.int64)
 
 
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile; scipy.stats is imported here, on first use, because importing it
+    costs about half a second of every start (``import boardsim``, a warm sweep) that needs no interval."""
+    from scipy import stats
+
+    return float(stats.norm.ppf(0.5 + confidence / 2.0))
+
+
 def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval for wins/games, vectorised.
 
@@ -24,7 +31,7 @@ def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarra
     """
     wins = np.asarray(wins, dtype=np.float64)
     n = np.asarray(games, dtype=np.float64)
-    z = stats.norm.ppf(0.5 + confidence / 2.0)
+    z = _z(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = wins / n
         denom = 1.0 + z * z / n
@@ -46,6 +53,6 @@ def mean_interval(total, total_sq, n, confidence: float = 0.95):
         mean = total / n
         var = np.maximum(total_sq - n * mean * mean, 0.0) / np.maximum(n - 1.0, 1.0)
         sd = np.sqrt(var)
-        z = stats.norm.ppf(0.5 + confidence / 2.0)
+        z = _z(confidence)
         half = z * sd / np.sqrt(n)
     return mean, sd, mean - half, mean + half
