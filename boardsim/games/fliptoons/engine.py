@@ -41,7 +41,7 @@ from boardsim.games.fliptoons.cards import (
     C_STARTER,
     C_TARGET,
 )
-from boardsim.rng import below, game_seed, new_state, next_u64, random, seed_state, shuffle
+from boardsim.rng import below, game_seed, next_u64, random, seed_state, shuffle
 
 # -- grid geometry -----------------------------------------------------------------------------
 # Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.
@@ -843,14 +843,6 @@ def _apply(p, a, S, C, O, rng):
 
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
 @njit(**INLINE, **INTERNAL)
-def _find_seq(p, q, pc, pv):
-    for i in range(pv[p, GN]):
-        if pc[p, GQ, i] == q:
-            return i
-    return -1
-
-
-@njit(**INLINE, **INTERNAL)
 def _has_hook(p, pc, pv, cards, lo):
     for i in range(pv[p, GN]):
         if cards[pc[p, GK, i], C_HOOK] >= lo:
@@ -1026,7 +1018,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
 def _quick_fame(p, extra, seed, n_flips, S, C, X):
     """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
     pc, pv, dism, sh, toon, mk = S
-    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng, xseq = X
+    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng = X
     xsh[:] = 0
     xsh[NP] = 1
     xsh[W] = sh[W]
@@ -1439,17 +1431,11 @@ def _advance(S, C, O, X, rng, stop_lookahead):
 # -- state allocation and setup ---------------------------------------------------------------------
 @njit(cache=True, nogil=True, forceinline=False)
 def _alloc(P, K, maxc, T, Wd):
-    pc = np.zeros((P, NROW, maxc), dtype=np.int32)
-    pv = np.zeros((P, NPV), dtype=np.int32)
-    dism = np.zeros((P, K), dtype=np.int32)
-    sh = np.zeros(NSH, dtype=np.int32)
-    toon = np.zeros(T, dtype=np.int32)
-    mk = np.full((2, Wd), -1, dtype=np.int32)
-    mk[1, :] = 0
-    sh[NP] = P
-    sh[W] = Wd
-    sh[CRITIC] = -1
-    return pc, pv, dism, sh, toon, mk
+    S = (np.empty((P, NROW, maxc), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
+         np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(T, dtype=np.int32),
+         np.empty((2, Wd), dtype=np.int32))
+    _clear_state(S, P, Wd)
+    return S
 
 
 @njit(**CALL, **INTERNAL)
@@ -1512,7 +1498,7 @@ def _copy2(a, b):
             b[x, y] = a[x, y]
 
 
-# Inlined into _play_game (and that into play_batch's loop body) at the IR level: as separate functions
+# Inlined into _play_block (and that into _play_range) at the IR level: as separate functions
 # each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
 @njit(cache=True, nogil=True, inline='always')
 def _lookahead_choose(p, S, C, X, L, rng):
@@ -1573,7 +1559,7 @@ def _scratch(S, C, K, maxc, T, Wd):
     xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(np.int64(1), K, maxc, T, Wd)
     return (xpc, xpv, xdism, xsh, xtoon, xmk, np.zeros((4, 1, K), dtype=np.int32),
             np.zeros((1, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32),
-            np.zeros(4, dtype=np.uint64), np.zeros(maxc, dtype=np.int64))
+            np.zeros(4, dtype=np.uint64))
 
 
 @njit(cache=True, nogil=True, forceinline=False)
@@ -1583,15 +1569,25 @@ def _lookahead_scratch(P, K, maxc, T, Wd):
                                        np.zeros((1, LOG_W), np.int32))
 
 
-@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
-def _play_game(rng, P, C, maxc, T, O):
-    """One whole game into the output tuple O; returns the final state."""
+@njit(cache=True, nogil=True, forceinline=False)
+def _workspace(P, C, maxc, T):
+    """A state, its scratch, the lookahead's scratch and a generator for a block of games (reset per game)."""
     cards, prices = C[0], C[2]
     K = cards.shape[0]
     Wd = prices.shape[0]
     S = _alloc(P, K, maxc, T, Wd)
-    X = _scratch(S, C, K, maxc, T, Wd)
-    _play_in(rng, P, C, S, X, _lookahead_scratch(P, K, maxc, T, Wd), O)
+    return S, _scratch(S, C, K, maxc, T, Wd), _lookahead_scratch(P, K, maxc, T, Wd), np.empty(4, dtype=np.uint64)
+
+
+@njit(cache=True, nogil=True)
+def _play_game(cell_key, index, P, C, maxc, T, O):
+    """Game ``index`` of a cell through the batch's own block loop, into the output tuple O (that game's
+    stats, per-round fame and log); returns the final state, which tests inspect."""
+    S, X, L, rng = _workspace(P, C, maxc, T)
+    stats, rf, log = O
+    outs = (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64), np.zeros((1, 6), dtype=np.int64),
+            np.zeros((1, P, 4), dtype=np.int64), stats.reshape((1,) + stats.shape), rf.reshape((1,) + rf.shape))
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, L, rng, log, outs)
     return S
 
 
@@ -1611,33 +1607,6 @@ def _clear_state(S, P, Wd):
     sh[CRITIC] = -1
 
 
-@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
-def _play_in(rng, P, C, S, X, L, O):
-    """One whole game from a fresh state S (scratch X, lookahead scratch L) into the output tuple O."""
-    pol = C[3]
-    S[3][LOGON] = 1 if O[2].shape[0] > 1 else 0
-    _setup(S, C, rng)
-    need_la = False
-    for p in range(P):
-        if int(pol[p, 0]) == POL_LOOKAHEAD:
-            need_la = True
-    if not need_la:
-        _advance(S, C, O, X, rng, np.int64(0))
-    else:
-        while _advance(S, C, O, X, rng, np.int64(1)) == 1:
-            sh = S[3]
-            p = (sh[FIRST] + sh[TURN]) % P
-            a = _lookahead_choose(p, S, C, X, L, rng)
-            _apply(p, a, S, C, O, rng)
-    pc, pv = S[0], S[1]
-    stt = O[0]
-    for p in range(P):
-        for i in range(pv[p, DN]):
-            stt[ST_OWNED, p, pc[p, DECK, i]] += 1
-        for i in range(pv[p, GN]):
-            stt[ST_OWNED, p, pc[p, GK, i]] += 1
-
-
 @njit(**INLINE, **INTERNAL)
 def _reset(S, X, P, Wd):
     """S and the scratch X as _alloc and _scratch return them, in place (a block reuses them)."""
@@ -1646,7 +1615,6 @@ def _reset(S, X, P, Wd):
     X[6][:] = 0
     X[7][:] = 0
     X[8][:] = 0
-    X[10][:] = 0
 
 
 @njit(**INLINE, **INTERNAL)
@@ -1737,13 +1705,8 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     A ``log`` of more than one row records the events (trace_game, one game); returns the rows written.
     """
     C = (cards, rules, prices, pol, prio, val)
-    # One state, scratch and log for the whole block (reset per game): about 20 allocations fewer a game.
-    K = cards.shape[0]
-    Wd = prices.shape[0]
-    S = _alloc(P, K, maxc, T, Wd)
-    X = _scratch(S, C, K, maxc, T, Wd)
-    L = _lookahead_scratch(P, K, maxc, T, Wd)
-    rng = np.empty(4, dtype=np.uint64)
+    # One state, scratch and generator for the whole block (reset per game): about 20 allocations fewer a game.
+    S, X, L, rng = _workspace(P, C, maxc, T)
     _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, (score, win, game_out, seat_out, stats, round_fame))
     return np.int64(S[3][LOGN])
 
@@ -1792,15 +1755,10 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
 @njit(cache=True, nogil=True, forceinline=False)
 def first_decision(cell_key, index, P, C, maxc, T):
     """Game ``index`` advanced to its first lookahead decision (for latency benchmarks and tests)."""
-    cards, prices = C[0], C[2]
-    K = cards.shape[0]
-    Wd = prices.shape[0]
-    rng = new_state(game_seed(cell_key, index))
-    S = _alloc(P, K, maxc, T, Wd)
-    X = _scratch(S, C, K, maxc, T, Wd)
+    S, X, L, rng = _workspace(P, C, maxc, T)
+    seed_state(game_seed(cell_key, index), rng)
+    K = C[0].shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
-    S2 = _alloc(P, K, maxc, T, Wd)
-    O2 = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
     _advance(S, C, O, X, rng, np.int64(1))
-    return S, X, (S2, O2), O, rng
+    return S, X, L, O, rng

@@ -22,15 +22,12 @@ def prepared(players, policies=("fame_per_cost",), rules=None, edits=None, param
 
 def final_state(prep, key, index):
     """Play one game through the engine and return its final state tuple."""
-    from boardsim.rng import game_seed, new_state
-
     maxc, T = (int(x) for x in prep["sizes"])
     P = prep.n_players
     K = prep["cards"].shape[0]
     C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
     O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-    rng = new_state(np.uint64(game_seed(np.uint64(key), np.int64(index))))
-    return E._play_game(rng, P, C, maxc, T, O), O
+    return E._play_game(np.uint64(key), np.int64(index), P, C, maxc, T, O), O
 
 
 def test_registered():
