@@ -1681,13 +1681,7 @@ def _write_row(i, S, score, win, game_out, seat_out):
     game_out[i, 5] = sh[TN]
 
 
-# The batch kernel calls the game engine through a function pointer (a first-class function argument)
-# rather than a static call: numba links a static callee's LLVM IR into the caller and re-optimises and
-# re-codegens it there, and the prange loop is three such callers deep (play_batch, its gufunc and the
-# wrappers) -- about 9 s of cold compile.  Through the pointer the engine is compiled once, in
-# _play_range, and play_batch compiles in about a second.  A first-class function argument needs an
-# explicit signature; batch_kernel() compiles both for theirs (or loads them from the cache) on first use
-# rather than at import, so importing boardsim does not compile every game.
+# play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I32_1, _I32_2, _F64_1, _F64_2 = types.int32[::1], types.int32[:, ::1], types.float64[::1], types.float64[:, ::1]
 _CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, T
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],

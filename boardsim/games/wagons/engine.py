@@ -198,10 +198,7 @@ def _workspace():
     return land, sym, idx, cx, cy, meta
 
 
-# play_batch calls _play_range through a function pointer (a first-class function argument), not a static
-# call: numba links a static callee's LLVM IR into the caller and re-optimises and re-codegens it there,
-# and the prange loop is three such callers deep (play_batch, its gufunc, the wrappers), each redoing the
-# whole engine.  batch_kernel() compiles both for their signatures (base.pointer_kernel).
+# play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
 _TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2)  # rules .. pol (Wagons._args)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
