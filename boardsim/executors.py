@@ -4,7 +4,9 @@ Every executor plays the same tasks, ``play_chunk`` over a range of deals,
 and :func:`play_ranges` hands the results back in deal order, so the choice
 never changes a result: chunk results are exact integer sums keyed by deal
 range.  Tasks are coarse (a scenario chunk, 50,000 deals by default) so the
-cost of shipping a cell to a worker is small next to playing it.
+cost of shipping a cell to a worker is small next to playing it; a worker
+plays its task in calls of at most ``game.max_chunk_deals`` deals and sends
+back the sums, so memory stays flat.
 
 Each worker warms the Numba cache once when it starts (the parent compiles
 first, so workers on this machine only load the cached machine code) and runs
@@ -62,12 +64,17 @@ class Executor:
 
 
 def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool) -> Any:
-    """One chunk's raw result arrays, or (``reduce``) its Aggregate."""
-    out = play_chunk(cell, key, start, count)
+    """One chunk's raw result arrays, or (``reduce``) its Aggregate.
+
+    A reduced chunk is played in calls of at most ``game.max_chunk_deals`` deals, each folded into the
+    Aggregate at once, so a coarse task of a game with large per-game rows still uses little memory.
+    """
     if not reduce:
-        return out
+        return play_chunk(cell, key, start, count)
     agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons), game=cell.game)
-    agg.add(out)
+    step = cell.game.max_chunk_deals
+    for first in range(start, start + count, step):
+        agg.add(play_chunk(cell, key, first, min(step, start + count - first)))
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 

@@ -312,8 +312,11 @@ def run_cell(
     key = rng.cell_key(base_seed, cell.index)
     deals = deal_count(n_games, cell)
     n_rot = len(cell.rotations)
-    # games with large per-game arrays (per-card statistics) cap the chunk to keep memory flat
-    chunk_size = min(chunk_size, cell.game.max_chunk_deals)
+    if not reduce:
+        # games with large per-game arrays (per-card statistics) cap the chunk to keep memory flat; a
+        # chunk that comes back as an Aggregate is played in capped calls instead (executors.chunk_result),
+        # so its task stays coarse
+        chunk_size = min(chunk_size, cell.game.max_chunk_deals)
     bar = tqdm(
         total=deals * n_rot,
         unit="game",

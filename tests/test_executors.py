@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 import boardsim
-from boardsim import cli
+from boardsim import cli, executors
 from boardsim.errors import BadInput
-from boardsim.executors import DaskExecutor, ProcessExecutor, _pack, _unpack, make_executor
+from boardsim.executors import DaskExecutor, ProcessExecutor, _pack, _unpack, chunk_result, make_executor
 from boardsim.games import get, names
 from boardsim.runner import play_chunk
 from boardsim.scenario import parse
@@ -71,6 +71,27 @@ def test_dask_and_processes_sweeps_equal_local(game, dask_client, pool, tmp_path
     on_pool = boardsim.sweep(sc, out=tmp_path / "pool", progress=False, executor=pool)
     same_tables(local, on_pool)
     assert on_pool.chunks_played == local.chunks_played >= 2
+
+
+def test_a_coarse_task_plays_in_capped_calls_with_the_same_sums(monkeypatch, tmp_path):
+    # FlipToons caps its kernel calls (per-card rows are large); a sweep's task stays a whole chunk
+    cell = tiny("fliptoons").cells()[0]
+    whole = chunk_result(cell, 5, 0, 30, reduce=True).to_arrays()
+    sizes = []
+
+    def spy(cell, key, start, count):
+        sizes.append(count)
+        return play_chunk(cell, key, start, count)
+
+    monkeypatch.setattr(executors, "play_chunk", spy)
+    monkeypatch.setattr(cell.game, "max_chunk_deals", 7)
+    capped = chunk_result(cell, 5, 0, 30, reduce=True).to_arrays()
+    assert sizes == [7, 7, 7, 7, 2]
+    assert whole.keys() == capped.keys() and all((whole[k] == capped[k]).all() for k in whole)
+    sizes.clear()
+    boardsim.sweep(tiny("fliptoons"), out=tmp_path / "s", progress=False)
+    # tasks of CHUNK = 25 deals (the 2- and 3-player cells have 60 and 40 deals), each in calls of <= 7
+    assert sizes == [7, 7, 7, 4] * 2 + [7, 3] + [7, 7, 7, 4] + [7, 7, 1]
 
 
 def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
