@@ -13,6 +13,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+# before any jitted module is imported: Numba picks each function's cache folder at decoration time
+from boardsim import numba_cache  # noqa: E402
+
+numba_cache.configure()
+
 from boardsim import games  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
