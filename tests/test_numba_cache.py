@@ -38,15 +38,9 @@ def run(tmp_path: Path, setup: str) -> int:
     return int(out.stdout.split()[-1])
 
 
-def test_numba_alone_runs_a_stale_caller_after_a_helper_edit(tmp_path):
-    # the hazard this module exists for: Numba checks only the caller's own file
-    toy(tmp_path, 1)
-    assert run(tmp_path, "") == 20
-    toy(tmp_path, 2)
-    assert run(tmp_path, "") == 20  # stale: the helper now adds 2
-
-
 def test_a_folder_per_source_version_runs_the_edited_helper(tmp_path):
+    # Numba 0.68 alone prints 20 again after the edit: it checks only b.py's timestamp (not asserted
+    # here, so that a Numba that learns to track callees does not fail the suite)
     setup = "numba.config.CACHE_DIR = str(cache_folder(Path('toy').resolve())[0])"
     pkg = toy(tmp_path, 1)
     first = numba_cache.cache_folder(pkg)[0]
