@@ -297,8 +297,19 @@ def _place_in_deck(dest, kind, S, rng):
 
 
 @njit(**CALL, **INTERNAL)
+def _pig_to_deck(p, kind, S, C, O, rng):
+    """The Pig's When Dismissed: it goes into a deck (a policy choice) instead of the pile."""
+    dest = _pig_dest(p, S, C, rng)
+    _place_in_deck(dest, kind, S, rng)
+    _log(S[3], O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
+
+
+@njit(**INLINE, **INTERNAL)
 def _to_pile(p, kind, why, S, C, O, rng):
-    """A card leaves p's grid or deck as a dismissal: pile, stats, When Dismissed banner."""
+    """A card leaves p's grid or deck as a dismissal: pile, stats, When Dismissed banner.
+
+    Inlined, with the rare Pig in a call of its own: an ordinary call copies every field of every
+    array in the state tuples, which cost more than the work here."""
     pc, pv, dism, sh, toon, mk = S
     cards = C[0]
     stt, rf, log = O
@@ -306,9 +317,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
     pv[p, DISMS] += 1
     _log(sh, log, EV_DISMISS, p, kind, why, 0, 0, 0, 0)
     if cards[kind, C_ONDISM] == H_PLACE_ANY:
-        dest = _pig_dest(p, S, C, rng)
-        _place_in_deck(dest, kind, S, rng)
-        _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
+        _pig_to_deck(p, kind, S, C, O, rng)
         return
     dism[p, kind] += 1
     pv[p, DTOT] += 1
@@ -316,7 +325,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
         pv[p, DSTART] += 1
 
 
-@njit(**CALL, **INTERNAL)
+@njit(**INLINE, **INTERNAL)
 def _dismiss_grid(p, g, why, S, C, O, rng):
     pc, pv = S[0], S[1]
     kind = pc[p, GK, g]
@@ -479,10 +488,11 @@ def _faceup_count_of(q, kind, pc, pv):
 
 
 @njit(**CALL)
-def _score_player(p, S, C):
-    """Fame of every card in p's grid (written to the GL row); returns the grid total."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+def _score_player(p, pc, pv, sh, mk, cards, rules):
+    """Fame of every card in p's grid (written to the GL row); returns the grid total.
+
+    Takes only the arrays it reads, not the state tuples: an ordinary call copies every field of every
+    array it is passed, and this one runs for each player every round."""
     P = np.int64(sh[NP])
     Wd = np.int64(sh[W])
     n = pv[p, GN]
@@ -616,6 +626,12 @@ def _score_player(p, S, C):
     for i in range(n):
         total += pc[p, GL, i]
     return total
+
+
+@njit(**INLINE)
+def _fame(p, S, C):
+    """Check Fame for seat p: ``_score_player`` on just the arrays it reads."""
+    return _score_player(p, S[0], S[1], S[3], S[5], C[0], C[1])
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
@@ -892,11 +908,11 @@ def _run_hooks(p, S, C, O, rng):
                     _dismiss_grid(p, g, np.int64(WHY_ALLIGATOR), S, C, O, rng)
 
 
-@njit(**CALL)
+@njit(**INLINE)
 def _skunk(S, C, O, rng):
+    """The least-fame hook (§5): its checks inline, the dismissal (when due) in a call."""
     pc, pv, dism, sh, toon, mk = S
     cards, rules = C[0], C[1]
-    log = O[2]
     P = np.int64(sh[NP])
     if P < 2:
         return
@@ -918,9 +934,14 @@ def _skunk(S, C, O, rng):
             has = True
     if not has or not _free_dismiss_ok(who, pv, rules):
         return
+    _skunk_dismiss(who, S, C, O, rng)
+
+
+@njit(**CALL, **INTERNAL)
+def _skunk_dismiss(who, S, C, O, rng):
     g = _choose_grid_card(who, np.int64(-1), S, C, rng)
     if g >= 0:
-        _log(sh, log, EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
+        _log(S[3], O[2], EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
         _dismiss_grid(who, g, np.int64(WHY_SKUNK), S, C, O, rng)
 
 
@@ -1054,7 +1075,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
         _flip(p0, XS, C, XO, rng)
-        tot += _score_player(p0, XS, C)
+        tot += _fame(p0, XS, C)
     return tot / max(1, n_flips)
 
 
@@ -1205,7 +1226,7 @@ def _start_round(S, C, O, rng):
         _flip(p, S, C, O, rng)
     goal = rules[R_GOAL]
     for p in range(P):
-        f = _score_player(p, S, C)
+        f = _fame(p, S, C)
         pv[p, FAME] = f
         pv[p, SPEND] = f
         pv[p, BONUS_ACT] = 0
@@ -1333,7 +1354,7 @@ def _final_flip(S, C, O, rng):
         for p in range(P):
             _flip(p, S, C, O, rng)
         for p in range(P):
-            f = _score_player(p, S, C)
+            f = _fame(p, S, C)
             pv[p, FAME] = f
             pv[p, SCORE] = f + (bonus if sh[CRITIC] == p else 0)
             pv[p, CONTEND] = 1
@@ -1361,7 +1382,7 @@ def _final_flip(S, C, O, rng):
                 _flip(p, S, C, O, rng)
         for p in range(P):
             if pv[p, CONTEND]:
-                f = _score_player(p, S, C)
+                f = _fame(p, S, C)
                 pv[p, FAME] = f
                 add = bonus if (sh[CRITIC] == p and rules[R_CRITIC_REFLIP] != 0) else 0
                 pv[p, SCORE] = f + add
