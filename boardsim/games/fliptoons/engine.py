@@ -393,16 +393,31 @@ def _snake(p, i_snake, mask, prev, S, C, O, rng):
     return mask, prev
 
 
-@njit(**CALL)
+@njit(**INLINE)
 def _place_all(p, S, C, O, rng):
-    """Reveal cards from the top of p's deck into the grid until 6 base slots are full (§3.1)."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    """Reveal cards from the top of p's deck into the grid until 6 base slots are full (§3.1).
+
+    The reveal loop (``_place_run``) is an ordinary call that takes only the arrays it reads: a call
+    that passes the state tuples copies every field of every array in them, every flip.  A Snake's
+    ability, which touches the whole state, runs between the loop's parts."""
+    pc, pv = S[0], S[1]
     pv[p, QN] = 0
+    mask = _base_mask(p, pc, pv)
+    prev = np.int64(-1)
+    while True:
+        mask, prev, i = _place_run(p, pc, pv, C[0], C[1], mask, prev)
+        if i < 0:
+            return
+        mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
+
+
+@njit(**CALL, **INTERNAL)
+def _place_run(p, pc, pv, cards, rules, mask, prev):
+    """``_place_all``'s loop from a base mask and previous-placed card, until the grid is full, the
+    deck is empty or a face-up Snake is placed: returns (mask, prev, that Snake's grid index or -1).
+    Nothing is pending after a Snake: a pending effect always ends with the next card."""
     pending = 0  # 1 = stack next on pend_slot (Ostrich), 2 = flip next (Eagle)
     pend_slot = -1
-    prev = -1
-    mask = _base_mask(p, pc, pv)
     while mask != 63 and pv[p, DN] > 0:
         pv[p, DN] -= 1
         c = pc[p, DECK, pv[p, DN]]
@@ -467,7 +482,8 @@ def _place_all(p, S, C, O, rng):
                 if not _occupied(p, pc, pv, slot):
                     mask &= ~(1 << slot)
         elif place == PL_SNAKE:
-            mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
+            return mask, prev, i
+    return mask, prev, np.int64(-1)
 
 
 @njit(**INLINE, **INTERNAL)
