@@ -92,6 +92,8 @@ N_STATS = 5
 # card ability codes (positions in cards.py's kind tuples)
 B_NONE, B_UNIQUE_ADJ, B_ROW, B_COLUMN, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_DISM_STARTERS = range(8)
 B_DISMISSED, B_ADJ_RANK_MAX, B_ANY_FD, B_ALL_UNIQUE, B_FACEUP, B_COPY_ADJ = range(8, 14)
+# the bonuses _score_player computes with loops (the rest are per-grid scalars)
+COMPLEX_BONUS = sum(1 << b for b in (B_UNIQUE_ADJ, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_ADJ_RANK_MAX, B_COPY_ADJ))
 H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
 PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
 K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
@@ -513,98 +515,91 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
     Wd = np.int64(sh[W])
     n = pv[p, GN]
     lat = 1 if rules[R_LATERAL] != 0 else 0
-    any_fd = False
+    # Branch-free where it can be: face-up or not, and the bonus type of each card, are data the branch
+    # predictor keeps missing.  The bonuses that need only per-grid scalars are a sum of masked terms
+    # (integer arithmetic: the same totals); the ones with loops keep their branches.
+    any_fd = 0
     faceup = 0
     seen = np.int64(0)
-    all_unique = True
+    all_unique = 1
     for i in range(n):
-        if pc[p, GF, i] == 1:
-            any_fd = True
-        else:
-            faceup += 1
-            bit = np.int64(1) << np.int64(pc[p, GK, i])
-            if seen & bit:
-                all_unique = False
-            seen |= bit
+        fd = np.int64(pc[p, GF, i] == 1)
+        fu = 1 - fd
+        any_fd |= fd
+        faceup += fu
+        bit = np.int64(fu) << np.int64(pc[p, GK, i])
+        all_unique &= np.int64((seen & bit) == 0)
+        seen |= bit
+    dstart = np.int64(pv[p, DSTART])
+    dtot = np.int64(pv[p, DTOT])
+    sheep_extra = np.int64(rules[R_SHEEP_EXTRA] != 0)
     has_cow = False
     for i in range(n):
-        if pc[p, GF, i] == 1:
-            pc[p, GL, i] = 0
-            continue
+        fu = np.int64(pc[p, GF, i] != 1)
         k = pc[p, GK, i]
-        s = pc[p, GS, i]
-        b = cards[k, C_BONUS]
-        bf = cards[k, C_BFAME]
-        bp = cards[k, C_BPARAM]
-        f = cards[k, C_FAME]
-        if b == B_UNIQUE_ADJ:
-            m = np.int64(0)
-            for j in range(n):
-                if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]]:
-                    m |= np.int64(1) << np.int64(pc[p, GK, j])
-            cnt = 0
-            while m:
-                m &= m - 1
-                cnt += 1
-            f += bf * cnt
-        elif b == B_ROW:
-            if s < 6 and s // 3 == bp:
-                f += bf
-        elif b == B_COLUMN:
-            if s % 3 == bp and (s < 6 or rules[R_SHEEP_EXTRA] != 0):
-                f += bf
-        elif b == B_ELSEWHERE:
-            found = False
-            for m2 in range(Wd):
-                if mk[0, m2] == k:
-                    found = True
-            for q in range(P):
-                if q != p and _faceup_count_of(q, k, pc, pv) > 0:
-                    found = True
-            if found:
-                f += bf
-        elif b == B_MOST:
-            own = _faceup_count_of(p, k, pc, pv)
-            ok = True
-            mc = 0
-            for m2 in range(Wd):
-                if mk[0, m2] == k:
-                    mc += 1
-            if mc > own:
-                ok = False
-            for q in range(P):
-                if q != p and _faceup_count_of(q, k, pc, pv) > own:
-                    ok = False
-            if ok:
-                f += bf
-        elif b == B_RANK_COUNT:
-            cnt = 0
-            for j in range(n):
-                if pc[p, GF, j] == 0 and cards[pc[p, GK, j], C_RANK] <= bp:
+        s = np.int64(pc[p, GS, i])
+        b = np.int64(cards[k, C_BONUS])
+        bf = np.int64(cards[k, C_BFAME])
+        bp = np.int64(cards[k, C_BPARAM])
+        f = np.int64(cards[k, C_FAME])
+        base = s < 6
+        mult = (np.int64(b == B_ROW) * np.int64(base & (s // 3 == bp))
+                + np.int64(b == B_COLUMN) * np.int64((s % 3 == bp) & (base | (sheep_extra != 0)))
+                + np.int64(b == B_DISM_STARTERS) * dstart + np.int64(b == B_DISMISSED) * dtot
+                + np.int64(b == B_ANY_FD) * any_fd + np.int64(b == B_ALL_UNIQUE) * all_unique
+                + np.int64(b == B_FACEUP) * faceup)
+        f += bf * mult
+        if (fu != 0) & (((COMPLEX_BONUS >> b) & 1) != 0):
+            if b == B_UNIQUE_ADJ:
+                m = np.int64(0)
+                for j in range(n):
+                    if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]]:
+                        m |= np.int64(1) << np.int64(pc[p, GK, j])
+                cnt = 0
+                while m:
+                    m &= m - 1
                     cnt += 1
-            f += bf * cnt
-        elif b == B_DISM_STARTERS:
-            f += bf * pv[p, DSTART]
-        elif b == B_DISMISSED:
-            f += bf * pv[p, DTOT]
-        elif b == B_ADJ_RANK_MAX:
-            ok = True
-            for j in range(n):
-                if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]] and cards[pc[p, GK, j], C_RANK] > bp:
+                f += bf * cnt
+            elif b == B_ELSEWHERE:
+                found = False
+                for m2 in range(Wd):
+                    if mk[0, m2] == k:
+                        found = True
+                for q in range(P):
+                    if q != p and _faceup_count_of(q, k, pc, pv) > 0:
+                        found = True
+                if found:
+                    f += bf
+            elif b == B_MOST:
+                own = _faceup_count_of(p, k, pc, pv)
+                ok = True
+                mc = 0
+                for m2 in range(Wd):
+                    if mk[0, m2] == k:
+                        mc += 1
+                if mc > own:
                     ok = False
-            if ok:
-                f += bf
-        elif b == B_ANY_FD:
-            if any_fd:
-                f += bf
-        elif b == B_ALL_UNIQUE:
-            if all_unique:
-                f += bf
-        elif b == B_FACEUP:
-            f += bf * faceup
-        elif b == B_COPY_ADJ:
-            has_cow = True
-        pc[p, GL, i] = f
+                for q in range(P):
+                    if q != p and _faceup_count_of(q, k, pc, pv) > own:
+                        ok = False
+                if ok:
+                    f += bf
+            elif b == B_RANK_COUNT:
+                cnt = 0
+                for j in range(n):
+                    if pc[p, GF, j] == 0 and cards[pc[p, GK, j], C_RANK] <= bp:
+                        cnt += 1
+                f += bf * cnt
+            elif b == B_ADJ_RANK_MAX:
+                ok = True
+                for j in range(n):
+                    if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]] and cards[pc[p, GK, j], C_RANK] > bp:
+                        ok = False
+                if ok:
+                    f += bf
+            elif b == B_COPY_ADJ:
+                has_cow = True
+        pc[p, GL, i] = f * fu
     if has_cow:
         # Cows copy the best adjacent total; Cow chains settle by repeated maxima (§4.4).
         unset = -(1 << 29)
