@@ -93,6 +93,12 @@ N_STATS = 5
 B_NONE, B_UNIQUE_ADJ, B_ROW, B_COLUMN, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_DISM_STARTERS = range(8)
 B_DISMISSED, B_ADJ_RANK_MAX, B_ANY_FD, B_ALL_UNIQUE, B_FACEUP, B_COPY_ADJ = range(8, 14)
 # the bonuses _score_player computes with loops (the rest are per-grid scalars)
+SCALAR_SHIFT = np.zeros(16, dtype=np.int64)  # where _score_player's packed scalars keep each bonus's count
+SCALAR_MASK = np.zeros(16, dtype=np.int64)  # 0: not a scalar bonus
+for _b, _shift, _mask in ((B_DISM_STARTERS, 0, (1 << 20) - 1), (B_DISMISSED, 20, (1 << 20) - 1),
+                          (B_FACEUP, 40, (1 << 20) - 1), (B_ANY_FD, 60, 1), (B_ALL_UNIQUE, 61, 1)):
+    SCALAR_SHIFT[_b] = _shift
+    SCALAR_MASK[_b] = _mask
 COMPLEX_BONUS = sum(1 << b for b in (B_UNIQUE_ADJ, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_ADJ_RANK_MAX, B_COPY_ADJ))
 H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
 PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
@@ -530,8 +536,11 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
         bit = np.int64(fu) << np.int64(pc[p, GK, i])
         all_unique &= np.int64((seen & bit) == 0)
         seen |= bit
-    dstart = np.int64(pv[p, DSTART])
-    dtot = np.int64(pv[p, DTOT])
+    # The per-grid scalars packed into one word, read by bonus type through SCALAR_SHIFT/SCALAR_MASK:
+    # dismissed starters and dismissed cards (20 bits each: a game has far fewer cards), face-up count
+    # (20 bits), any face-down and all unique (1 bit each).
+    packed = (np.int64(pv[p, DSTART]) | (np.int64(pv[p, DTOT]) << 20) | (np.int64(faceup) << 40)
+              | (np.int64(any_fd) << 60) | (np.int64(all_unique) << 61))
     sheep_extra = np.int64(rules[R_SHEEP_EXTRA] != 0)
     has_cow = False
     for i in range(n):
@@ -543,18 +552,16 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
         bp = np.int64(cards[k, C_BPARAM])
         f = np.int64(cards[k, C_FAME])
         base = s < 6
-        mult = (np.int64(b == B_ROW) * np.int64(base & (s // 3 == bp))
-                + np.int64(b == B_COLUMN) * np.int64((s % 3 == bp) & (base | (sheep_extra != 0)))
-                + np.int64(b == B_DISM_STARTERS) * dstart + np.int64(b == B_DISMISSED) * dtot
-                + np.int64(b == B_ANY_FD) * any_fd + np.int64(b == B_ALL_UNIQUE) * all_unique
-                + np.int64(b == B_FACEUP) * faceup)
+        mult = (((packed >> SCALAR_SHIFT[b]) & SCALAR_MASK[b])
+                + np.int64(b == B_ROW) * np.int64(base & (s // 3 == bp))
+                + np.int64(b == B_COLUMN) * np.int64((s % 3 == bp) & (base | (sheep_extra != 0))))
         f += bf * mult
         if (fu != 0) & (((COMPLEX_BONUS >> b) & 1) != 0):
             if b == B_UNIQUE_ADJ:
                 m = np.int64(0)
                 for j in range(n):
-                    if pc[p, GF, j] == 0 and ADJ[lat, s, pc[p, GS, j]]:
-                        m |= np.int64(1) << np.int64(pc[p, GK, j])
+                    on = np.int64((pc[p, GF, j] == 0) & (ADJ[lat, s, pc[p, GS, j]] != 0))
+                    m |= on << np.int64(pc[p, GK, j])
                 cnt = 0
                 while m:
                     m &= m - 1
@@ -870,17 +877,23 @@ def _apply(p, a, S, C, O, rng):
 
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
 @njit(**INLINE, **INTERNAL)
-def _has_hook(p, pc, pv, cards, lo):
+def _hook_may_act(p, pc, pv, cards):
+    """Whether a face-up Donkey in the bottom row or a face-up Alligator with a right neighbour slot is
+    in p's grid: otherwise ``_run_hooks`` does nothing (hooks only remove cards, so none becomes due)."""
     for i in range(pv[p, GN]):
-        if cards[pc[p, GK, i], C_HOOK] >= lo:
-            return True
+        h = cards[pc[p, GK, i], C_HOOK]
+        if h >= K_DONKEY and pc[p, GF, i] == 0:
+            s = pc[p, GS, i]
+            if (h == K_DONKEY and 3 <= s < 6) or (h == K_ALLIGATOR and s % 3 < 2):
+                return True
     return False
 
 
 @njit(**INLINE)
 def _hooks(p, S, C, O, X, rng):
-    """End-of-turn hooks; the common no-hook case returns without a call that passes the state."""
-    if _has_hook(p, S[0], S[1], C[0], K_DONKEY):
+    """End-of-turn hooks; the common case of no hook that can act returns without a call that passes
+    the state."""
+    if _hook_may_act(p, S[0], S[1], C[0]):
         _run_hooks(p, S, C, O, rng)
 
 
