@@ -194,7 +194,7 @@ class Aggregate:
             self.counter_sum += game_sums(out["counters"])
         else:
             for k, name in enumerate(self.seat_counters):
-                self.counter_sum[:, k] += out[name].astype(np.int64).sum(axis=0)
+                self.counter_sum[:, k] += game_sums(out[name])
         self.no_winner += int((np.einsum("ij->i", units) == 0).sum())
         self.rounds_sum += int(out["rounds"].sum())
         self.end_counts += np.bincount(out["end"], minlength=self.n_end)[: self.n_end]

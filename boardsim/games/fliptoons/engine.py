@@ -92,13 +92,13 @@ N_STATS = 5
 # card ability codes (positions in cards.py's kind tuples)
 B_NONE, B_UNIQUE_ADJ, B_ROW, B_COLUMN, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_DISM_STARTERS = range(8)
 B_DISMISSED, B_ADJ_RANK_MAX, B_ANY_FD, B_ALL_UNIQUE, B_FACEUP, B_COPY_ADJ = range(8, 14)
-# the bonuses _score_player computes with loops (the rest are per-grid scalars)
 SCALAR_SHIFT = np.zeros(16, dtype=np.int64)  # where _score_player's packed scalars keep each bonus's count
 SCALAR_MASK = np.zeros(16, dtype=np.int64)  # 0: not a scalar bonus
 for _b, _shift, _mask in ((B_DISM_STARTERS, 0, (1 << 20) - 1), (B_DISMISSED, 20, (1 << 20) - 1),
                           (B_FACEUP, 40, (1 << 20) - 1), (B_ANY_FD, 60, 1), (B_ALL_UNIQUE, 61, 1)):
     SCALAR_SHIFT[_b] = _shift
     SCALAR_MASK[_b] = _mask
+# the bonuses _score_player computes with loops (row and column are per-slot tests, the rest scalars above)
 COMPLEX_BONUS = sum(1 << b for b in (B_UNIQUE_ADJ, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_ADJ_RANK_MAX, B_COPY_ADJ))
 H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
 PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
