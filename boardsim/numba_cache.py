@@ -67,9 +67,9 @@ def cache_folder(package: Path = PACKAGE) -> tuple[Path, bool]:
     return default / name, True
 
 
-def configure() -> Path:
+def configure(package: Path = PACKAGE) -> Path:
     """Point Numba's cache at this source version's folder; drop older versions' folders in the default place."""
-    folder, own = cache_folder()
+    folder, own = cache_folder(package)
     numba.config.CACHE_DIR = str(folder)
     if own and not folder.exists():
         # a new source version: the machine code of the older ones can never be loaded again

@@ -6,6 +6,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numba
+
 from boardsim import numba_cache
 
 HELPER = "from numba import njit\n\n@njit(cache=True)\ndef helper(x):\n    return x + {n}\n"
@@ -74,3 +76,23 @@ def test_boardsim_sets_the_folder_under_numba_cache_dir(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     folder = Path(out.stdout.strip())
     assert folder.parent == tmp_path and folder.name == "numba-" + numba_cache.source_hash()
+
+
+def test_a_new_source_version_drops_older_folders_in_the_default_place_only(tmp_path, monkeypatch):
+    pkg = toy(tmp_path, 1)
+    old = pkg / "__pycache__" / "numba-0123456789abcdef"
+    (old / "sub").mkdir(parents=True)
+    (old / "sub" / "f.nbi").write_text("stale")
+    keep = pkg / "__pycache__" / "other.pyc"
+    keep.write_text("not ours")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", numba.config.CACHE_DIR)  # restored after the test
+    folder = numba_cache.configure(pkg)
+    assert numba.config.CACHE_DIR == str(folder) and folder.parent == pkg / "__pycache__"
+    assert not old.exists() and keep.exists()
+    # under a user's NUMBA_CACHE_DIR nothing is removed: other programs may share it
+    shared = tmp_path / "shared"
+    (shared / "numba-0123456789abcdef").mkdir(parents=True)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(shared))
+    assert numba_cache.configure(pkg).parent == shared
+    assert (shared / "numba-0123456789abcdef").exists()
