@@ -32,7 +32,7 @@ from boardsim import rng
 from boardsim.games.base import stable_hash
 from boardsim.runner import Aggregate, Cell, deal_count
 
-FORMAT = 1
+FORMAT = 2  # 2: deal-level and per-arrangement sums
 _META = ("meta.format", "meta.digest", "meta.base_seed", "meta.cell", "meta.cell_key", "meta.start",
          "meta.count", "meta.checksum")
 
@@ -48,7 +48,8 @@ def cell_facts(cell: Cell, base_seed: int, n_games: int) -> dict[str, Any]:
         "rules_and_cards": cell.rules_hash,
         "players": cell.n_players,
         "seats": [s.label() for s in cell.seats],
-        "rotations": len(cell.rotations),
+        "seating": cell.seating,
+        "arrangements": [list(a) for a in cell.arrangements],
         "seed": base_seed,
         "deals": deal_count(n_games, cell),
         "cell": cell.index,

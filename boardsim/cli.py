@@ -35,6 +35,18 @@ def _int_at_least(low: int, what: str):
 
 _positive = _int_at_least(1, "a positive integer")
 _nonneg = _int_at_least(0, "an integer >= 0")
+_SEATINGS = ["all", "cyclic", "fixed"]
+
+
+def _player_counts(text: str) -> list[int]:
+    """``2`` or ``2,3,4``: one or more player counts."""
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(c < 1 for c in counts):
+        raise argparse.ArgumentTypeError(f"got {text!r}; allowed: a player count or a list like 2,3,4")
+    return list(dict.fromkeys(counts))
 
 
 def _rule(text: str) -> tuple[str, Any]:
@@ -88,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     t.add_argument("--out", help="output folder (default reports/tournament-<game>/)")
     t.add_argument("--threads", type=_positive)
+    t.add_argument("--seating", choices=_SEATINGS, default="all",
+                   help="seat arrangements per deal in each match (default all)")
     t.add_argument("--quiet", action="store_true")
 
     o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
@@ -99,13 +113,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("cards", help="card strength: win rate added by favouring each card, on paired seeds")
     c.add_argument("game")
-    c.add_argument("--players", type=_positive, default=2)
+    c.add_argument("--players", type=_player_counts, default=[2], help="player count(s), e.g. 2 or 2,3,4")
     c.add_argument("--games", type=_positive, default=20_000, help="games per arm per card (default 20000)")
     c.add_argument("--seed", type=_nonneg, default=0)
     c.add_argument("--cards", help="comma-separated card names (default: every market card)")
     c.add_argument("--base", help="the baseline policy of every seat (default: the game's default)")
-    c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this card field (e.g. fame) "
-                   "and report where its effect crosses zero")
+    c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this integer card field "
+                   "(e.g. fame) and suggest the value whose worst |effect| over the player counts is smallest")
+    c.add_argument("--seating", choices=_SEATINGS, default="all", help="seat arrangements per deal (default all)")
     c.add_argument("--span", type=_positive, default=3, help="sweep from value-span to value+span (default 3)")
     c.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     c.add_argument("--out", help="output folder (default reports/cards-<game>/)")
@@ -181,13 +196,14 @@ def cmd_tournament(args) -> int:
     with numba_threads(args.threads):
         result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
                                 mode=args.mode, field=args.field, rules=dict(args.rule),
-                                progress=False if args.quiet else None)
+                                progress=False if args.quiet else None, seating=args.seating)
     out = Path(args.out) if args.out else Path("reports") / f"tournament-{game.name}"
     out.mkdir(parents=True, exist_ok=True)
     write_tournament(result, out)
     files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
-                       f"Policies: {', '.join(policies)}; {args.games:,} games per match, seats rotated.",
-                       {"game": game.name, "seed": args.seed, "games per match": args.games,
+                       f"Policies: {', '.join(policies)}; {args.games:,} games per match, each deal in every "
+                       f"seat arrangement ({args.seating}).",
+                       {"game": game.name, "seed": args.seed, "games per match": args.games, "seating": args.seating,
                         "rules": dict(args.rule)})
     print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"wrote {', '.join(files)} to {out}/")
@@ -221,9 +237,14 @@ def cmd_optimize(args) -> int:
     result.history.to_csv(out / "optimize_history.csv", index=False)
     files = write_meta(out, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
                        {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
-                        "search bounds": opt["params"], "best parameters": result.best})
-    print(f"best {result.policy} parameters for seat {result.seat}: {result.best} "
-          f"({result.evaluations} evaluations)")
+                        "search bounds": opt["params"], "best parameters": result.best,
+                        "best parameters, rounded to the supported precision": result.rounded,
+                        "best - start (paired, fresh deals)": result.improvement})
+    imp = result.improvement
+    print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "
+          f"(rounded to steps {result.steps}, the precision the check supports; {result.evaluations} evaluations)")
+    print(f"best - start on {int(result.check['deals'].iloc[0]):,} fresh deals, paired: {imp['effect']:+.4f} "
+          f"[{imp['effect_lo']:+.4f}, {imp['effect_hi']:+.4f}]")
     print(result.check.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     print(f"wrote {', '.join(files)} to {out}/")
     return 0
@@ -234,13 +255,17 @@ def cmd_cards(args) -> int:
 
     import pandas as pd
 
-    from boardsim.analysis.balance import card_strength, value_sweep
+    from boardsim.analysis.balance import card_strength, sweepable_fields, value_sweep
     from boardsim.games import get
     from boardsim.report.build import write_meta
     from boardsim.runner import as_seat, numba_threads
 
     game = get(args.game)
-    game.check_players(args.players)
+    for n in args.players:
+        try:
+            game.check_players(n)
+        except BadInput as e:
+            raise BadInput("--players", e.message) from None
     table = game.card_table()
     known = game.market_cards(table)
     cards = [c.strip() for c in args.cards.split(",")] if args.cards else known
@@ -250,36 +275,47 @@ def cmd_cards(args) -> int:
     base = as_seat(args.base or game.default_policy)
     game.policy(base.policy)
     game.favour(cards[0] if cards else "")
-    if args.sweep and args.sweep not in table.columns:
-        raise BadInput("--sweep", f"unknown card field {args.sweep!r} (known: {', '.join(map(str, table.columns))})")
+    if args.sweep:
+        fields = sweepable_fields(game, table)
+        if args.sweep not in fields:
+            raise BadInput("--sweep", f"cannot sweep card field {args.sweep!r} (sweepable integer fields: "
+                           f"{', '.join(fields) or 'none'})")
     out = Path(args.out) if args.out else Path("reports") / f"cards-{game.name}"
     out.mkdir(parents=True, exist_ok=True)
     rules = dict(args.rule)
+    counts = args.players
     with numba_threads(args.threads):
-        strength = card_strength(game, args.players, base, game.favour, cards, table, args.games, args.seed, rules,
+        strength = card_strength(game, counts, base, game.favour, cards, table, args.games, args.seed, rules,
                                  progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
-                                                                f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"))
+                                                                f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"),
+                                 seating=args.seating)
         strength.to_csv(out / "balance_card_strength.csv", index=False)
         sweeps, suggestions = [], []
         if args.sweep:
-            # the cards named on the command line, or else those whose interval excludes the median card
-            targets = cards if args.cards else list(strength.loc[strength["flag"] != "", "card"])
+            # the cards named on the command line, or else those flagged at any player count
+            targets = cards if args.cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
             for card in targets:
                 now = int(table.loc[table["name"] == card, args.sweep].iloc[0])
-                values = [v for v in range(now - args.span, now + args.span + 1) if v >= 0]
-                frame, crossing = value_sweep(game, args.players, base, game.favour, card, args.sweep, values,
-                                              args.games, args.seed, rules)
+                values = range(now - args.span, now + args.span + 1)
+                frame, suggestion = value_sweep(game, counts, base, game.favour, card, args.sweep, values,
+                                                args.games, args.seed, rules, seating=args.seating)
                 sweeps.append(frame)
-                suggestions.append({"card": card, "field": args.sweep, "current": now, "suggested": crossing})
+                if suggestion is not None:
+                    suggestions.append({"current": now, **suggestion})
         if sweeps:
             pd.concat(sweeps).to_csv(out / "balance_card_sweep.csv", index=False)
             pd.DataFrame(suggestions).to_csv(out / "card_suggestions.csv", index=False)
-    files = write_meta(out, f"{game.title}: card strength at {args.players} players",
+    where = ", ".join(str(n) for n in counts)
+    files = write_meta(out, f"{game.title}: card strength at {where} players",
                        f"Win rate added when seat 0 favours a card, against {base.label()} in every seat, on the same "
-                       "deals (positive = stronger than the baseline's own choices).",
+                       "deals (positive = stronger than the baseline's own choices). A card is flagged strong or "
+                       "weak when its effect differs from zero after Holm's correction over all cards and player "
+                       "counts tested.",
                        {"game": game.name, "seed": args.seed, "games per arm per card": args.games,
-                        "base policy": base.label(), "rules": rules})
-    print(strength[["rank", "card", "effect", "effect_lo", "effect_hi", "flag"]].to_string(index=False))
+                        "players": counts, "cards": cards, "base policy": base.label(), "rules": rules,
+                        "seating": args.seating, "sweep": args.sweep, "span": args.span, "threads": args.threads})
+    print(strength[["players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag"]]
+          .to_string(index=False))
     print(f"wrote {', '.join(files)} to {out}/")
     return 0
 

@@ -31,7 +31,7 @@ import numba
 
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
-from boardsim.runner import Aggregate, Cell, play_chunk
+from boardsim.runner import Cell, play_chunk
 
 EXECUTORS = ("local", "processes", "dask")
 Range = tuple[int, int]  # (first deal, number of deals)
@@ -71,7 +71,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool) -> 
     """
     if not reduce:
         return play_chunk(cell, key, start, count)
-    agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons), game=cell.game)
+    agg = cell.new_aggregate()
     step = cell.game.max_chunk_deals
     for first in range(start, start + count, step):
         agg.add(play_chunk(cell, key, first, min(step, start + count - first)))
@@ -136,14 +136,14 @@ def _pack(cell: Cell) -> tuple:
         game: Any = cell.game.name if get_game(cell.game.name) is cell.game else cell.game
     except BadInput:
         game = cell.game
-    return (game, cell.index, cell.n_players, cell.seats, cell.rotations)
+    return (game, cell.index, cell.n_players, cell.seats, cell.rotations, cell.arrangements, cell.seating)
 
 
 def _unpack(packed: tuple) -> Cell:
-    game, index, n_players, seats, rotations = packed
+    game, index, n_players, seats, rotations, arrangements, design = packed
     if isinstance(game, str):
         game = get_game(game)
-    return Cell(index, {}, game, n_players, list(seats), list(rotations), None)
+    return Cell(index, {}, game, n_players, list(seats), list(rotations), None, list(arrangements), design)
 
 
 def _set_threads() -> None:

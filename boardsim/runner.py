@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from boardsim import rng
+from boardsim import rng, seating
 from boardsim.analysis.stats import game_sums
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
@@ -59,7 +59,11 @@ def fill_seats(seats: Sequence[Seat], n_players: int) -> list[Seat]:
 
 @dataclass
 class Cell:
-    """One grid cell, ready to play: one Prepared per seat rotation."""
+    """One grid cell, ready to play: one Prepared per seat arrangement.
+
+    ``arrangements[k][j]`` is the position slot ``j`` sits at in arrangement ``k``, and
+    ``rotations[k]`` (the name predates the other designs) is that arrangement encoded for the game.
+    """
 
     index: int
     values: dict[str, Any]
@@ -68,10 +72,38 @@ class Cell:
     seats: list[Seat]
     rotations: list[Prepared]
     cards: pd.DataFrame
+    arrangements: list[tuple[int, ...]] = field(default_factory=list)
+    seating: str = "fixed"
+    listed: list[Seat] = field(default_factory=list)  # the seat list as given, before filling the table
+
+    def __post_init__(self) -> None:
+        if not self.arrangements:  # a cell rebuilt from parts that predate arrangements: rotations
+            P = self.n_players
+            self.arrangements = [tuple((j + k) % P for j in range(P)) for k in range(len(self.rotations))]
+        if not self.listed:
+            self.listed = list(self.seats)
 
     @property
     def rules_hash(self) -> str:
         return self.rotations[0].rules_hash
+
+    @property
+    def policies(self) -> list[str]:
+        """The distinct policy labels of the table, in listed order."""
+        return seating.groups([s.label() for s in self.seats])[0]
+
+    @property
+    def slot_group(self) -> tuple[int, ...]:
+        """Each slot's index into :attr:`policies`."""
+        return seating.groups([s.label() for s in self.seats])[1]
+
+    def warnings(self) -> list[str]:
+        return seating.coverage_warnings([s.label() for s in self.listed], self.n_players)
+
+    def new_aggregate(self) -> Aggregate:
+        """An empty Aggregate sized for this cell's table, arrangements and policies."""
+        return Aggregate(self.n_players, self.game.seat_counters, len(self.game.end_reasons), game=self.game,
+                         n_arr=len(self.rotations), groups=self.slot_group)
 
 
 def make_cell(
@@ -80,25 +112,29 @@ def make_cell(
     seats: Sequence[Seat],
     rules: Mapping[str, Any] | None,
     cards: pd.DataFrame,
-    rotate: bool,
+    rotate: bool | None = None,
     index: int = 0,
     values: dict[str, Any] | None = None,
+    seating_design: str | None = None,
 ) -> Cell:
+    """A cell of ``seats`` at ``n_players``; ``seating_design`` (or the older ``rotate``) picks the design."""
     game.check_players(n_players)
     slots = fill_seats(list(seats), n_players)
-    n_rot = n_players if rotate else 1
+    design = seating.resolve(seating_design, rotate)
+    arrs = seating.arrangements([s.label() for s in slots], design)
     preps = []
-    for k in range(n_rot):
-        # rotation k: slot j sits at position (j + k) % P
-        by_position = [slots[(p - k) % n_players] for p in range(n_players)]
+    for position_of_slot in arrs:
+        by_position = [slots[0]] * n_players
+        for j, p in enumerate(position_of_slot):
+            by_position[p] = slots[j]
         preps.append(game.prepare(n_players, by_position, rules, cards))
-    return Cell(index, dict(values or {}), game, n_players, slots, preps, cards)
+    return Cell(index, dict(values or {}), game, n_players, slots, preps, cards, arrs, design, list(seats))
 
 
 def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.ndarray]:
-    """Deals start..start+count-1 in every rotation, in rotation-major blocks.
+    """Deals start..start+count-1 in every arrangement, in arrangement-major blocks.
 
-    Row ``k * count + i`` is deal ``start + i`` in rotation ``k``.  Sums over a
+    Row ``k * count + i`` is deal ``start + i`` in arrangement ``k``.  Sums over a
     chunk do not depend on row order; ``simulate`` sorts its rows by (game,
     rotation) at the end, so its frame does not depend on the chunk size.
     """
@@ -107,18 +143,18 @@ def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.nda
     merged: dict[str, np.ndarray] = {}
     for k, prep in enumerate(cell.rotations):
         out = cell.game.play(prep, key, start, count)
-        position_of_slot = np.array([(j + k) % P for j in range(P)])
+        position_of_slot = np.array(cell.arrangements[k])
         out["rotation"] = np.full(count, k, dtype=np.int64)
         out["position"] = np.broadcast_to(position_of_slot, (count, P))
         if n_rot == 1:
-            merged = out  # one rotation, seats already in slot order: no copy (it cost as much as the games)
+            merged = out  # one arrangement, seats already in slot order: no copy (it cost as much as the games)
             break
         block = slice(k * count, (k + 1) * count)
         for name, arr in out.items():
             if name not in merged:
                 merged[name] = np.empty((count * n_rot,) + arr.shape[1:], dtype=arr.dtype)
             if arr.ndim >= 2 and name != "position":
-                # reorder seats from position to slot order, straight into this rotation's block
+                # reorder seats from position to slot order, straight into this arrangement's block
                 np.take(arr, position_of_slot, axis=1, out=merged[name][block], mode="clip")
             else:
                 merged[name][block] = arr
@@ -145,9 +181,21 @@ def to_frame(cell: Cell, out: Mapping[str, np.ndarray]) -> pd.DataFrame:
     return pd.DataFrame(cols)
 
 
+# the Aggregate's whole-number arrays that add up chunk by chunk
+_SUMMED = ("wins", "wins_by_position", "score_sum", "score_sq", "counter_sum", "end_counts", "deal_win_sq",
+           "deal_score_sq", "group_win_sq", "group_score_sq", "arr_wins", "arr_group_win_sq")
+
+
 @dataclass
 class Aggregate:
-    """Streaming per-cell sums: memory stays flat however many games run."""
+    """Streaming per-cell sums: memory stays flat however many games run.
+
+    Besides per-seat sums over games, it keeps sums over *deals*: the games of one deal (its
+    arrangements) are correlated, so intervals treat the deal as the unit.  ``Y[d, j]`` is slot ``j``'s
+    win units summed over deal ``d``'s arrangements; ``deal_win_sq`` is the sum over deals of ``Y**2``
+    (the sum of ``Y`` is ``wins``).  The same is kept for each policy (``groups``: each slot's policy
+    index; a policy in several seats sums them) and for scores.
+    """
 
     n_players: int
     seat_counters: tuple[str, ...]
@@ -166,15 +214,44 @@ class Aggregate:
     # game-specific sums from Game.chunk_stats (fixed-shape arrays, added chunk by chunk)
     extra: dict[str, np.ndarray] = field(default_factory=dict)
     game: Game | None = None
+    n_arr: int = 1  # arrangements per deal
+    groups: tuple[int, ...] = ()  # policy index of each slot; () = every slot its own policy
+    deals: int = 0
+    deal_win_sq: np.ndarray = field(init=False)  # (P,) sum over deals of Y**2
+    deal_score_sq: np.ndarray = field(init=False)  # (P,) the same for scores
+    group_win_sq: np.ndarray = field(init=False)  # (G,) per policy, Y summed over its slots first
+    group_score_sq: np.ndarray = field(init=False)  # (G,)
+    arr_wins: np.ndarray = field(init=False)  # (A, P) win units per arrangement and slot
+    arr_group_win_sq: np.ndarray = field(init=False)  # (A, G) sum over games of (policy's win units)**2
 
     def __post_init__(self) -> None:
         P = self.n_players
+        if not self.groups:
+            self.groups = tuple(range(P))
+        self.groups = tuple(int(g) for g in self.groups)
+        G = max(self.groups) + 1
         self.wins = np.zeros(P, dtype=np.int64)
         self.wins_by_position = np.zeros(P, dtype=np.int64)
         self.score_sum = np.zeros(P, dtype=np.int64)
         self.score_sq = np.zeros(P, dtype=np.int64)
         self.counter_sum = np.zeros((P, len(self.seat_counters)), dtype=np.int64)
         self.end_counts = np.zeros(self.n_end, dtype=np.int64)
+        self.deal_win_sq = np.zeros(P, dtype=np.int64)
+        self.deal_score_sq = np.zeros(P, dtype=np.int64)
+        self.group_win_sq = np.zeros(G, dtype=np.int64)
+        self.group_score_sq = np.zeros(G, dtype=np.int64)
+        self.arr_wins = np.zeros((self.n_arr, P), dtype=np.int64)
+        self.arr_group_win_sq = np.zeros((self.n_arr, G), dtype=np.int64)
+
+    @property
+    def n_groups(self) -> int:
+        return max(self.groups) + 1
+
+    def group_matrix(self) -> np.ndarray:
+        """(P, G) 0/1 matrix: slot j belongs to policy g."""
+        m = np.zeros((self.n_players, self.n_groups), dtype=np.int64)
+        m[np.arange(self.n_players), self.groups] = 1
+        return m
 
     def add(self, out: Mapping[str, np.ndarray] | Aggregate) -> None:
         """Add one chunk: its result arrays, or its Aggregate (from a worker or a chunk file)."""
@@ -185,6 +262,7 @@ class Aggregate:
         units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
         self.games += score.shape[0]
         self.wins += game_sums(units)
+        self._add_deal_sums(out, units, score)
         # turn order counted from the game's first player, so a random first player is handled too
         order = (out["position"] - out["first_player"][:, None]) % self.n_players
         np.add.at(self.wins_by_position, order.ravel(), units.ravel())
@@ -212,12 +290,35 @@ class Aggregate:
                 else:
                     self.extra[name] = np.array(arr, copy=True)
 
+    def _add_deal_sums(self, out: Mapping[str, np.ndarray], units: np.ndarray, score: np.ndarray) -> None:
+        """Per-deal and per-arrangement sums; rows come in arrangement-major blocks (``play_chunk``)."""
+        A, P = self.n_arr, self.n_players
+        n = units.shape[0]
+        if n % A:
+            raise ValueError(f"a chunk of {n} games is not whole deals of {A} arrangements")
+        count = n // A
+        self.deals += count
+        gm = self.group_matrix()
+        blocks = units.reshape(A, count, P)
+        per_deal = np.einsum("kij->ij", blocks)  # (count, P): Y summed over arrangements
+        per_deal_score = np.einsum("kij->ij", score.reshape(A, count, P))
+        self.deal_win_sq += np.einsum("ij,ij->j", per_deal, per_deal)
+        self.deal_score_sq += np.einsum("ij,ij->j", per_deal_score, per_deal_score)
+        g_deal, g_score = per_deal @ gm, per_deal_score @ gm
+        self.group_win_sq += np.einsum("ij,ij->j", g_deal, g_deal)
+        self.group_score_sq += np.einsum("ij,ij->j", g_score, g_score)
+        self.arr_wins += np.einsum("kij->kj", blocks)
+        g_games = blocks @ gm  # (A, count, G)
+        self.arr_group_win_sq += np.einsum("kig,kig->kg", g_games, g_games)
+
     def merge(self, other: Aggregate) -> None:
         """Add another aggregate's sums; all whole numbers, so the order of merging never matters."""
-        if other.n_players != self.n_players or tuple(other.seat_counters) != tuple(self.seat_counters):
+        if (other.n_players != self.n_players or tuple(other.seat_counters) != tuple(self.seat_counters)
+                or other.n_arr != self.n_arr or tuple(other.groups) != tuple(self.groups)):
             raise ValueError("cannot merge aggregates of different tables")
         self.games += other.games
-        for name in ("wins", "wins_by_position", "score_sum", "score_sq", "counter_sum", "end_counts"):
+        self.deals += other.deals
+        for name in _SUMMED:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.no_winner += other.no_winner
         self.rounds_sum += other.rounds_sum
@@ -236,14 +337,12 @@ class Aggregate:
             "n_players": np.int64(self.n_players),
             "seat_counters": np.array(self.seat_counters, dtype=str),
             "games": np.int64(self.games),
-            "wins": self.wins,
-            "wins_by_position": self.wins_by_position,
-            "score_sum": self.score_sum,
-            "score_sq": self.score_sq,
-            "counter_sum": self.counter_sum,
+            "deals": np.int64(self.deals),
+            "n_arr": np.int64(self.n_arr),
+            "groups": np.array(self.groups, dtype=np.int64),
+            **{name: getattr(self, name) for name in _SUMMED},
             "no_winner": np.int64(self.no_winner),
             "rounds_sum": np.int64(self.rounds_sum),
-            "end_counts": self.end_counts,
             "score_values": np.array(scores, dtype=np.int64),
             "score_counts": (np.stack([self.score_hist[v] for v in scores]) if scores
                              else np.zeros((0, self.n_players), dtype=np.int64)),
@@ -258,8 +357,10 @@ class Aggregate:
     def from_arrays(cls, arrays: Mapping[str, np.ndarray], game: Game | None = None) -> Aggregate:
         """The inverse of :meth:`to_arrays`; a missing key raises KeyError."""
         counters = tuple(str(c) for c in arrays["seat_counters"].tolist())
-        agg = cls(int(arrays["n_players"]), counters, len(arrays["end_counts"]), int(arrays["games"]), game=game)
-        for name in ("wins", "wins_by_position", "score_sum", "score_sq", "counter_sum", "end_counts"):
+        agg = cls(int(arrays["n_players"]), counters, len(arrays["end_counts"]), int(arrays["games"]), game=game,
+                  n_arr=int(arrays["n_arr"]), groups=tuple(int(g) for g in arrays["groups"]))
+        agg.deals = int(arrays["deals"])
+        for name in _SUMMED:
             setattr(agg, name, np.array(arrays[name], dtype=np.int64))
         agg.no_winner = int(arrays["no_winner"])
         agg.rounds_sum = int(arrays["rounds_sum"])
@@ -351,7 +452,7 @@ def simulate(
     rules: Mapping[str, Any] | None = None,
     cards: Mapping[str, Mapping[str, Any]] | pd.DataFrame | None = None,
     players: int | None = None,
-    rotate_seats: bool = False,
+    rotate_seats: bool | None = None,
     threads: int | None = None,
     chunk_size: int = DEFAULT_CHUNK,
     progress: bool | None = None,
@@ -359,8 +460,13 @@ def simulate(
     executor: Any = None,
     workers: int | None = None,
     scheduler: Any = None,
+    seating: str | None = None,
 ) -> pd.DataFrame:
     """Play ``n_games`` games and return one row per game.
+
+    ``seating`` is the seating design (``boardsim.seating``): ``all`` (the default) plays every deal in
+    every distinct arrangement of the seats, ``cyclic`` (``rotate_seats=True``) in every rotation,
+    ``fixed`` (``rotate_seats=False``) as listed; ``n_games`` is rounded up to whole deals.
 
     ``policies`` lists seat policies (names, ``Seat``s, ``(name, params)`` or
     ``{"policy": ..., "params": ...}``); seat ``i`` plays ``policies[i % len]``.
@@ -378,7 +484,7 @@ def simulate(
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
-    c = make_cell(g, n_players, seats, rules, table, rotate_seats, index=cell)
+    c = make_cell(g, n_players, seats, rules, table, rotate_seats, index=cell, seating_design=seating)
     chunks: list[dict[str, np.ndarray]] = []
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
         run_cell(c, seed, n_games, chunks.append, chunk_size, progress, executor=ex)
@@ -388,6 +494,7 @@ def simulate(
     frame = to_frame(c, merged)
     frame.attrs.update(
         game=g.name, seed=seed, cell=cell, players=n_players, rules_hash=c.rules_hash,
-        seats=[s.label() for s in c.seats],
+        seats=[s.label() for s in c.seats], seating=c.seating, arrangements=len(c.arrangements),
+        deals=deal_count(n_games, c),
     )
     return frame

@@ -19,6 +19,7 @@ from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.runner import Cell, make_cell
+from boardsim.seating import resolve as resolve_seating
 
 TOP_KEYS = {
     "name": "output folder name (default: the file name)",
@@ -28,7 +29,8 @@ TOP_KEYS = {
     "players": "number of players",
     "games": "games per grid cell",
     "seed": "base seed",
-    "rotate_seats": "play every deal in every seat rotation",
+    "seating": "seating design: all (every arrangement), cyclic (rotations) or fixed",
+    "rotate_seats": "older alias: true = seating cyclic, false = fixed",
     "seats": "list of {policy, params}",
     "rules": "rule options",
     "cards": "card edits: [cards.<name>] field = value",
@@ -39,7 +41,7 @@ TOP_KEYS = {
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
 }
 OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
-TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field")
+TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field", "seating")
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
 
 
@@ -58,7 +60,7 @@ class Scenario:
     cards: dict[str, dict[str, Any]]
     card_file: str | None
     grid: dict[str, list[Any]]
-    rotate_seats: bool
+    seating: str
     chunk_size: int
     path: str | None = None
     description: str = ""
@@ -96,7 +98,7 @@ class Scenario:
                     seats[j] = Seat(seats[j].policy, {**seats[j].params, m.group(3): value})
         try:
             table = self.game.card_table(cards, self.card_file)
-            return make_cell(self.game, players, seats, rules, table, self.rotate_seats, index, dict(point))
+            return make_cell(self.game, players, seats, rules, table, None, index, dict(point), self.seating)
         except BadInput as e:
             hint = f" (grid cell {dict(point)})" if point else ""
             raise BadInput(e.key, e.message + hint, e.file or self.path) from None
@@ -174,7 +176,8 @@ def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any
     for key in raw:
         if key not in TOURNAMENT_KEYS:
             raise BadInput(f"tournament.{key}", f"unknown key (known: {', '.join(TOURNAMENT_KEYS)})")
-    t = {"players": players, "games": games, "mode": "round_robin", "field": None, **raw}
+    t = {"players": players, "games": games, "mode": "round_robin", "field": None, "seating": "all", **raw}
+    resolve_seating(t["seating"] if isinstance(t["seating"], str) else repr(t["seating"]), key="tournament.seating")
     policies = t.get("policies")
     if not isinstance(policies, list) or len(policies) < 1:
         raise _type_error("tournament.policies", policies, "a list of policy names or {policy, params} tables")
@@ -220,9 +223,14 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
         games = _positive_int(raw, "games", 10_000)
         seed = _positive_int(raw, "seed", 0, low=0)
         chunk = _positive_int(raw, "chunk_size", 50_000)
-        rotate = raw.get("rotate_seats", False)
-        if not isinstance(rotate, bool):
+        rotate = raw.get("rotate_seats")
+        if rotate is not None and not isinstance(rotate, bool):
             raise _type_error("rotate_seats", rotate, "true or false")
+        if "seating" in raw and not isinstance(raw["seating"], str):
+            raise _type_error("seating", raw["seating"], "one of 'all', 'cyclic', 'fixed'")
+        if "seating" in raw and rotate is not None:
+            raise BadInput("rotate_seats", "give seating or rotate_seats (its older alias), not both")
+        design = resolve_seating(raw.get("seating"), rotate)
         seats = _seats(raw.get("seats", [{"policy": game.default_policy}]))
         rules = raw.get("rules", {})
         if not isinstance(rules, Mapping):
@@ -264,7 +272,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             cards={k: dict(v) for k, v in cards.items()},
             card_file=card_file,
             grid=grid,
-            rotate_seats=rotate,
+            seating=design,
             chunk_size=chunk,
             path=path,
             description=raw.get("description", ""),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,7 +19,7 @@ from boardsim.errors import BadInput
 from boardsim.executors import Executor, open_executor
 from boardsim.report import tables
 from boardsim.report.build import build_report
-from boardsim.runner import Aggregate, deal_count, numba_threads, run_cell
+from boardsim.runner import deal_count, numba_threads, run_cell
 from boardsim.scenario import Scenario, load_scenario
 
 
@@ -39,6 +40,7 @@ class SweepResult:
     executor: str = "local"
     chunks_reused: int = 0  # chunks loaded from <out>/chunks/ instead of played (a resumed run)
     chunks_played: int = 0
+    warnings: list[str] = field(default_factory=list)  # seat-list coverage problems, also in the report
 
     @property
     def complete(self) -> bool:
@@ -83,18 +85,21 @@ def sweep(
     out_dir = Path(out) if out is not None else Path("reports") / sc.name
     cells = sc.cells()
     out_dir.mkdir(parents=True, exist_ok=True)
-    summaries, positions, scores, rounds = [], [], [], []
+    summaries, positions, scores, rounds, seatings = [], [], [], [], []
+    warnings = _warnings(sc, cells)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
     balance: dict[str, list[pd.DataFrame]] = {}
     t0 = time.perf_counter()
-    result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0)
+    result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0,
+                         warnings=warnings)
     interrupted = False
     store = ChunkStore(out_dir / "chunks", fresh=fresh)
     try:
         with numba_threads(threads), open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
             result.executor = ex.describe() if ex is not None else Executor().describe()
             for cell in cells:
-                agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons),
-                                game=cell.game)
+                agg = cell.new_aggregate()
                 label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
                 run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label,
                          executor=ex, store=store.cell(cell, sc.seed, sc.games), reduce=True)
@@ -103,10 +108,11 @@ def sweep(
                 positions.append(tables.position_rows(sc.name, cell, agg))
                 scores.append(tables.score_rows(cell, agg))
                 rounds.append(tables.rounds_rows(cell, agg))
+                seatings.append(tables.seating_rows(sc.name, cell, agg))
                 for name, frame in tables.balance_rows(cell, agg).items():
                     balance.setdefault(name, []).append(frame)
                 result.cells_done += 1
-                _write_tables(result, summaries, positions, scores, rounds, balance, t0)
+                _write_tables(result, summaries, positions, scores, rounds, seatings, balance, t0)
         if sc.tournament is not None:
             write_tournament(run_scenario_tournament(sc, threads, progress), out_dir)
     except KeyboardInterrupt:
@@ -119,7 +125,17 @@ def sweep(
     return result
 
 
-def _write_tables(result: SweepResult, summaries, positions, scores, rounds, balance, t0) -> None:
+def _warnings(sc: Scenario, cells) -> list[str]:
+    """Coverage warnings of the seat list, once per distinct message (a players grid gives one per count)."""
+    out: list[str] = []
+    for cell in cells:
+        for w in cell.warnings():
+            if w not in out:
+                out.append(w)
+    return out
+
+
+def _write_tables(result: SweepResult, summaries, positions, scores, rounds, seatings, balance, t0) -> None:
     result.summary = tables.concat(summaries)
     result.positions = tables.concat(positions)
     result.scores = tables.concat(scores)
@@ -130,6 +146,7 @@ def _write_tables(result: SweepResult, summaries, positions, scores, rounds, bal
     result.positions.to_csv(d / "positions.csv", index=False)
     result.scores.to_csv(d / "scores.csv", index=False)
     tables.concat(rounds).to_csv(d / "rounds.csv", index=False)
+    tables.concat(seatings).to_csv(d / "seatings.csv", index=False)
     for name, frame in result.balance.items():
         frame.to_csv(d / f"balance_{name}.csv", index=False)
 
@@ -140,7 +157,7 @@ def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | 
     t = sc.tournament
     return run_tournament(sc.game, t["policies"], players=t["players"], games=t["games"], seed=sc.seed,
                           mode=t["mode"], field=t["field"], rules=sc.rules, cards=sc.cards, threads=threads,
-                          progress=progress)
+                          progress=progress, seating=t.get("seating", "all"))
 
 
 def write_tournament(result, out_dir: Path) -> None:
@@ -148,6 +165,7 @@ def write_tournament(result, out_dir: Path) -> None:
     result.pairwise.to_csv(out_dir / "tournament_pairwise.csv", index=False)
     result.ratings.to_csv(out_dir / "tournament_ratings.csv", index=False)
     result.matches.to_csv(out_dir / "tournament_matches.csv", index=False)
+    result.cycles.to_csv(out_dir / "tournament_cycles.csv", index=False)
 
 
 def provenance(result: SweepResult, cells, threads) -> dict:
@@ -159,8 +177,9 @@ def provenance(result: SweepResult, cells, threads) -> dict:
         "scenario": sc.path or sc.name,
         "seed": sc.seed,
         "games per cell": sum(deal_count(sc.games, c) * len(c.rotations) for c in done[:1]),
+        "deals per cell": sum(deal_count(sc.games, c) for c in done[:1]),
         "cells": f"{result.cells_done} of {result.cells_total}",
-        "seat rotation": "every deal in every rotation (paired)" if sc.rotate_seats else "fixed seats",
+        "seating": _seating_text(sc.seating, done),
         "rules and cards hash": ", ".join(sorted({c.rules_hash for c in done})),
         "threads": threads or numba.get_num_threads(),
         "executor": result.executor,
@@ -170,8 +189,17 @@ def provenance(result: SweepResult, cells, threads) -> dict:
     }
 
 
+def _seating_text(design: str, cells) -> str:
+    counts = sorted({len(c.arrangements) for c in cells})
+    n = "/".join(str(k) for k in counts)
+    return {"all": f"all: every deal in each of its {n} distinct seat arrangements (paired)",
+            "cyclic": f"cyclic: every deal in each of {n} rotations of the listed order (paired)",
+            "fixed": "fixed: the listed order only"}[design]
+
+
 def _write_report(result: SweepResult, cells, threads) -> None:
     sc = result.scenario
-    meta = {"title": sc.title, "description": sc.description, "provenance": provenance(result, cells, threads)}
+    meta = {"title": sc.title, "description": sc.description, "warnings": result.warnings,
+            "provenance": provenance(result, cells, threads)}
     (result.out_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
     result.files = build_report(result.out_dir)

@@ -53,7 +53,7 @@ def test_aggregate_round_trips_through_arrays_and_merges_exactly():
 
 def test_killed_sweep_resumes_to_the_same_files(tmp_path):
     # big enough that the run is still going when its first chunk lands
-    path = write(tmp_path, "long", 'games = 1000000\nseed = 4\nchunk_size = 20000\n'
+    path = write(tmp_path, "long", 'games = 1000000\nseed = 4\nchunk_size = 20000\nseating = "fixed"\n'
                                    '[[seats]]\npolicy = "par"\n[[seats]]\npolicy = "eligibility"\n'
                                    '[grid]\n"rules.rounds" = [8, 10]\n')
     out = tmp_path / "killed"

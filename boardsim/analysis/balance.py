@@ -18,6 +18,8 @@ import pandas as pd
 from scipy import stats
 
 from boardsim import rng
+from boardsim.analysis.stats import deal_interval
+from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat
 from boardsim.runner import DEFAULT_CHUNK, make_cell, play_chunk
 
@@ -41,69 +43,81 @@ def paired_effect(
     seed: int,
     confidence: float = 0.95,
     chunk_size: int = DEFAULT_CHUNK,
+    seating: str = "all",
 ) -> dict[str, float]:
     """Win share of ``seat`` in arm A minus arm B, per deal, with a t interval.
 
-    Returns ``effect``, ``effect_lo``, ``effect_hi``, ``win_a``, ``win_b``,
-    ``deals`` and ``games`` (games per arm).
+    Each deal is played in every arrangement of the ``seating`` design in each arm and averaged over
+    them, so the deal is the unit.  Returns ``effect``, ``effect_lo``, ``effect_hi``, ``p_value`` (two-sided
+    t test of no effect), ``win_a`` and ``win_b`` with their ``_lo``/``_hi`` intervals, ``deals`` and
+    ``games`` (games in arm A).
     """
-    cell_a = make_cell(game, players, arm_a.seats, arm_a.rules, arm_a.cards, rotate=True)
-    cell_b = make_cell(game, players, arm_b.seats, arm_b.rules, arm_b.cards, rotate=True)
+    cell_a = make_cell(game, players, arm_a.seats, arm_a.rules, arm_a.cards, seating_design=seating)
+    cell_b = make_cell(game, players, arm_b.seats, arm_b.rules, arm_b.cards, seating_design=seating)
     key = rng.cell_key(seed, 0)
-    n_rot = len(cell_a.rotations)
-    deals = -(-games // n_rot)
-    total = total_sq = win_a = win_b = 0.0
+    n_a, n_b = len(cell_a.rotations), len(cell_b.rotations)
+    deals = -(-games // n_a)
+    sums = np.zeros((3, 2))  # rows: a, b, a - b; columns: sum, sum of squares over deals
     for start in range(0, deals, chunk_size):
         count = min(chunk_size, deals - start)
-        # rows come rotation-major: reshape to (rotation, deal) and average each deal over rotations
-        a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(n_rot, count).mean(axis=0)
-        b = play_chunk(cell_b, key, start, count)["win"][:, seat].reshape(n_rot, count).mean(axis=0)
-        diff = a - b
-        total += diff.sum()
-        total_sq += (diff * diff).sum()
-        win_a += a.sum()
-        win_b += b.sum()
-    mean = total / deals
-    var = max(total_sq - deals * mean * mean, 0.0) / max(deals - 1, 1)
-    half = stats.t.ppf(0.5 + confidence / 2.0, max(deals - 1, 1)) * np.sqrt(var / deals)
+        # rows come arrangement-major: reshape to (arrangement, deal) and average each deal over them
+        a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(n_a, count).mean(axis=0)
+        b = play_chunk(cell_b, key, start, count)["win"][:, seat].reshape(n_b, count).mean(axis=0)
+        for row, y in enumerate((a, b, a - b)):
+            sums[row] += (y.sum(), (y * y).sum())
+    mean, lo, hi = deal_interval(sums[:, 0], sums[:, 1], deals, 1.0, confidence)
+    var = max(sums[2, 1] - deals * mean[2] * mean[2], 0.0) / max(deals - 1, 1)
+    se = np.sqrt(var / deals)
+    p_value = float(2 * stats.t.sf(abs(mean[2]) / se, max(deals - 1, 1))) if se > 0 else float(mean[2] == 0.0)
     return {
-        "effect": mean,
-        "effect_lo": mean - half,
-        "effect_hi": mean + half,
-        "win_a": win_a / deals,
-        "win_b": win_b / deals,
+        "effect": float(mean[2]),
+        "effect_lo": float(lo[2]),
+        "effect_hi": float(hi[2]),
+        "p_value": p_value,
+        "win_a": float(mean[0]),
+        "win_a_lo": float(lo[0]),
+        "win_a_hi": float(hi[0]),
+        "win_b": float(mean[1]),
+        "win_b_lo": float(lo[1]),
+        "win_b_hi": float(hi[1]),
         "deals": deals,
-        "games": deals * n_rot,
+        "games": deals * n_a,
     }
 
 
-def zero_crossing(values: Sequence[float], effects: Sequence[float]) -> float | None:
-    """Where a swept value's effect crosses zero, by linear interpolation (None if it never does)."""
-    v = np.asarray(values, dtype=float)
-    e = np.asarray(effects, dtype=float)
-    order = np.argsort(v)
-    v, e = v[order], e[order]
-    for i in range(len(v)):
-        if e[i] == 0.0:
-            return float(v[i])
-        if i + 1 < len(v) and np.sign(e[i]) != np.sign(e[i + 1]):
-            return float(v[i] + (v[i + 1] - v[i]) * (0.0 - e[i]) / (e[i + 1] - e[i]))
-    return None
+def holm(p_values: Sequence[float]) -> np.ndarray:
+    """Holm's step-down adjustment: family-wise error control for any dependence between the tests.
+
+    The k-th smallest p-value is multiplied by (m - k + 1), then made non-decreasing in that order.
+    """
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.minimum(np.maximum.accumulate(p[order] * (m - np.arange(m))), 1.0)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
 
 
-def flag_outliers(table: pd.DataFrame, value: str = "effect", lo: str = "effect_lo", hi: str = "effect_hi"):
-    """Mark rows whose interval excludes the median row's value: 'strong', 'weak' or ''."""
-    median = float(np.median(table[value]))
-    flag = np.where(table[lo] > median, "strong", np.where(table[hi] < median, "weak", ""))
+def flag_effects(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Flag rows whose effect differs from zero after Holm's correction across all rows (the family).
+
+    ``strong`` (positive effect) or ``weak`` (negative) when the Holm-adjusted p-value is below
+    ``alpha``.  A row's flag depends only on its own test and the family size, so testing a subset of
+    cards changes flags only through the smaller family.
+    """
     out = table.copy()
-    out["median_effect"] = median
-    out["flag"] = flag
+    out["p_holm"] = holm(out["p_value"]) if len(out) else []
+    out["correction"] = f"holm over {len(out)} tests"
+    significant = out["p_holm"] < alpha
+    out["flag"] = np.where(significant & (out["effect"] > 0), "strong",
+                           np.where(significant & (out["effect"] < 0), "weak", ""))
     return out
 
 
 def card_strength(
     game: Game,
-    players: int,
+    players: int | Sequence[int],
     base: Seat,
     favour,
     cards: Sequence[str],
@@ -112,28 +126,50 @@ def card_strength(
     seed: int,
     rules: Mapping[str, Any] | None = None,
     progress=None,
+    seating: str = "all",
 ) -> pd.DataFrame:
     """Win rate added by each card: seat 0 made to favour it (``favour(card) -> Seat``) vs ``base``.
 
-    Both arms play the same deals with the other seats on ``base``; rows are sorted from the
-    strongest card down and flagged where the interval excludes the median card's effect.
+    Both arms play the same deals with the other seats on ``base``.  With several player counts every
+    (card, count) is one test.  Rows are sorted by player count, then from the strongest card down, and
+    flagged where the effect differs from zero after Holm's correction over all tests.
     """
-    others = [base] * (players - 1)
+    counts = [players] if isinstance(players, int) else list(players)
     rows = []
-    for card in cards:
-        r = paired_effect(game, players, Arm([favour(card)] + others, table, rules), Arm([base] + others, table, rules),
-                          seat=0, games=games, seed=seed)
-        rows.append({"card": card, **r})
-        if progress is not None:
-            progress(card, r)
-    ranked = flag_outliers(pd.DataFrame(rows)).sort_values("effect", ascending=False).reset_index(drop=True)
-    ranked.insert(1, "rank", np.arange(1, len(ranked) + 1))
+    for n in counts:
+        others = [base] * (n - 1)
+        for card in cards:
+            r = paired_effect(game, n, Arm([favour(card)] + others, table, rules), Arm([base] + others, table, rules),
+                              seat=0, games=games, seed=seed, seating=seating)
+            rows.append({"players": n, "card": card, **r})
+            if progress is not None:
+                progress(card, r)
+    ranked = flag_effects(pd.DataFrame(rows)).sort_values(["players", "effect"], ascending=[True, False])
+    ranked = ranked.reset_index(drop=True)
+    ranked.insert(2, "rank", ranked.groupby("players").cumcount() + 1)
     return ranked
+
+
+def sweepable_fields(game: Game, table: pd.DataFrame) -> list[str]:
+    """Card fields that ``--sweep`` can vary: integer columns that a card edit accepts."""
+    if table.empty:
+        return []
+    first = str(table["name"].iloc[0])
+    fields = []
+    for col in table.columns:
+        if col == "name" or not pd.api.types.is_integer_dtype(table[col]):
+            continue
+        try:
+            game.card_table({first: {col: int(table[col].iloc[0])}})
+        except BadInput:
+            continue
+        fields.append(str(col))
+    return fields
 
 
 def value_sweep(
     game: Game,
-    players: int,
+    players: int | Sequence[int],
     base: Seat,
     favour,
     card: str,
@@ -142,13 +178,32 @@ def value_sweep(
     games: int,
     seed: int,
     rules: Mapping[str, Any] | None = None,
-) -> tuple[pd.DataFrame, float | None]:
-    """The card's win-rate-added at each value of one of its fields, and where it crosses zero."""
+    seating: str = "all",
+) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """The card's win-rate-added at each integer value of one of its fields, at each player count.
+
+    Values the card's field does not accept are skipped.  The suggestion is the value whose worst
+    |effect| over the player counts is smallest, with each count's effect there (None if no value was
+    valid).
+    """
+    counts = [players] if isinstance(players, int) else list(players)
     rows = []
     for value in values:
-        table = game.card_table({card: {field: value}})
-        r = paired_effect(game, players, Arm([favour(card)] + [base] * (players - 1), table, rules),
-                          Arm([base] * players, table, rules), seat=0, games=games, seed=seed)
-        rows.append({"card": card, "label": f"{field}={value}", "field": field, "value": value, **r})
+        try:
+            table = game.card_table({card: {field: int(value)}})
+        except BadInput:
+            continue
+        for n in counts:
+            r = paired_effect(game, n, Arm([favour(card)] + [base] * (n - 1), table, rules),
+                              Arm([base] * n, table, rules), seat=0, games=games, seed=seed, seating=seating)
+            rows.append({"card": card, "players": n, "label": f"{field}={value}", "field": field,
+                         "value": int(value), **r})
     frame = pd.DataFrame(rows)
-    return frame, zero_crossing(frame["value"], frame["effect"])
+    if frame.empty:
+        return frame, None
+    worst = frame.assign(abs_effect=frame["effect"].abs()).groupby("value")["abs_effect"].max()
+    best = int(worst.idxmin())
+    at = frame[frame["value"] == best]
+    suggestion = {"card": card, "field": field, "suggested": best, "worst_abs_effect": float(worst[best]),
+                  **{f"effect_at_{int(n)}p": float(e) for n, e in zip(at["players"], at["effect"], strict=True)}}
+    return frame, suggestion

@@ -1,10 +1,10 @@
 """Tune one seat's numeric policy parameters against a field with differential evolution.
 
-Every candidate is scored on the same deals (common random numbers: one
-fixed cell seed, seats rotated), so the optimiser compares parameters, not
-luck.  The winner is then re-measured on fresh seeds, which gives an honest
-win rate with a Wilson interval, next to the starting parameters' rate on
-the same fresh seeds.
+Every candidate is scored on the same deals (common random numbers: one fixed cell seed, every deal
+in every seat arrangement), so the optimiser compares parameters, not luck.  The winner is then
+re-measured against the starting parameters on fresh deals, paired: the answer is the per-deal
+difference best - start with its interval, and the best parameters are also given rounded to the
+precision that difference supports (``supported_precision``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize
 
-from boardsim.analysis.stats import wilson
+from boardsim.analysis.balance import Arm, paired_effect
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat
 from boardsim.runner import WIN_UNITS, make_cell, run_cell
@@ -35,12 +35,15 @@ class TuneResult:
     history: pd.DataFrame  # generation, best win rate so far, evaluations
     evaluations: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    improvement: dict[str, float] = field(default_factory=dict)  # best - start on fresh deals, paired
+    rounded: dict[str, float] = field(default_factory=dict)  # best, to the precision the data support
+    steps: dict[str, float] = field(default_factory=dict)  # that precision per parameter
 
 
 def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards: pd.DataFrame, seat: int,
                   games: int, seed: int, threads_ok: bool = True) -> tuple[float, int]:
-    """Win share of ``seat`` over ``games`` games (seats rotated); returns (wins, games played)."""
-    cell = make_cell(game, players, seats, rules, cards, rotate=True)
+    """Win share of ``seat`` over ``games`` games (every seat arrangement); returns (wins, games played)."""
+    cell = make_cell(game, players, seats, rules, cards, seating_design="all")
     total = {"wins": 0, "games": 0}
 
     def sink(out: Mapping[str, np.ndarray]) -> None:
@@ -99,9 +102,12 @@ def tune(
         out[seat] = Seat(seats[seat].policy, params)
         return out
 
+    tried: list[tuple[np.ndarray, float]] = []
+
     def objective(x: np.ndarray) -> float:
         evaluations["n"] += 1
         wins, n = seat_win_rate(game, players, with_params(x), rules, cards, seat, games, seed)
+        tried.append((np.array(x, dtype=float), wins / n))
         return -wins / n
 
     history = []
@@ -117,12 +123,49 @@ def tune(
     )
     best_seats = with_params(res.x)
     best = dict(best_seats[seat].params)
+    paired = paired_effect(game, players, Arm(best_seats, cards, rules), Arm(list(seats), cards, rules), seat,
+                           check_games, seed + 1)
     check_rows = []
-    for label, candidate in (("start", list(seats)), ("best", best_seats)):
-        wins, n = seat_win_rate(game, players, candidate, rules, cards, seat, check_games, seed + 1)
-        lo, hi = wilson(wins, n)
-        check_rows.append({"which": label, "params": candidate[seat].label(), "games": n, "wins": wins,
-                           "win_rate": wins / n, "win_lo": float(lo), "win_hi": float(hi),
+    for which, candidate, arm in (("start", list(seats), "b"), ("best", best_seats, "a")):
+        check_rows.append({"which": which, "params": candidate[seat].label(), "games": paired["games"],
+                           "deals": paired["deals"], "win_rate": paired[f"win_{arm}"],
+                           "win_lo": paired[f"win_{arm}_lo"], "win_hi": paired[f"win_{arm}_hi"],
                            "fair_share": 1.0 / players})
+    check_rows.append({"which": "best - start", "params": "paired on the same deals", "games": paired["games"],
+                       "deals": paired["deals"], "win_rate": paired["effect"], "win_lo": paired["effect_lo"],
+                       "win_hi": paired["effect_hi"], "fair_share": 0.0})
+    half = (paired["effect_hi"] - paired["effect_lo"]) / 2.0
+    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), half,
+                                np.array(highs) - np.array(lows), integral)
+    rounded = {n: _round_to(float(best[n]), step, is_int)
+               for n, step, is_int in zip(names, steps, integral, strict=True)}
     return TuneResult(pol.name, seat, names, {n: best[n] for n in names}, start, -float(res.fun),
-                      pd.DataFrame(check_rows), pd.DataFrame(history), evaluations["n"])
+                      pd.DataFrame(check_rows), pd.DataFrame(history), evaluations["n"],
+                      improvement={k: paired[k] for k in ("effect", "effect_lo", "effect_hi", "p_value")},
+                      rounded=rounded, steps=dict(zip(names, steps, strict=True)))
+
+
+def supported_precision(tried: Sequence[tuple[np.ndarray, float]], best_x: np.ndarray, best_rate: float,
+                        half_width: float, spans: np.ndarray, integral: Sequence[bool]) -> list[float]:
+    """Per parameter, the rounding step the measurements support.
+
+    Candidates whose search win rate is within ``half_width`` (the half-width of the paired best - start
+    interval) of the best are indistinguishable from it; a parameter is known no better than the range it
+    takes over them, so the step is the power of ten just below that range.  When no other candidate is
+    that close, the step is 1% of the search range.  Integer parameters never get a step below 1.
+    """
+    close = [x for x, rate in tried if rate >= best_rate - half_width]
+    close.append(best_x)
+    spread = np.ptp(np.vstack(close), axis=0)
+    steps = []
+    for width, span, is_int in zip(spread, spans, integral, strict=True):
+        basis = width if width > 0 else span / 100.0
+        step = 10.0 ** np.floor(np.log10(basis)) if basis > 0 else 1.0
+        steps.append(float(max(step, 1.0)) if is_int else float(step))
+    return steps
+
+
+def _round_to(value: float, step: float, is_int: bool) -> float:
+    rounded = round(value / step) * step
+    decimals = max(0, -int(np.floor(np.log10(step)))) if step < 1 else 0
+    return int(round(rounded)) if is_int or step >= 1 else round(rounded, decimals)

@@ -37,8 +37,9 @@ def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarra
         denom = 1.0 + z * z / n
         centre = (p + z * z / (2.0 * n)) / denom
         half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
-        lo = np.clip(centre - half, 0.0, 1.0)
-        hi = np.clip(centre + half, 0.0, 1.0)
+        # exact bounds at the edges: rounding leaves 1e-19 where the bound is 0
+        lo = np.where(wins <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        hi = np.where(wins >= n, 1.0, np.clip(centre + half, 0.0, 1.0))
     lo = np.where(n > 0, lo, np.nan)
     hi = np.where(n > 0, hi, np.nan)
     return lo, hi
@@ -56,3 +57,27 @@ def mean_interval(total, total_sq, n, confidence: float = 0.95):
         z = _z(confidence)
         half = z * sd / np.sqrt(n)
     return mean, sd, mean - half, mean + half
+
+
+def deal_interval(total, total_sq, deals, scale, confidence: float = 0.95):
+    """Mean and t interval of per-deal means, from sums over deals.
+
+    Each deal ``d`` has a total ``Y_d`` (summed over the games that share its cards); the quantity is
+    ``y_d = Y_d / scale``.  ``total`` and ``total_sq`` are the sums of ``Y_d`` and ``Y_d**2`` over
+    ``deals`` deals.  The deal is the unit of replication, so the interval is a Student t interval on
+    ``deals - 1`` degrees of freedom.  Returns (mean, lo, hi); no deals give nan.
+    """
+    from scipy import stats
+
+    total = np.asarray(total, dtype=np.float64)
+    total_sq = np.asarray(total_sq, dtype=np.float64)
+    n = np.asarray(deals, dtype=np.float64)
+    scale = np.asarray(scale, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_y = total / n
+        var_y = np.maximum(total_sq - n * mean_y * mean_y, 0.0) / np.maximum(n - 1.0, 1.0)
+        half_y = stats.t.ppf(0.5 + confidence / 2.0, np.maximum(n - 1.0, 1.0)) * np.sqrt(var_y / n)
+        mean = mean_y / scale
+        half = half_y / scale
+    mean = np.where(n > 0, mean, np.nan)
+    return mean, mean - half, mean + half

@@ -1,9 +1,10 @@
-"""Tournaments: every policy against every other, with seats rotated on paired seeds.
+"""Tournaments: every policy against every other, in every seat arrangement, on paired deals.
 
-Each match is one ``simulate`` call with ``rotate_seats=True``: every deal is
-played once per rotation of the seats, and every match reuses the same cell
-seed (common random numbers), so differences between policies are not
-drowned by deal luck.
+Each match is one ``simulate`` call with ``seating="all"``: every deal is played once in every
+distinct arrangement of the match's policies over the seats, and every match reuses the same cell seed
+(common random numbers), so differences between policies are not drowned by deal luck, and no answer
+depends on who sits to whose left.  Head-to-head rates and ratings come from the pairwise comparisons
+inside each game (who finished ahead of whom), with the deal as the unit of replication.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from boardsim.analysis.ratings import bradley_terry
-from boardsim.analysis.stats import wilson
+from boardsim.analysis.stats import deal_interval, wilson
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
@@ -36,8 +38,9 @@ class TournamentResult:
     policies: list[str]
     matches: pd.DataFrame  # one row per match x seat
     pairwise: pd.DataFrame  # one row per (policy, opponent)
-    ratings: pd.DataFrame  # Bradley-Terry, one row per policy
+    ratings: pd.DataFrame  # Bradley-Terry, one row per policy, strongest first
     seed: int
+    cycles: pd.DataFrame = dc_field(default_factory=pd.DataFrame)  # non-transitive triples (intervals exclude 0.5)
 
     def matrix(self, value: str = "win_rate") -> pd.DataFrame:
         """Policy x opponent table of ``value`` (``win_rate``, ``win_lo``, ``win_hi``, ``games``)."""
@@ -61,6 +64,66 @@ def _lineups(labels: list[str], players: int, mode: str, field: str | None) -> l
     return [c for c in combos if len(set(c)) >= 2]
 
 
+def comparisons(win: np.ndarray, score: np.ndarray, items: Sequence[int], k: int) -> np.ndarray:
+    """(games, k, k) comparisons inside each game: ``[g, i, j]`` = 1 when item i's seat finished ahead of
+    item j's (a larger win share, then a higher score), 0.5 for a dead heat, summed over seat pairs.
+
+    ``items[s]`` is the item (policy index) of slot ``s``; seats of the same item are not compared.
+    """
+    n, P = win.shape
+    out = np.zeros((n, k, k))
+    for a, b in itertools.permutations(range(P), 2):
+        i, j = items[a], items[b]
+        if i == j:
+            continue
+        ahead = (win[:, a] > win[:, b]) | ((win[:, a] == win[:, b]) & (score[:, a] > score[:, b]))
+        tie = (win[:, a] == win[:, b]) & (score[:, a] == score[:, b])
+        out[:, i, j] += ahead + 0.5 * tie
+    return out
+
+
+def pairwise_table(per_deal: np.ndarray, names: Sequence[str], games: np.ndarray,
+                   confidence: float = 0.95) -> pd.DataFrame:
+    """Row policy's share of head-to-head comparisons won against each opponent, with a deal-clustered
+    interval: a Wilson interval at the effective sample size ``rate (1 - rate) / se**2``, where ``se`` is
+    the ratio estimator's standard error over deals (the design effect of comparisons that share a
+    game or a deal).  When every deal went one way (``se`` = 0) each deal counts once.
+    """
+    rows = []
+    k = len(names)
+    for i, j in itertools.permutations(range(k), 2):
+        y = per_deal[:, i, j]
+        x = y + per_deal[:, j, i]
+        met = x > 0
+        d = int(met.sum())
+        if d == 0:
+            continue
+        y, x = y[met], x[met]
+        rate = y.sum() / x.sum()
+        resid = y - rate * x
+        se = np.sqrt((resid * resid).sum() * d / max(d - 1, 1)) / x.sum()
+        n_eff = min(float(x.sum()), rate * (1.0 - rate) / (se * se)) if se > 0 else float(d)
+        lo, hi = wilson(rate * n_eff, n_eff, confidence)
+        rows.append({"policy": names[i], "opponent": names[j], "games": int(games[i, j]), "deals": d,
+                     "comparisons": float(x.sum()), "wins": float(y.sum()), "win_rate": rate,
+                     "effective_n": n_eff, "win_lo": float(lo), "win_hi": float(hi)})
+    return pd.DataFrame(rows)
+
+
+def cycles(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """Non-transitive triples a > b > c > a where every pairwise interval excludes 0.5."""
+    beats = {(r.policy, r.opponent): r for r in pairwise.itertuples() if r.win_lo > 0.5}
+    names = sorted(set(pairwise["policy"]))
+    rows = []
+    for a, b, c in itertools.permutations(names, 3):
+        if a != min(a, b, c):
+            continue  # each cycle once, starting from its first name
+        if (a, b) in beats and (b, c) in beats and (c, a) in beats:
+            rows.append({"a": a, "b": b, "c": c, "a_vs_b": beats[a, b].win_rate, "b_vs_c": beats[b, c].win_rate,
+                         "c_vs_a": beats[c, a].win_rate})
+    return pd.DataFrame(rows, columns=["a", "b", "c", "a_vs_b", "b_vs_c", "c_vs_a"])
+
+
 def run_tournament(
     game: str | Game,
     policies: Sequence[Any],
@@ -73,9 +136,15 @@ def run_tournament(
     cards: Mapping[str, Mapping[str, Any]] | None = None,
     threads: int | None = None,
     progress: bool | None = None,
+    seating: str = "all",
 ) -> TournamentResult:
     """Round robin (every combination of ``players`` distinct policies) or one-vs-field
-    (each policy in one seat against ``field`` in the others); ``games`` per match."""
+    (each policy in one seat against ``field`` in the others); ``games`` per match.
+
+    Every match plays each deal in every distinct seat arrangement (``seating``), and all matches share
+    the same deals.  Ratings are Bradley-Terry on the pairwise comparisons inside each game (who finished
+    ahead of whom), with a weak prior and deal-clustered intervals (``ratings.bradley_terry``).
+    """
     g = get_game(game) if isinstance(game, str) else game
     if mode not in MODES:
         raise BadInput("mode", f"unknown mode {mode!r} (known: {', '.join(MODES)})")
@@ -85,56 +154,48 @@ def run_tournament(
     if len(set(labels)) != len(labels):
         raise BadInput("policies", "each policy may appear only once")
     field_seat = as_seat(field) if field is not None else None
+    names = labels + ([f"field: {field_seat.label()}"] if mode == "field" and field_seat is not None else [])
+    k = len(names)
     rows = []
-    k = len(seats)
-    pair_wins = np.zeros((k, k))
+    per_deal = np.zeros((0, k, k))
     pair_games = np.zeros((k, k))
     for m, lineup in enumerate(_lineups(labels, players, mode, field_seat and field_seat.label())):
         if mode == "field":
             table: list[Seat] = [seats[lineup[0]]] + [field_seat] * (players - 1)
+            items = [lineup[0]] + [k - 1] * (players - 1)
         else:
             table = [seats[i] for i in lineup]
+            items = list(lineup)
         df = simulate(g, games, table, seed=seed, rules=rules, cards=cards, players=players,
-                      rotate_seats=True, threads=threads, progress=progress, cell=0)
-        n = len(df)
-        wins = np.array([df[f"win_{j}"].sum() for j in range(players)])
+                      seating=seating, threads=threads, progress=progress, cell=0)
+        win = df[[f"win_{j}" for j in range(players)]].to_numpy()
+        score = df[[f"score_{j}" for j in range(players)]].to_numpy()
+        deal = df["game"].to_numpy()
+        n_deals = int(deal.max()) + 1
+        if n_deals > len(per_deal):
+            per_deal = np.concatenate([per_deal, np.zeros((n_deals - len(per_deal), k, k))])
+        np.add.at(per_deal, deal, comparisons(win, score, items, k))
+        present = sorted(set(items))
+        for i, j in itertools.permutations(present, 2):
+            pair_games[i, j] += len(df)
         for j, seat in enumerate(table):
-            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": n, "wins": wins[j]})
-        if mode == "round_robin":
-            # pairwise: within a game, each seat's win share counts against every other seat
-            for a, b in itertools.permutations(range(players), 2):
-                i, j = lineup[a], lineup[b]
-                if i != j:
-                    pair_wins[i, j] += wins[a]
-                    pair_games[i, j] += n
+            mean, lo, hi = _seat_rate(win[:, j], deal)
+            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": len(df), "deals": n_deals,
+                         "wins": win[:, j].sum(), "win_rate": mean, "win_lo": lo, "win_hi": hi})
     matches = pd.DataFrame(rows)
-    lo, hi = wilson(matches["wins"], matches["games"])
-    matches["win_rate"] = matches["wins"] / matches["games"]
-    matches["win_lo"], matches["win_hi"] = lo, hi
+    pair = pairwise_table(per_deal, names, pair_games)
     if mode == "field":
-        cand = matches[matches["seat"] == 0]
-        pair = pd.DataFrame({
-            "policy": cand["policy"].to_numpy(),
-            "opponent": field_seat.label(),
-            "games": cand["games"].to_numpy(),
-            "wins": cand["wins"].to_numpy(),
-        })
-        fair = 1.0 / players
-        field_wins = matches[matches["seat"] > 0].groupby("match")["wins"].sum().to_numpy() / (players - 1)
-        bt_wins = np.zeros((k + 1, k + 1))
-        bt_wins[:k, k] = pair["wins"].to_numpy()
-        bt_wins[k, :k] = field_wins
-        ratings = bradley_terry(bt_wins, labels + [f"field: {field_seat.label()}"])
-        pair["fair_share"] = fair
-    else:
-        pair_rows = []
-        for i, j in itertools.permutations(range(k), 2):
-            if pair_games[i, j] > 0:
-                pair_rows.append({"policy": labels[i], "opponent": labels[j], "games": pair_games[i, j],
-                                  "wins": pair_wins[i, j]})
-        pair = pd.DataFrame(pair_rows)
-        ratings = bradley_terry(pair_wins, labels)
-    lo, hi = wilson(pair["wins"], pair["games"])
-    pair["win_rate"] = pair["wins"] / pair["games"]
-    pair["win_lo"], pair["win_hi"] = lo, hi
-    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed)
+        pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
+        pair["fair_share"] = 0.5
+    ratings = bradley_terry(per_deal.sum(axis=0), names, per_deal)
+    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed, cycles(pair))
+
+
+def _seat_rate(win: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
+    """A seat's win share with a t interval over per-deal means (its games share deals)."""
+    per_deal = np.bincount(deal, weights=win)
+    n = np.bincount(deal)
+    keep = n > 0
+    y = per_deal[keep] / n[keep]
+    mean, lo, hi = deal_interval(y.sum(), (y * y).sum(), len(y), 1.0)
+    return float(mean), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))

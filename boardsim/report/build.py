@@ -16,13 +16,16 @@ from boardsim.report import html, plots
 
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
-    "summary.csv": "one row per cell x seat: games, wins, win rate with 95% interval, score mean/sd",
+    "summary.csv": "one row per cell x seat, then per cell x policy (level = policy: the policy over every seat "
+                   "arrangement, with a deal-level 95% interval and its seating spread)",
+    "seatings.csv": "each seat arrangement's per-policy win rate with a 95% interval",
     "positions.csv": "win rate by place in turn order (0 = the first player), with 95% intervals",
     "scores.csv": "score histogram: games per cell, seat and score",
     "rounds.csv": "game length histogram: games per cell and rounds played",
     "tournament_pairwise.csv": "tournament: win rate of each policy against each opponent, 95% intervals",
     "tournament_ratings.csv": "tournament: Bradley-Terry ratings with 95% intervals",
     "tournament_matches.csv": "tournament: each match's seats and win rates",
+    "tournament_cycles.csv": "tournament: non-transitive triples whose pairwise intervals all exclude 0.5",
     "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
     "optimize_history.csv": "optimizer: best win rate found after each generation",
     "run.json": "provenance: version, seed, games, hashes, date",
@@ -70,7 +73,8 @@ def build_report(out_dir: str | Path) -> list[str]:
     tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in
                sorted(d.glob("balance_*.csv"))]
     provenance = meta.get("provenance", {})
-    html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables)
+    html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables,
+                     warnings=meta.get("warnings", []))
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
 
 

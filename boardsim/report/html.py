@@ -17,6 +17,7 @@ def write_index(
     provenance: Mapping[str, object],
     summary: pd.DataFrame,
     tables: Sequence[tuple[str, str]] = (),
+    warnings: Sequence[str] = (),
 ) -> Path:
     esc = html.escape
     parts = [
@@ -30,6 +31,10 @@ def write_index(
     ]
     if description:
         parts.append(f"<p>{esc(description)}</p>")
+    if warnings:
+        parts.append("<section id='warnings'><h2>Warnings</h2><ul>")
+        parts += [f"<li>{esc(w)}</li>" for w in warnings]
+        parts.append("</ul></section>")
     parts.append("<h2>Provenance</h2><ul>")
     for k, v in provenance.items():
         parts.append(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>")
@@ -43,8 +48,10 @@ def write_index(
             parts.append(f"<li><a href='{esc(name)}'>{esc(name)}</a>: {esc(caption)}</li>")
         parts.append("</ul>")
     if not summary.empty:
-        cols = [c for c in ("label", "seat", "policy", "games", "win_rate", "win_lo", "win_hi", "score_mean",
-                            "score_sd") if c in summary.columns]
+        if "level" in summary.columns:  # the per-policy rows answer the question: list them first
+            summary = summary.sort_values("level", key=lambda s: s != "policy", kind="stable")
+        cols = [c for c in ("label", "level", "seat", "policy", "games", "deals", "win_rate", "win_lo", "win_hi",
+                            "seating_spread", "score_mean", "score_sd") if c in summary.columns]
         parts.append("<h2>Summary</h2>")
         parts.append(summary[cols].head(200).to_html(index=False, float_format=lambda x: f"{x:.4g}"))
     parts.append("</body></html>")

@@ -18,8 +18,19 @@ def heading(title: str, sub: str) -> str:
 
 
 def winrate_data(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per cell and seat: x position, rate and the error-bar lengths below and above."""
-    d = summary[["cell", "label", "seat", "policy", "games", "win_rate", "win_lo", "win_hi"]].copy()
+    """Per cell and series: x position, rate and the error-bar lengths below and above.
+
+    A summary with per-policy rows (``level = policy``) is drawn per policy, the answer that does not
+    depend on the seat order; an older one per seat.
+    """
+    d = summary
+    if "level" in d.columns and (d["level"] == "policy").any():
+        d = d[d["level"] == "policy"].copy()
+        d["series"] = d["policy"]
+    else:
+        d = d.copy()
+        d["series"] = "seat " + d["seat"].astype(str) + ": " + d["policy"]
+    d = d[["cell", "label", "series", "policy", "games", "win_rate", "win_lo", "win_hi"]].copy()
     # clipped: rounding can put a bound a hair inside a rate of exactly 0 or 1
     d["err_lo"] = (d["win_rate"] - d["win_lo"]).clip(lower=0)
     d["err_hi"] = (d["win_hi"] - d["win_rate"]).clip(lower=0)
@@ -42,19 +53,17 @@ def cell_figsize(labels: list[str]) -> tuple[float, float]:
 def plot_winrate(ax, data: pd.DataFrame, title: str) -> None:
     cells = list(dict.fromkeys(data["cell"]))
     labels = [data.loc[data["cell"] == c, "label"].iloc[0] for c in cells]
-    seats = sorted(data["seat"].unique())
-    width = 0.8 / max(len(seats), 1)
-    for k, seat in enumerate(seats):
-        s = data[data["seat"] == seat]  # a seat may exist only in some cells (player-count grids)
-        x = np.array([cells.index(c) for c in s["cell"]]) + (k - (len(seats) - 1) / 2) * width
-        policy = s["policy"].iloc[0] if s["policy"].nunique() == 1 else "varies"
-        ax.errorbar(x, s["win_rate"], yerr=[s["err_lo"], s["err_hi"]], fmt="o", capsize=3,
-                    label=f"seat {seat}: {policy}")
+    series = list(dict.fromkeys(data["series"]))
+    width = 0.8 / max(len(series), 1)
+    for k, name in enumerate(series):
+        s = data[data["series"] == name]  # a series may exist only in some cells (player-count grids)
+        x = np.array([cells.index(c) for c in s["cell"]]) + (k - (len(series) - 1) / 2) * width
+        ax.errorbar(x, s["win_rate"], yerr=[s["err_lo"], s["err_hi"]], fmt="o", capsize=3, label=name)
     games = int(data["games"].min())
     set_cell_ticks(ax, labels)
-    ax.set_ylabel("win rate (share of games, 95% Wilson interval)")
+    ax.set_ylabel("win rate per seat (95% interval)")
     ax.set_xlabel("grid cell")
-    ax.set_title(heading(title, f"win rate per seat ({games:,} games per cell)"))
+    ax.set_title(heading(title, f"win rate per policy ({games:,} games per cell)"))
     ax.set_ylim(bottom=0)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
