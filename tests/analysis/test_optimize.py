@@ -34,3 +34,31 @@ def test_bad_bounds_name_the_key():
     with pytest.raises(BadInput) as e:
         tune(GAME, 2, [Seat("multiple"), Seat("par")], {}, GAME.card_table(), 0, {"multiple": [2, 1]})
     assert "low < high" in e.value.message
+
+
+def test_reports_the_paired_difference_and_rounds_to_the_supported_precision():
+    seats = [Seat("eligibility", {"hard": 0.3}), Seat("eligibility")]
+    r = tune(GAME, 3, seats, {}, GAME.card_table(), 0, {"hard": [0.3, 3.0]}, games=600, check_games=6000,
+             maxiter=3, popsize=4, seed=2)
+    diff = r.check.set_index("which").loc["best - start"]
+    # the paired difference is measured on the same deals as the two rates, and excludes zero here
+    assert diff["win_lo"] > 0 and r.improvement["effect_lo"] == diff["win_lo"]
+    assert r.improvement["effect"] == pytest.approx(r.check.set_index("which").loc["best", "win_rate"]
+                                                    - r.check.set_index("which").loc["start", "win_rate"])
+    step = r.steps["hard"]
+    assert step > 0 and abs(r.rounded["hard"] - r.best["hard"]) <= step / 2 + 1e-12
+    assert round(r.rounded["hard"] / step, 9) == round(r.rounded["hard"] / step)
+
+
+def test_supported_precision_follows_the_indistinguishable_candidates():
+    import numpy as np
+
+    from boardsim.analysis.optimize import supported_precision
+
+    tried = [(np.array([1.00, 5.0]), 0.30), (np.array([1.04, 6.0]), 0.299), (np.array([2.5, 3.0]), 0.20)]
+    # within 0.005 of the best: the first two; hard spans 0.04 -> steps of 0.01, target spans 1 -> 1
+    steps = supported_precision(tried, np.array([1.0, 5.0]), 0.30, 0.005, np.array([3.0, 7.0]), [False, True])
+    assert steps == [0.01, 1.0]
+    # a wide interval makes every candidate indistinguishable: coarser steps
+    steps = supported_precision(tried, np.array([1.0, 5.0]), 0.30, 0.2, np.array([3.0, 7.0]), [False, True])
+    assert steps == [1.0, 1.0]
