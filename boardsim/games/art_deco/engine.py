@@ -207,6 +207,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
     rounds = 0
     end = END_PILE
     start = 0
+    next_start = 0  # last_winner: the seat that opens the next round (the last auction's winner)
     rot = 0
     if tail - head > 0:
         active, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
@@ -215,6 +216,8 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
             rounds = rnd
             if start_mode == R.START_ROTATE:
                 start = rot
+            else:
+                start = next_start
             rot += 1  # rot = (rnd - 1) % n_players without an integer division each round
             if rot == n_players:
                 rot = 0
@@ -281,8 +284,8 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                 st[high, C_OVERBID] += bid - v
                 _add_card(cval, cround, st, high, v, rnd)
                 n_log = _log(log, n_log, rnd, EV_WIN, high, v, bid)
-                if start_mode == R.START_LAST_WINNER:
-                    start = high
+                # The winner opens the next round; this round's sale still runs from ``start``.
+                next_start = high
                 # 2. direct purchase by the auction winner
                 n_shown = 0
                 for _ in range(direct_max):

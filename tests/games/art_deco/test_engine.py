@@ -94,6 +94,56 @@ def test_start_player_rotates_or_follows_the_last_winner():
     assert "Round 2: active card 5, P0 opens" in last2
 
 
+def trace_lines(seats, players=None, **rules):
+    rules.setdefault("shuffle", False)
+    seats = [Seat(*s) if isinstance(s, tuple) else Seat(s) for s in seats]
+    return GAME.trace(GAME.prepare(players or len(seats), seats, rules, GAME.card_table()), 1, 0).splitlines()
+
+
+SALE_DEAL = {"values": list(range(1, 14)), "rounds": 2, "sale_price_factor": 2.0, "direct_buy_max": 0,
+             "min_cards_to_win": 0}
+SALE_SEATS = ["par", "par", ("multiple", {"multiple": 1.5})]
+
+
+def test_last_winner_sale_runs_from_the_round_start_player_and_the_winner_opens_the_next_round():
+    # Issue 12 item 4: P2 wins round 1, which P0 opened; round 1's sale still goes P0, P1, P2 and
+    # P2 opens round 2 (auction and sale).  Par sellers at sale price x2 each sell their best old card.
+    assert trace_lines(SALE_SEATS, start_player="last_winner", **SALE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 par: [1, 2, 3] (value 6)",
+        "  P1 par: [4, 5, 6] (value 15)",
+        "  P2 multiple(multiple=1.5): [7, 8, 9] (value 24)",
+        "Round 1: active card 10, P0 opens the bidding",
+        "  P0 bids 10",
+        "  P1 passes",
+        "  P2 bids 11",
+        "  P0 passes",
+        "  P2 wins the 10 for 11 (overbid 1)",
+        "  sale: P0 sells a 3 for 6",
+        "  sale: P1 sells a 6 for 12",
+        "  sale: P2 sells a 9 for 18",
+        "Round 2: active card 11, P2 opens the bidding",
+        "  P2 bids 11",
+        "  P0 passes",
+        "  P1 passes",
+        "  P2 wins the 11 for 11 (overbid 0)",
+        "  sale: P2 sells a 10 for 20",
+        "  sale: P0 sells a 2 for 4",
+        "  sale: P1 sells a 5 for 10",
+        "Game over after round 2: rounds",
+        "  P0 par: score 11 = cash 10 + cards (1 held, eligible)",
+        "  P1 par: score 26 = cash 22 + cards (1 held, eligible)",
+        "  P2 multiple(multiple=1.5): score 42 = cash 16 + cards (3 held, eligible) WINS",
+    ]
+
+
+def test_rotate_sale_order_follows_the_rotating_start_player():
+    lines = trace_lines(SALE_SEATS, **SALE_DEAL)
+    assert "Round 2: active card 11, P1 opens the bidding" in lines
+    sellers = [line.split()[1] for line in lines if line.startswith("  sale:")]
+    assert sellers == ["P0", "P1", "P2", "P1", "P2", "P0"]
+
+
 def test_credit_limit_zero_forbids_debt():
     # nobody sells at par prices, so with no cash nobody can ever buy
     df = simulate("art_deco", 2000, ["par", "eligibility", "blocker", "multiple"], seed=3,
