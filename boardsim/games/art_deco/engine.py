@@ -112,6 +112,21 @@ def _price(value, factor):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def opening_range(value, open_factor, ceiling):
+    """The lowest legal first bid and the highest legal bid on a card of ``value``.
+
+    An auction can open only when the first is <= the second (and the bidder can pay).  ``prepare``
+    calls this through ``opening_range.py_func`` to reject setups where no card can ever be opened,
+    so the check and the engine share one rule.
+    """
+    if open_factor == 1.0:  # the default: ceil(v - 1e-9) == v for the positive integer values
+        min_open = value
+    else:
+        min_open = max(0, int(math.ceil(open_factor * value - 1e-9)))
+    return min_open, value + ceiling
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_card(cval, cround, st, p, value, rnd):
     k = st[p, C_CARDS]
     cval[p, k] = value
@@ -225,11 +240,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
             n_log = _log(log, n_log, rnd, EV_ACTIVE, start, v, 0)
 
             # 1. auction
-            if open_factor == 1.0:  # the default: ceil(v - 1e-9) == v for the positive integer values
-                min_open = v
-            else:
-                min_open = max(0, int(math.ceil(open_factor * v - 1e-9)))
-            top = v + ceiling
+            min_open, top = opening_range(v, open_factor, ceiling)
             high = -1
             bid = 0
             n_passed = 0

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from boardsim import cli
+from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.runner import simulate
@@ -142,6 +144,61 @@ def test_rotate_sale_order_follows_the_rotating_start_player():
     assert "Round 2: active card 11, P1 opens the bidding" in lines
     sellers = [line.split()[1] for line in lines if line.startswith("  sale:")]
     assert sellers == ["P0", "P1", "P2", "P1", "P2", "P0"]
+
+
+def prepare(players=2, **rules):
+    return GAME.prepare(players, [Seat("par")] * players, rules, GAME.card_table())
+
+
+@pytest.mark.parametrize(
+    "players, rules, needed",
+    [
+        (2, {"values": [1, 2, 3, 4, 5]}, "needs 6 cards but the deck has 5; allowed: hand_size <= 2"),
+        (4, {"hand_size": 6, "values": list(range(1, 24))}, "needs 24 cards but the deck has 23"),
+    ],
+)
+def test_deck_too_small_for_the_deal_is_bad_input(players, rules, needed):
+    with pytest.raises(BadInput) as e:
+        prepare(players, **rules)
+    assert e.value.key == "rules.hand_size" and needed in e.value.message
+    prepare(players, **{**rules, "hand_size": len(rules["values"]) // players})  # the largest allowed deals
+
+
+def test_deck_too_small_from_the_card_table_is_bad_input():
+    cards = GAME.card_table({f"v{v}": {"copies": 1} for v in range(1, 13)})  # 12 cards, 4 x 3 dealt
+    GAME.prepare(4, [Seat("par")] * 4, {}, cards)
+    with pytest.raises(BadInput, match="needs 16 cards but the deck has 12"):
+        GAME.prepare(4, [Seat("par")] * 4, {"hand_size": 4}, cards)
+
+
+def test_no_legal_opening_bid_is_bad_input():
+    # the engine opens at ceil(open_min_bid x v) and allows bids up to v + bid_ceiling
+    with pytest.raises(BadInput) as e:
+        prepare(values=[3, 7] * 5, open_min_bid=1.7, bid_ceiling=2)  # the 3: 6 > 5; the 7: 12 > 9
+    assert e.value.key == "rules.open_min_bid"
+    assert "(the 3: 6 > 3 + 2)" in e.value.message
+    assert "allowed: open_min_bid <= 1.6666 with bid_ceiling 2, or bid_ceiling >= 3" in e.value.message
+    # both suggested fixes, and an exact fit (ceil(5/3 x 3) == 5 == 3 + 2), are accepted
+    for ok in ({"open_min_bid": 1.6666, "bid_ceiling": 2}, {"open_min_bid": 1.7, "bid_ceiling": 3},
+               {"open_min_bid": 5 / 3, "bid_ceiling": 2}):
+        prepare(values=[3, 7] * 5, **ok)
+    # one openable value is enough, even if it is rare (the 2 opens at ceil(3.4) = 4 = 2 + 2)
+    prepare(values=[7] * 9 + [2], open_min_bid=1.7, bid_ceiling=2)
+    with pytest.raises(BadInput, match="the 1: 5 > 1 \\+ 0"):
+        prepare(open_min_bid=5.0, bid_ceiling=0)
+    prepare(open_min_bid=5.0, bid_ceiling=4)  # the 1 opens at 5 = 1 + 4
+
+
+def test_unplayable_setups_are_one_line_cli_errors(tmp_path, capsys):
+    for rules, key in (("values = [1, 2, 3, 4, 5]", "rules.hand_size"),
+                       ("open_min_bid = 3.0\nbid_ceiling = 1", "rules.open_min_bid")):
+        path = tmp_path / "s.toml"
+        path.write_text(f'game = "art_deco"\nplayers = 2\n[rules]\n{rules}\n')
+        assert cli.main(["sweep", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"error: {path}: {key}: ") and "allowed:" in err
+    assert cli.main(["play", "art_deco", "--rule", "hand_size=20", "--rule", "values=[1,2,3]"]) == 2
+    assert capsys.readouterr().err.startswith("error: rules.hand_size: dealing 20 cards to each of 4 players")
 
 
 def test_credit_limit_zero_forbids_debt():
