@@ -146,6 +146,65 @@ def test_rotate_sale_order_follows_the_rotating_start_player():
     assert sellers == ["P0", "P1", "P2", "P1", "P2", "P0"]
 
 
+NEVER = ("multiple", {"multiple": 0.0})
+TIE_DEAL = {"values": [3, 3, 3, 4, 4, 1, 2, 8], "rounds": 1, "min_cards_to_win": 0}
+
+
+def test_trace_says_the_card_count_broke_a_tie():
+    assert trace_lines(["par", NEVER], direct_buy_max=0, **TIE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 par: [3, 3, 3] (value 9)",
+        "  P1 multiple(multiple=0.0): [4, 4, 1] (value 9)",
+        "Round 1: active card 2, P0 opens the bidding",
+        "  P0 bids 2",
+        "  P1 passes",
+        "  P0 wins the 2 for 2 (overbid 0)",
+        "Game over after round 1: rounds",
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) WINS",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible)",
+        "  tie-break: P0 and P1 tie on score 9; P0 wins on more cards (4 vs 3)",
+    ]
+
+
+def test_trace_says_a_full_tie_is_shared():
+    assert trace_lines([NEVER, NEVER], **TIE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 multiple(multiple=0.0): [3, 3, 3] (value 9)",
+        "  P1 multiple(multiple=0.0): [4, 4, 1] (value 9)",
+        "Round 1: active card 2, P0 opens the bidding",
+        "  P0 passes",
+        "  P1 passes",
+        "  nobody bids: the 2 is discarded",
+        "Game over after round 1: rounds",
+        "  P0 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible) shares the win (0.50)",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible) shares the win (0.50)",
+        "  tie remains: P0 and P1 have score 9 and 3 cards each; the win is shared (1/2 each)",
+    ]
+
+
+def test_trace_tie_on_score_narrowed_by_cards_then_shared():
+    # three tie on 9; P0 and P1 each bought one card at par, so they share the win
+    lines = trace_lines(["par", "par", NEVER], values=[3, 3, 3, 4, 4, 1, 2, 2, 5, 2, 5], rounds=2,
+                        direct_buy_max=0, min_cards_to_win=0)
+    assert lines[-5:] == [
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) shares the win (0.50)",
+        "  P1 par: score 9 = cash -5 + cards (4 held, eligible) shares the win (0.50)",
+        "  P2 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible)",
+        "  tie-break: P0, P1 and P2 tie on score 9; P0 and P1 hold the most cards (4 vs 3)",
+        "  tie remains: P0 and P1 have score 9 and 4 cards each; the win is shared (1/2 each)",
+    ]
+
+
+def test_no_tie_line_when_one_player_has_the_top_score_or_ties_are_ineligible():
+    lines = trace_lines(["par", NEVER], direct_buy_max=0, **{**TIE_DEAL, "min_cards_to_win": 4})
+    assert lines[-2:] == [
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) WINS",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, not eligible)",
+    ]
+    assert not any("tie" in line for line in trace_lines(["par", "par"], values=[5, 5, 5, 10, 10, 10, 9, 2, 2, 7],
+                                                          rounds=1))
+
+
 def prepare(players=2, **rules):
     return GAME.prepare(players, [Seat("par")] * players, rules, GAME.card_table())
 
