@@ -317,6 +317,37 @@ def test_accounting_identity_on_every_game(rules):
             assert np.array_equal(df[f"cash_{j}"].to_numpy(), sold - paid)
 
 
+def identity_gap(rules, seats=("par", "multiple", "eligibility", "blocker"), players=4):
+    """score - (dealt_value - overbid) for every game and seat."""
+    df = simulate("art_deco", 3000, list(seats), seed=12, rules=rules, players=players)
+    return np.stack([df[f"score_{j}"] - (df[f"dealt_value_{j}"] - df[f"overbid_{j}"]) for j in range(players)])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        # the options the report names as keeping the identity
+        {"credit_limit": 0},
+        {"credit_limit": 5, "unsold": "pile_bottom", "start_player": "last_winner"},
+        {"open_min_bid": 0.5, "bid_ceiling": 2, "rounds": 30, "hand_size": 5, "direct_buy_max": 4},
+        {"min_cards_to_win": 2, "values": [1, 5, 9] * 12},
+    ],
+)
+def test_score_is_dealt_value_minus_overbid_at_default_price_factors(rules):
+    # random seats too: they sell and buy direct at random, which must not matter at price factor 1
+    gap = identity_gap(rules, seats=("par", "multiple", "random", "blocker"))
+    assert (gap == 0).all()
+
+
+@pytest.mark.parametrize("rules", [{"sale_price_factor": 1.5}, {"direct_price_factor": 0.8}])
+def test_price_factors_break_the_identity(rules):
+    gap = identity_gap(rules, seats=("par", "multiple", "random", "blocker"))
+    assert (gap != 0).any()
+    if "sale_price_factor" in rules:
+        assert (gap >= 0).all()  # a sale at 1.5 x value can only add to the score
+
+
 def test_cards_are_conserved():
     # every card is held, still in the pile, or was discarded unsold
     df = simulate("art_deco", 5000, ["random"] * 3, seed=8)
