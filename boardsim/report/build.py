@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from boardsim import games
+from boardsim.errors import BadInput
 from boardsim.report import html, plots
 
 # file -> caption, in the order the index lists them
@@ -67,8 +69,11 @@ def build_report(out_dir: str | Path) -> list[str]:
     curve = _read(d / "balance_fame_curve.csv")
     if not curve.empty:
         images.append(plots.write_fame_curves(curve, d, title))
+    notes = _chart_notes(meta, summary)
     for path in sorted(d.glob("balance_*.csv")):
-        images += plots.write_balance(path.stem.removeprefix("balance_"), _read(path), d, title)
+        name = path.stem.removeprefix("balance_")
+        note = notes.get(name)
+        images += [(f, f"{cap} {note}" if note else cap) for f, cap in plots.write_balance(name, _read(path), d, title)]
     tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
     tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in
                sorted(d.glob("balance_*.csv"))]
@@ -76,6 +81,21 @@ def build_report(out_dir: str | Path) -> list[str]:
     html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables,
                      warnings=meta.get("warnings", []))
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
+
+
+def _chart_notes(meta: dict, summary: pd.DataFrame) -> dict[str, str]:
+    """The game's own sentences for its balance charts (``CHART_NOTES`` in its balance module), by table
+    name; the game comes from run.json's provenance or summary.csv."""
+    name = meta.get("provenance", {}).get("game")
+    if name is None and "game" in summary.columns and len(summary):
+        name = summary["game"].iloc[0]
+    if name is None:
+        return {}
+    try:
+        game = games.get(name)
+    except BadInput:
+        return {}
+    return dict(getattr(game.balance, "CHART_NOTES", {}))
 
 
 def write_meta(out_dir: str | Path, title: str, description: str, provenance: dict) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,6 +52,7 @@ class ArtDeco(Game):
         )
         if deck.size == 0:
             raise BadInput("cards", "the deck is empty (every copies count is 0)")
+        _check_playable(n_players, resolved, deck)
         arrays = {
             "rules": rules.encode_rules(resolved, debug),
             "deck": deck,
@@ -76,6 +78,34 @@ class ArtDeco(Game):
             prepared["policies"], 100_000,
         )
         return format_trace(prepared, score, win, seat_out, game_out, log)
+
+
+def _check_playable(n_players: int, resolved: Mapping[str, Any], deck: np.ndarray) -> None:
+    """BadInput for a setup the engine would run but that cannot be played as a game."""
+    hand = resolved["hand_size"]
+    need = n_players * hand
+    if deck.size < need:
+        raise BadInput(
+            "rules.hand_size",
+            f"dealing {hand} cards to each of {n_players} players needs {need} cards but the deck has "
+            f"{deck.size}; allowed: hand_size <= {deck.size // n_players} with this deck, or a deck of at "
+            f"least {need} cards",
+        )
+    # The engine's own bounds: a first bid must lie in [lowest opening bid, value + bid_ceiling].
+    factor, ceiling = resolved["open_min_bid"], resolved["bid_ceiling"]
+    values = np.unique(deck).tolist()
+    ranges = [engine.opening_range.py_func(v, factor, ceiling) for v in values]
+    if all(lo > hi for lo, hi in ranges):
+        # The smallest card comes closest: lowest opening bid - value = ceil((open_min_bid - 1) x value)
+        # grows with the value.  The factor bound is rounded down so that it is itself allowed.
+        v, (lo, _) = values[0], ranges[0]
+        raise BadInput(
+            "rules.open_min_bid",
+            f"no opening bid is ever legal: for every card value the lowest opening bid (open_min_bid x value, "
+            f"rounded up) is above value + bid_ceiling (the {v}: {lo} > {v} + {ceiling}); allowed: "
+            f"open_min_bid <= {math.floor((v + ceiling) / v * 1e4) / 1e4:g} with bid_ceiling {ceiling}, "
+            f"or bid_ceiling >= {lo - v} with open_min_bid {factor:g}",
+        )
 
 
 GAME = ArtDeco()

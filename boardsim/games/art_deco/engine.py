@@ -112,6 +112,21 @@ def _price(value, factor):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def opening_range(value, open_factor, ceiling):
+    """The lowest legal first bid and the highest legal bid on a card of ``value``.
+
+    An auction can open only when the first is <= the second (and the bidder can pay).  ``prepare``
+    calls this through ``opening_range.py_func`` to reject setups where no card can ever be opened,
+    so the check and the engine share one rule.
+    """
+    if open_factor == 1.0:  # the default: ceil(v - 1e-9) == v for the positive integer values
+        min_open = value
+    else:
+        min_open = max(0, int(math.ceil(open_factor * value - 1e-9)))
+    return min_open, value + ceiling
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _add_card(cval, cround, st, p, value, rnd):
     k = st[p, C_CARDS]
     cval[p, k] = value
@@ -207,6 +222,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
     rounds = 0
     end = END_PILE
     start = 0
+    next_start = 0  # last_winner: the seat that opens the next round (the last auction's winner)
     rot = 0
     if tail - head > 0:
         active, s0, s1, s2, s3 = _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
@@ -215,6 +231,8 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
             rounds = rnd
             if start_mode == R.START_ROTATE:
                 start = rot
+            else:
+                start = next_start
             rot += 1  # rot = (rnd - 1) % n_players without an integer division each round
             if rot == n_players:
                 rot = 0
@@ -222,11 +240,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
             n_log = _log(log, n_log, rnd, EV_ACTIVE, start, v, 0)
 
             # 1. auction
-            if open_factor == 1.0:  # the default: ceil(v - 1e-9) == v for the positive integer values
-                min_open = v
-            else:
-                min_open = max(0, int(math.ceil(open_factor * v - 1e-9)))
-            top = v + ceiling
+            min_open, top = opening_range(v, open_factor, ceiling)
             high = -1
             bid = 0
             n_passed = 0
@@ -281,8 +295,8 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                 st[high, C_OVERBID] += bid - v
                 _add_card(cval, cround, st, high, v, rnd)
                 n_log = _log(log, n_log, rnd, EV_WIN, high, v, bid)
-                if start_mode == R.START_LAST_WINNER:
-                    start = high
+                # The winner opens the next round; this round's sale still runs from ``start``.
+                next_start = high
                 # 2. direct purchase by the auction winner
                 n_shown = 0
                 for _ in range(direct_max):

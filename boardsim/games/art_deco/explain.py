@@ -61,4 +61,33 @@ def format_trace(
         )
     if win.sum() == 0:
         lines.append("  no player is eligible: the game has no winner")
+    else:
+        lines += _tie_lines(score, win, seat_out[:, held], seat_out[:, elig])
     return "\n".join(lines)
+
+
+def _seats(seats: list[int]) -> str:
+    """``P0``, ``P0 and P2``, ``P0, P1 and P3``."""
+    names = [f"P{p}" for p in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _tie_lines(score: np.ndarray, win: np.ndarray, cards: np.ndarray, eligible: np.ndarray) -> list[str]:
+    """Say how a tie on the top score among eligible players was settled (the engine decided it:
+    more cards first, then a shared win); nothing when one player had the top score alone."""
+    top = max(int(score[p]) for p in range(len(score)) if eligible[p])
+    tied = [p for p in range(len(score)) if eligible[p] and score[p] == top]
+    if len(tied) < 2:
+        return []
+    winners = [p for p in tied if win[p] > 0]
+    most = int(cards[winners[0]])
+    lines = []
+    if len(winners) < len(tied):
+        fewer = sorted({int(cards[p]) for p in tied if p not in winners}, reverse=True)
+        how = "wins on more cards" if len(winners) == 1 else "hold the most cards"
+        lines.append(f"  tie-break: {_seats(tied)} tie on score {top}; {_seats(winners)} {how} "
+                     f"({most} vs {', '.join(map(str, fewer))})")
+    if len(winners) > 1:
+        lines.append(f"  tie remains: {_seats(winners)} have score {top} and {most} cards each; the win is "
+                     f"shared (1/{len(winners)} each)")
+    return lines

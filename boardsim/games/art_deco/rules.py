@@ -20,8 +20,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "start_player",
         "rotate",
-        "who opens round r: rotate = seat (r-1) mod N; last_winner = the previous auction's winner "
-        "(unchanged after an unsold round)",
+        "who opens round r (its auction, then its sale in turn order): rotate = seat (r-1) mod N; "
+        "last_winner = the previous auction's winner (unchanged after an unsold round)",
         "choice",
         choices=("rotate", "last_winner"),
     ),

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from boardsim import cli
+from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.runner import simulate
@@ -94,6 +96,170 @@ def test_start_player_rotates_or_follows_the_last_winner():
     assert "Round 2: active card 5, P0 opens" in last2
 
 
+def trace_lines(seats, players=None, **rules):
+    rules.setdefault("shuffle", False)
+    seats = [Seat(*s) if isinstance(s, tuple) else Seat(s) for s in seats]
+    return GAME.trace(GAME.prepare(players or len(seats), seats, rules, GAME.card_table()), 1, 0).splitlines()
+
+
+SALE_DEAL = {"values": list(range(1, 14)), "rounds": 2, "sale_price_factor": 2.0, "direct_buy_max": 0,
+             "min_cards_to_win": 0}
+SALE_SEATS = ["par", "par", ("multiple", {"multiple": 1.5})]
+
+
+def test_last_winner_sale_runs_from_the_round_start_player_and_the_winner_opens_the_next_round():
+    # Issue 12 item 4: P2 wins round 1, which P0 opened; round 1's sale still goes P0, P1, P2 and
+    # P2 opens round 2 (auction and sale).  Par sellers at sale price x2 each sell their best old card.
+    assert trace_lines(SALE_SEATS, start_player="last_winner", **SALE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 par: [1, 2, 3] (value 6)",
+        "  P1 par: [4, 5, 6] (value 15)",
+        "  P2 multiple(multiple=1.5): [7, 8, 9] (value 24)",
+        "Round 1: active card 10, P0 opens the bidding",
+        "  P0 bids 10",
+        "  P1 passes",
+        "  P2 bids 11",
+        "  P0 passes",
+        "  P2 wins the 10 for 11 (overbid 1)",
+        "  sale: P0 sells a 3 for 6",
+        "  sale: P1 sells a 6 for 12",
+        "  sale: P2 sells a 9 for 18",
+        "Round 2: active card 11, P2 opens the bidding",
+        "  P2 bids 11",
+        "  P0 passes",
+        "  P1 passes",
+        "  P2 wins the 11 for 11 (overbid 0)",
+        "  sale: P2 sells a 10 for 20",
+        "  sale: P0 sells a 2 for 4",
+        "  sale: P1 sells a 5 for 10",
+        "Game over after round 2: rounds",
+        "  P0 par: score 11 = cash 10 + cards (1 held, eligible)",
+        "  P1 par: score 26 = cash 22 + cards (1 held, eligible)",
+        "  P2 multiple(multiple=1.5): score 42 = cash 16 + cards (3 held, eligible) WINS",
+    ]
+
+
+def test_rotate_sale_order_follows_the_rotating_start_player():
+    lines = trace_lines(SALE_SEATS, **SALE_DEAL)
+    assert "Round 2: active card 11, P1 opens the bidding" in lines
+    sellers = [line.split()[1] for line in lines if line.startswith("  sale:")]
+    assert sellers == ["P0", "P1", "P2", "P1", "P2", "P0"]
+
+
+NEVER = ("multiple", {"multiple": 0.0})
+TIE_DEAL = {"values": [3, 3, 3, 4, 4, 1, 2, 8], "rounds": 1, "min_cards_to_win": 0}
+
+
+def test_trace_says_the_card_count_broke_a_tie():
+    assert trace_lines(["par", NEVER], direct_buy_max=0, **TIE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 par: [3, 3, 3] (value 9)",
+        "  P1 multiple(multiple=0.0): [4, 4, 1] (value 9)",
+        "Round 1: active card 2, P0 opens the bidding",
+        "  P0 bids 2",
+        "  P1 passes",
+        "  P0 wins the 2 for 2 (overbid 0)",
+        "Game over after round 1: rounds",
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) WINS",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible)",
+        "  tie-break: P0 and P1 tie on score 9; P0 wins on more cards (4 vs 3)",
+    ]
+
+
+def test_trace_says_a_full_tie_is_shared():
+    assert trace_lines([NEVER, NEVER], **TIE_DEAL) == [
+        "Setup: dealt hands",
+        "  P0 multiple(multiple=0.0): [3, 3, 3] (value 9)",
+        "  P1 multiple(multiple=0.0): [4, 4, 1] (value 9)",
+        "Round 1: active card 2, P0 opens the bidding",
+        "  P0 passes",
+        "  P1 passes",
+        "  nobody bids: the 2 is discarded",
+        "Game over after round 1: rounds",
+        "  P0 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible) shares the win (0.50)",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible) shares the win (0.50)",
+        "  tie remains: P0 and P1 have score 9 and 3 cards each; the win is shared (1/2 each)",
+    ]
+
+
+def test_trace_tie_on_score_narrowed_by_cards_then_shared():
+    # three tie on 9; P0 and P1 each bought one card at par, so they share the win
+    lines = trace_lines(["par", "par", NEVER], values=[3, 3, 3, 4, 4, 1, 2, 2, 5, 2, 5], rounds=2,
+                        direct_buy_max=0, min_cards_to_win=0)
+    assert lines[-5:] == [
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) shares the win (0.50)",
+        "  P1 par: score 9 = cash -5 + cards (4 held, eligible) shares the win (0.50)",
+        "  P2 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, eligible)",
+        "  tie-break: P0, P1 and P2 tie on score 9; P0 and P1 hold the most cards (4 vs 3)",
+        "  tie remains: P0 and P1 have score 9 and 4 cards each; the win is shared (1/2 each)",
+    ]
+
+
+def test_no_tie_line_when_one_player_has_the_top_score_or_ties_are_ineligible():
+    lines = trace_lines(["par", NEVER], direct_buy_max=0, **{**TIE_DEAL, "min_cards_to_win": 4})
+    assert lines[-2:] == [
+        "  P0 par: score 9 = cash -2 + cards (4 held, eligible) WINS",
+        "  P1 multiple(multiple=0.0): score 9 = cash 0 + cards (3 held, not eligible)",
+    ]
+    assert not any("tie" in line for line in trace_lines(["par", "par"], values=[5, 5, 5, 10, 10, 10, 9, 2, 2, 7],
+                                                          rounds=1))
+
+
+def prepare(players=2, **rules):
+    return GAME.prepare(players, [Seat("par")] * players, rules, GAME.card_table())
+
+
+@pytest.mark.parametrize(
+    "players, rules, needed",
+    [
+        (2, {"values": [1, 2, 3, 4, 5]}, "needs 6 cards but the deck has 5; allowed: hand_size <= 2"),
+        (4, {"hand_size": 6, "values": list(range(1, 24))}, "needs 24 cards but the deck has 23"),
+    ],
+)
+def test_deck_too_small_for_the_deal_is_bad_input(players, rules, needed):
+    with pytest.raises(BadInput) as e:
+        prepare(players, **rules)
+    assert e.value.key == "rules.hand_size" and needed in e.value.message
+    prepare(players, **{**rules, "hand_size": len(rules["values"]) // players})  # the largest allowed deals
+
+
+def test_deck_too_small_from_the_card_table_is_bad_input():
+    cards = GAME.card_table({f"v{v}": {"copies": 1} for v in range(1, 13)})  # 12 cards, 4 x 3 dealt
+    GAME.prepare(4, [Seat("par")] * 4, {}, cards)
+    with pytest.raises(BadInput, match="needs 16 cards but the deck has 12"):
+        GAME.prepare(4, [Seat("par")] * 4, {"hand_size": 4}, cards)
+
+
+def test_no_legal_opening_bid_is_bad_input():
+    # the engine opens at ceil(open_min_bid x v) and allows bids up to v + bid_ceiling
+    with pytest.raises(BadInput) as e:
+        prepare(values=[3, 7] * 5, open_min_bid=1.7, bid_ceiling=2)  # the 3: 6 > 5; the 7: 12 > 9
+    assert e.value.key == "rules.open_min_bid"
+    assert "(the 3: 6 > 3 + 2)" in e.value.message
+    assert "allowed: open_min_bid <= 1.6666 with bid_ceiling 2, or bid_ceiling >= 3" in e.value.message
+    # both suggested fixes, and an exact fit (ceil(5/3 x 3) == 5 == 3 + 2), are accepted
+    for ok in ({"open_min_bid": 1.6666, "bid_ceiling": 2}, {"open_min_bid": 1.7, "bid_ceiling": 3},
+               {"open_min_bid": 5 / 3, "bid_ceiling": 2}):
+        prepare(values=[3, 7] * 5, **ok)
+    # one openable value is enough, even if it is rare (the 2 opens at ceil(3.4) = 4 = 2 + 2)
+    prepare(values=[7] * 9 + [2], open_min_bid=1.7, bid_ceiling=2)
+    with pytest.raises(BadInput, match="the 1: 5 > 1 \\+ 0"):
+        prepare(open_min_bid=5.0, bid_ceiling=0)
+    prepare(open_min_bid=5.0, bid_ceiling=4)  # the 1 opens at 5 = 1 + 4
+
+
+def test_unplayable_setups_are_one_line_cli_errors(tmp_path, capsys):
+    for rules, key in (("values = [1, 2, 3, 4, 5]", "rules.hand_size"),
+                       ("open_min_bid = 3.0\nbid_ceiling = 1", "rules.open_min_bid")):
+        path = tmp_path / "s.toml"
+        path.write_text(f'game = "art_deco"\nplayers = 2\n[rules]\n{rules}\n')
+        assert cli.main(["sweep", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"error: {path}: {key}: ") and "allowed:" in err
+    assert cli.main(["play", "art_deco", "--rule", "hand_size=20", "--rule", "values=[1,2,3]"]) == 2
+    assert capsys.readouterr().err.startswith("error: rules.hand_size: dealing 20 cards to each of 4 players")
+
+
 def test_credit_limit_zero_forbids_debt():
     # nobody sells at par prices, so with no cash nobody can ever buy
     df = simulate("art_deco", 2000, ["par", "eligibility", "blocker", "multiple"], seed=3,
@@ -149,6 +315,37 @@ def test_accounting_identity_on_every_game(rules):
                                                                              "paid"))
             assert np.array_equal(score, held + sold - paid)
             assert np.array_equal(df[f"cash_{j}"].to_numpy(), sold - paid)
+
+
+def identity_gap(rules, seats=("par", "multiple", "eligibility", "blocker"), players=4):
+    """score - (dealt_value - overbid) for every game and seat."""
+    df = simulate("art_deco", 3000, list(seats), seed=12, rules=rules, players=players)
+    return np.stack([df[f"score_{j}"] - (df[f"dealt_value_{j}"] - df[f"overbid_{j}"]) for j in range(players)])
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        # the options the report names as keeping the identity
+        {"credit_limit": 0},
+        {"credit_limit": 5, "unsold": "pile_bottom", "start_player": "last_winner"},
+        {"open_min_bid": 0.5, "bid_ceiling": 2, "rounds": 30, "hand_size": 5, "direct_buy_max": 4},
+        {"min_cards_to_win": 2, "values": [1, 5, 9] * 12},
+    ],
+)
+def test_score_is_dealt_value_minus_overbid_at_default_price_factors(rules):
+    # random seats too: they sell and buy direct at random, which must not matter at price factor 1
+    gap = identity_gap(rules, seats=("par", "multiple", "random", "blocker"))
+    assert (gap == 0).all()
+
+
+@pytest.mark.parametrize("rules", [{"sale_price_factor": 1.5}, {"direct_price_factor": 0.8}])
+def test_price_factors_break_the_identity(rules):
+    gap = identity_gap(rules, seats=("par", "multiple", "random", "blocker"))
+    assert (gap != 0).any()
+    if "sale_price_factor" in rules:
+        assert (gap >= 0).all()  # a sale at 1.5 x value can only add to the score
 
 
 def test_cards_are_conserved():

@@ -1,14 +1,29 @@
 """Hypothesis: for any legal rules, deck and policies, cards are never created or lost and the books balance."""
 
+import math
+
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 
 GAME = get("art_deco")
 POLICIES = [p.name for p in GAME.policies]
+
+def unplayable_key(rules, players):
+    """The option prepare must reject, written out independently of the engine: a deck too small for
+    the deal, or no card value v with ceil(open_min_bid x v) <= v + bid_ceiling (no auction can open)."""
+    if len(rules["values"]) < players * rules["hand_size"]:
+        return "rules.hand_size"
+    f, c = rules["open_min_bid"], rules["bid_ceiling"]
+    if all(math.ceil(f * v - 1e-9) > v + c for v in rules["values"]):
+        return "rules.open_min_bid"
+    return None
+
 
 rules_strategy = st.fixed_dictionaries(
     {
@@ -32,6 +47,12 @@ rules_strategy = st.fixed_dictionaries(
 @given(rules=rules_strategy, players=st.integers(2, 4), seats=st.lists(st.sampled_from(POLICIES), min_size=4,
                                                                        max_size=4), seed=st.integers(0, 2**32))
 def test_cards_conserved_and_books_balance(rules, players, seats, seed):
+    unplayable = unplayable_key(rules, players)
+    if unplayable:  # prepare refuses the setups no game can be played with
+        with pytest.raises(BadInput) as e:
+            GAME.prepare(players, [Seat(s) for s in seats[:players]], rules, GAME.card_table())
+        assert e.value.key == unplayable
+        return
     prep = GAME.prepare(players, [Seat(s) for s in seats[:players]], rules, GAME.card_table(), debug=True)
     out = GAME.play(prep, seed, 0, 50)
     n_cards = len(rules["values"])
