@@ -93,7 +93,9 @@ players = [2, 3]
                  "index.html"):
         assert (out / name).stat().st_size > 0
     summary = pd.read_csv(out / "summary.csv")
-    assert len(summary) == 2 * 2 + 3 * 2
+    # one row per seat, then one per distinct policy: 2 + 2 rows at 2 players, 3 + 2 at 3
+    assert len(summary) == 2 * (2 + 2) + 2 * (3 + 2)
+    assert list(summary["level"].value_counts().sort_index()) == [4 * 2, 2 * 2 + 2 * 3]
     assert (summary["win_lo"] <= summary["win_rate"]).all() and (summary["win_rate"] <= summary["win_hi"]).all()
     assert (summary["games"] >= 800).all()
     html = (out / "index.html").read_text()

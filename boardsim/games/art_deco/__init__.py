@@ -1,4 +1,4 @@
-"""Art Deco: an auction card game for 2-4 players (../shared/rules/art-deco.md)."""
+"""Art Deco: an auction card game for 2-4 players (docs/rules/art-deco.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Art Deco rule options (../shared/rules/art-deco.md) and their encoding.
+"""Art Deco rule options (docs/rules/art-deco.md) and their encoding.
 
 The jitted engine reads the options from one float64 vector; the ``R_*``
 constants are the positions in that vector, so a new option value never
