@@ -101,6 +101,7 @@ for _b, _shift, _mask in ((B_DISM_STARTERS, 0, (1 << 20) - 1), (B_DISMISSED, 20,
 # the bonuses _score_player computes with loops (row and column are per-slot tests, the rest scalars above)
 COMPLEX_BONUS = sum(1 << b for b in (B_UNIQUE_ADJ, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_ADJ_RANK_MAX, B_COPY_ADJ))
 H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
+D_NONE, D_PLACE_ANY = range(2)  # When Dismissed banners (cards.DISMISSED_KINDS), not the When Hired codes
 PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
 K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
 
@@ -306,7 +307,8 @@ def _place_in_deck(dest, kind, S, rng):
 
 @njit(**CALL, **INTERNAL)
 def _pig_to_deck(p, kind, S, C, O, rng):
-    """The Pig's When Dismissed: it goes into a deck (a policy choice) instead of the pile."""
+    """The Pig's banner, "when hired or dismissed, place this card in any deck": the one path for a hire,
+    a Snake-stacked Pig and every dismissal route, so the deck is always the seat policy's same choice."""
     dest = _pig_dest(p, S, C, rng)
     _place_in_deck(dest, kind, S, rng)
     _log(S[3], O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
@@ -324,7 +326,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
     stt[ST_DISMISSED, p, kind] += 1
     pv[p, DISMS] += 1
     _log(sh, log, EV_DISMISS, p, kind, why, 0, 0, 0, 0)
-    if cards[kind, C_ONDISM] == H_PLACE_ANY:
+    if cards[kind, C_ONDISM] == D_PLACE_ANY:
         _pig_to_deck(p, kind, S, C, O, rng)
         return
     dism[p, kind] += 1
@@ -821,9 +823,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _refill(S, C)
     elif h == H_PLACE_ANY and from_snake != 0 and grid_index >= 0:
         _remove_grid(p, pc, pv, grid_index)
-        dest = _pig_dest(p, S, C, rng)
-        _place_in_deck(dest, kind, S, rng)
-        _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
+        _pig_to_deck(p, kind, S, C, O, rng)
 
 
 @njit(**INLINE)
@@ -839,9 +839,7 @@ def _hire(p, s, S, C, O, rng):
     pv[p, HIRES] += 1
     _log(sh, log, EV_HIRE, p, k, prices[s], s, 0, 0, 0)
     if cards[k, C_HIRED] == H_PLACE_ANY:
-        dest = _pig_dest(p, S, C, rng)
-        _place_in_deck(dest, k, S, rng)
-        _log(sh, log, EV_PIG, p, k, dest, 0, 0, 0, 0)
+        _pig_to_deck(p, k, S, C, O, rng)
         return
     _deck_top_push(p, pc, pv, k)
     if cards[k, C_HIRED] != H_NONE:
