@@ -109,8 +109,9 @@ K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
 (R_MIN_CARDS, R_MIN_FREE, R_DEPLETION, R_CRITIC_DEPL, R_CRITIC_REFLIP, R_SNAKE_PEACOCK, R_SOLO_WIN,
  R_COW_FLOOR, R_RABBIT_EXTRA, R_SNAKE_EDGE, R_SHEEP_EXTRA, R_GOAL, R_CRITIC_BONUS, R_MAX_REFLIPS,
  R_MAX_ROUNDS, R_FINAL_FLIP, R_FIRST, R_SOLO_DISCARD, R_SKUNK_FACEUP, R_DECAY_PLAYERS, R_HOOK_TIMING,
- R_SNAKE_ORDER, R_SNAKE_RIGHT_PLACED, R_OSTRICH_MOVES, R_LATERAL, R_ACTIONS, R_DISMISS_COST) = range(27)
-N_RULES = 27
+ R_SNAKE_ORDER, R_SNAKE_RIGHT_PLACED, R_OSTRICH_MOVES, R_LATERAL, R_ACTIONS, R_DISMISS_COST,
+ R_MIN_COUNTS) = range(28)
+N_RULES = 28
 
 # policy codes (policies.py)
 POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD = range(6)
@@ -168,11 +169,19 @@ def _owned(p, pv):
 
 
 @njit(**INLINE, **INTERNAL)
+def _min_cards_ok(p, pv, rules):
+    """The minimum deck size of A1 allows p one more dismissal.  min_cards_counts "total" (0): deck + grid
+    after the dismissal >= the minimum; "deck" (1): the deck, before the dismissal, holds at least the
+    minimum.  One expression for both (the grid term is weighted by 1 - the option), no branch."""
+    return pv[p, DN] + (pv[p, GN] - 1) * (1.0 - rules[R_MIN_COUNTS]) >= rules[R_MIN_CARDS]
+
+
+@njit(**INLINE, **INTERNAL)
 def _free_dismiss_ok(p, pv, rules):
-    """Whether a free dismissal keeps the owner at or above the minimum deck size (A1)."""
+    """Whether a free dismissal respects the minimum deck size (A1)."""
     if rules[R_MIN_FREE] == 0:
         return True
-    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit("int64(int64, int32[:, :, ::1], int32[:, ::1], int64, int64, int64)", **INLINE)
@@ -855,7 +864,7 @@ def _dismiss_legal(p, g, S, C):
     k = pc[p, GK, g]
     if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
         return False
-    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit(**INLINE)
@@ -976,13 +985,13 @@ def _hire_ok(p, s, pv, mk, prices):
 
 
 @njit(**INLINE, **INTERNAL)
-def _dismiss_ok(p, g, pc, pv, cards, min_cards):
+def _dismiss_ok(p, g, pc, pv, cards, rules):
     if pc[p, GF, g] != 0:
         return False
     k = pc[p, GK, g]
     if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
         return False
-    return pv[p, DN] + pv[p, GN] - 1 >= min_cards
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit(**INLINE)
@@ -995,10 +1004,9 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
     """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
     pc, pv = S[0], S[1]
     cards, rules, val = C[0], C[1], C[5]
-    min_cards = rules[R_MIN_CARDS]
     best = -1
     bv = 1e18
-    if pv[p, DN] + pv[p, GN] - 1 < min_cards:
+    if not _min_cards_ok(p, pv, rules):
         return A_END
     spend = pv[p, SPEND]
     for g in range(pv[p, GN]):
@@ -1146,7 +1154,7 @@ def _simple_policy(p, code, S, C, rng):
             if _hire_ok(p, s, pv, mk, prices):
                 n += 1
         for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
                 n += 1
         pick = below(rng, n)
         if pick == 0:
@@ -1158,7 +1166,7 @@ def _simple_policy(p, code, S, C, rng):
                     return s
                 pick -= 1
         for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
                 if pick == 0:
                     return A_DISMISS + g
                 pick -= 1

@@ -1,4 +1,4 @@
-"""Dismissal rules (issue 12): the Pig's When Dismissed banner on every route."""
+"""Dismissal rules (issue 12): the Pig's When Dismissed banner on every route, and A1's two readings."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, Table, flip
 from boardsim.games.fliptoons import engine as E
@@ -153,3 +154,62 @@ def test_no_pig_stays_in_a_pile_in_whole_games():
         assert S[2][:, pig].sum() == 0
         pig_dismissals += int(O[0][E.ST_DISMISSED, :, pig].sum())
     assert pig_dismissals > 0
+
+
+# -- A1: min_cards_counts -----------------------------------------------------------------------------------
+GRID5 = {"r0c0": ["Caterpillar"], "r0c1": ["Bee"], "r0c2": ["Snail"], "r1c0": ["Bee"], "r1c1": ["Snail"]}
+
+
+@pytest.mark.parametrize("counts,deck,allowed", [
+    ("total", 3, True),  # 5 + 3 - 1 = 7 cards left
+    ("deck", 3, False),  # the Spanish text: not with fewer than four cards in the deck
+    ("deck", 4, True),
+])
+def test_min_cards_counts_paid_dismissal(counts, deck, allowed):
+    t = Table(2, rules={"min_cards_counts": counts})
+    t.set_grid(0, GRID5)
+    t.set_deck(0, ["Snail"] * deck)
+    t.set_fame(0, 10)
+    assert t.can_dismiss(0, "Caterpillar") == allowed
+
+
+def test_min_cards_counts_total_is_the_default():
+    t = Table(2)
+    t.set_grid(0, GRID5)
+    t.set_deck(0, ["Snail"] * 3)
+    t.set_fame(0, 10)
+    assert t.can_dismiss(0, "Caterpillar")
+    t = Table(2)
+    t.set_grid(0, {"r0c0": ["Caterpillar"], "r0c1": ["Bee"], "r0c2": ["Snail"], "r1c0": ["Bee"]})
+    t.set_fame(0, 10)
+    assert not t.can_dismiss(0, "Caterpillar")  # 4 in all: 3 would be left
+
+
+@pytest.mark.parametrize("counts,deck,dismissed", [("total", 3, True), ("deck", 3, False), ("deck", 4, True)])
+def test_min_cards_counts_free_dismissal(counts, deck, dismissed):
+    t = Table(2, rules={"min_cards_counts": counts})
+    t.set_grid(0, {"r1c0": ["Donkey"], "r0c0": ["Bee"], "r0c1": ["Snail"]})
+    t.set_deck(0, ["Snail"] * deck)
+    t.end_of_turn_hooks(0)
+    assert t.dismissed(0) == (["Donkey"] if dismissed else [])
+
+
+def test_min_cards_counts_snake():
+    # Snake at r0c2 with three cards left in the deck: 3 + 3 - 1 = 5 in total, but only 3 in the deck
+    deck = ["Bee", "Snail", "Snake", "Dragonfly", "Skunk", "Caterpillar"]
+    assert flip(deck).dismissed == ["Dragonfly"]
+    r = flip(deck, rules={"min_cards_counts": "deck"})
+    assert r.dismissed == [] and r.grid["r1c0"] == ["Dragonfly"]
+
+
+def test_min_cards_counts_is_data_and_validated():
+    seats = [Seat("fame_per_cost"), Seat("random")]
+    a = GAME.prepare(2, seats, {"min_cards_counts": "deck"}, GAME.card_table())
+    b = GAME.prepare(2, seats, None, GAME.card_table())
+    assert a["rules"][E.R_MIN_COUNTS] == 1.0 and b["rules"][E.R_MIN_COUNTS] == 0.0
+    deck, total = GAME.play(a, 4, 0, 200), GAME.play(b, 4, 0, 200)
+    assert np.allclose(deck["win"].sum(axis=1), 1.0)
+    assert deck["dismissals"].sum() < total["dismissals"].sum()  # the deck reading is the stricter one
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, seats, {"min_cards_counts": "grid"}, GAME.card_table())
+    assert e.value.key == "rules.min_cards_counts" and "deck" in e.value.message
