@@ -40,12 +40,14 @@ from boardsim.games.fliptoons.cards import (
     C_SOLO,
     C_STARTER,
     C_TARGET,
+    MAX_EXTRA_ROWS,
 )
 from boardsim.rng import below, game_seed, next_u64, random, seed_state, shuffle
 
 # -- grid geometry -----------------------------------------------------------------------------
-# Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.
-MAXX = 4
+# Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.  cards.py
+# rejects a table with more Monkey-placement cards than there are extra rows.
+MAXX = MAX_EXTRA_ROWS
 NS = 6 + 3 * MAXX
 
 
@@ -489,6 +491,7 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
             pending = 2
         elif place == PL_MONKEY:
             if slot < 3:
+                # a free row always exists: cards.py allows at most MAXX Monkey-placement cards in all
                 target = 6 + 3 * (MAXX - 1) + slot
                 for x in range(MAXX):
                     t = 6 + 3 * x + slot

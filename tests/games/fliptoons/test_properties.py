@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, flip, score_grid
+from boardsim.games.fliptoons.engine import MAXX
 
 NAMES = [n for n in GAME.card_table()["name"] if n != "Axolotl"]
 BASE = ("r0c0", "r0c1", "r0c2", "r1c0", "r1c1", "r1c2")
@@ -24,6 +27,10 @@ def flat(grid):
 @given(deck=st.lists(st.sampled_from(NAMES), min_size=0, max_size=20),
        toon=st.lists(st.sampled_from(NAMES), min_size=0, max_size=4))
 def test_flip_conserves_cards_and_fills_slots(deck, toon):
+    if deck.count("Monkey") > MAXX:
+        with pytest.raises(BadInput):
+            flip(deck, toon)
+        return
     r = flip(deck, toon)
     placed = [c.removesuffix("(fd)") for c in flat(r.grid)]
     # every card is in the grid, the dismissed pile, the deck left or the toon deck
