@@ -47,6 +47,10 @@ C_RANK, C_STARTER, C_COPIES, C_SOLO, C_FAME, C_BONUS, C_BFAME, C_BPARAM = range(
 C_CBF, C_CBD, C_HIRED, C_HA, C_HB, C_ONDISM, C_PLACE, C_HOOK, C_DCOST, C_TARGET = range(8, 18)
 N_CARD_COLS = 18
 MAX_KINDS = 60
+# Extra rows above each column (the engine's grid geometry).  Every card with the Monkey placement opens a
+# row of its own, and one player can own all of them and flip them into one column, so a table may hold
+# at most this many: fixed rows keep the grid arrays and the adjacency table constants of the engine.
+MAX_EXTRA_ROWS = 4
 
 
 def load_table(card_file: str | None = None) -> pd.DataFrame:
@@ -93,11 +97,27 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
     """The table with ``{card: {field: value}}`` applied; BadInput names ``cards.<card>.<field>``."""
-    return apply_integer_edits(table, edits, {field: (_LOW[field], _HIGH[field]) for field in EDITABLE})
+    table = apply_integer_edits(table, edits, {field: (_LOW[field], _HIGH[field]) for field in EDITABLE})
+    check_extra_rows(table)
+    return table
+
+
+def check_extra_rows(table: pd.DataFrame) -> None:
+    """BadInput (``cards.<card>.copies`` or ``.solo_copies``) when more cards move to an extra row than
+    the engine has rows (MAX_EXTRA_ROWS)."""
+    movers = table[table["place"] == "monkey"]
+    for col in ("copies", "solo_copies"):
+        n = int(movers[col].sum())
+        if n > MAX_EXTRA_ROWS:
+            name = movers.loc[movers[col].idxmax(), "name"]
+            raise BadInput(f"cards.{name}.{col}",
+                           f"{n} cards with the Monkey placement; at most {MAX_EXTRA_ROWS} are supported (each "
+                           f"can open its own extra row and the engine holds {MAX_EXTRA_ROWS} extra rows)")
 
 
 def encode(table: pd.DataFrame) -> np.ndarray:
     """The int32 card matrix (kinds × N_CARD_COLS) the engine reads."""
+    check_extra_rows(table)  # also for tables that did not come through apply_edits
     names = list(table["name"])
     out = np.zeros((len(table), N_CARD_COLS), dtype=np.int32)
     out[:, C_RANK] = table["rank"]

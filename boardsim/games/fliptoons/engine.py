@@ -40,12 +40,14 @@ from boardsim.games.fliptoons.cards import (
     C_SOLO,
     C_STARTER,
     C_TARGET,
+    MAX_EXTRA_ROWS,
 )
 from boardsim.rng import below, game_seed, next_u64, random, seed_state, shuffle
 
 # -- grid geometry -----------------------------------------------------------------------------
-# Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.
-MAXX = 4
+# Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.  cards.py
+# rejects a table with more Monkey-placement cards than there are extra rows.
+MAXX = MAX_EXTRA_ROWS
 NS = 6 + 3 * MAXX
 
 
@@ -101,6 +103,7 @@ for _b, _shift, _mask in ((B_DISM_STARTERS, 0, (1 << 20) - 1), (B_DISMISSED, 20,
 # the bonuses _score_player computes with loops (row and column are per-slot tests, the rest scalars above)
 COMPLEX_BONUS = sum(1 << b for b in (B_UNIQUE_ADJ, B_ELSEWHERE, B_MOST, B_RANK_COUNT, B_ADJ_RANK_MAX, B_COPY_ADJ))
 H_NONE, H_DISMISS_TARGET, H_MARKET_DISCARD, H_PLACE_ANY, H_GAIN = range(5)
+D_NONE, D_PLACE_ANY = range(2)  # When Dismissed banners (cards.DISMISSED_KINDS), not the When Hired codes
 PL_NONE, PL_OSTRICH, PL_EAGLE, PL_ELEPHANT, PL_TURKEY, PL_RABBIT, PL_MONKEY, PL_SNAKE = range(8)
 K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
 
@@ -108,8 +111,9 @@ K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
 (R_MIN_CARDS, R_MIN_FREE, R_DEPLETION, R_CRITIC_DEPL, R_CRITIC_REFLIP, R_SNAKE_PEACOCK, R_SOLO_WIN,
  R_COW_FLOOR, R_RABBIT_EXTRA, R_SNAKE_EDGE, R_SHEEP_EXTRA, R_GOAL, R_CRITIC_BONUS, R_MAX_REFLIPS,
  R_MAX_ROUNDS, R_FINAL_FLIP, R_FIRST, R_SOLO_DISCARD, R_SKUNK_FACEUP, R_DECAY_PLAYERS, R_HOOK_TIMING,
- R_SNAKE_ORDER, R_SNAKE_RIGHT_PLACED, R_OSTRICH_MOVES, R_LATERAL, R_ACTIONS, R_DISMISS_COST) = range(27)
-N_RULES = 27
+ R_SNAKE_ORDER, R_SNAKE_RIGHT_PLACED, R_OSTRICH_MOVES, R_LATERAL, R_ACTIONS, R_DISMISS_COST,
+ R_MIN_COUNTS) = range(28)
+N_RULES = 28
 
 # policy codes (policies.py)
 POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD = range(6)
@@ -167,11 +171,19 @@ def _owned(p, pv):
 
 
 @njit(**INLINE, **INTERNAL)
+def _min_cards_ok(p, pv, rules):
+    """The minimum deck size of A1 allows p one more dismissal.  min_cards_counts "total" (0): deck + grid
+    after the dismissal >= the minimum; "deck" (1): the deck, before the dismissal, holds at least the
+    minimum.  One expression for both (the grid term is weighted by 1 - the option), no branch."""
+    return pv[p, DN] + (pv[p, GN] - 1) * (1.0 - rules[R_MIN_COUNTS]) >= rules[R_MIN_CARDS]
+
+
+@njit(**INLINE, **INTERNAL)
 def _free_dismiss_ok(p, pv, rules):
-    """Whether a free dismissal keeps the owner at or above the minimum deck size (A1)."""
+    """Whether a free dismissal respects the minimum deck size (A1)."""
     if rules[R_MIN_FREE] == 0:
         return True
-    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit("int64(int64, int32[:, :, ::1], int32[:, ::1], int64, int64, int64)", **INLINE)
@@ -306,7 +318,8 @@ def _place_in_deck(dest, kind, S, rng):
 
 @njit(**CALL, **INTERNAL)
 def _pig_to_deck(p, kind, S, C, O, rng):
-    """The Pig's When Dismissed: it goes into a deck (a policy choice) instead of the pile."""
+    """The Pig's banner, "when hired or dismissed, place this card in any deck": the one path for a hire,
+    a Snake-stacked Pig and every dismissal route, so the deck is always the seat policy's same choice."""
     dest = _pig_dest(p, S, C, rng)
     _place_in_deck(dest, kind, S, rng)
     _log(S[3], O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
@@ -324,7 +337,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
     stt[ST_DISMISSED, p, kind] += 1
     pv[p, DISMS] += 1
     _log(sh, log, EV_DISMISS, p, kind, why, 0, 0, 0, 0)
-    if cards[kind, C_ONDISM] == H_PLACE_ANY:
+    if cards[kind, C_ONDISM] == D_PLACE_ANY:
         _pig_to_deck(p, kind, S, C, O, rng)
         return
     dism[p, kind] += 1
@@ -478,6 +491,7 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
             pending = 2
         elif place == PL_MONKEY:
             if slot < 3:
+                # a free row always exists: cards.py allows at most MAXX Monkey-placement cards in all
                 target = 6 + 3 * (MAXX - 1) + slot
                 for x in range(MAXX):
                     t = 6 + 3 * x + slot
@@ -821,9 +835,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _refill(S, C)
     elif h == H_PLACE_ANY and from_snake != 0 and grid_index >= 0:
         _remove_grid(p, pc, pv, grid_index)
-        dest = _pig_dest(p, S, C, rng)
-        _place_in_deck(dest, kind, S, rng)
-        _log(sh, log, EV_PIG, p, kind, dest, 0, 0, 0, 0)
+        _pig_to_deck(p, kind, S, C, O, rng)
 
 
 @njit(**INLINE)
@@ -839,9 +851,7 @@ def _hire(p, s, S, C, O, rng):
     pv[p, HIRES] += 1
     _log(sh, log, EV_HIRE, p, k, prices[s], s, 0, 0, 0)
     if cards[k, C_HIRED] == H_PLACE_ANY:
-        dest = _pig_dest(p, S, C, rng)
-        _place_in_deck(dest, k, S, rng)
-        _log(sh, log, EV_PIG, p, k, dest, 0, 0, 0, 0)
+        _pig_to_deck(p, k, S, C, O, rng)
         return
     _deck_top_push(p, pc, pv, k)
     if cards[k, C_HIRED] != H_NONE:
@@ -857,7 +867,7 @@ def _dismiss_legal(p, g, S, C):
     k = pc[p, GK, g]
     if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
         return False
-    return _owned(p, pv) - 1 >= rules[R_MIN_CARDS]
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit(**INLINE)
@@ -978,13 +988,13 @@ def _hire_ok(p, s, pv, mk, prices):
 
 
 @njit(**INLINE, **INTERNAL)
-def _dismiss_ok(p, g, pc, pv, cards, min_cards):
+def _dismiss_ok(p, g, pc, pv, cards, rules):
     if pc[p, GF, g] != 0:
         return False
     k = pc[p, GK, g]
     if cards[k, C_CBD] != 0 or cards[k, C_DCOST] > pv[p, SPEND]:
         return False
-    return pv[p, DN] + pv[p, GN] - 1 >= min_cards
+    return _min_cards_ok(p, pv, rules)
 
 
 @njit(**INLINE)
@@ -997,10 +1007,9 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
     """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
     pc, pv = S[0], S[1]
     cards, rules, val = C[0], C[1], C[5]
-    min_cards = rules[R_MIN_CARDS]
     best = -1
     bv = 1e18
-    if pv[p, DN] + pv[p, GN] - 1 < min_cards:
+    if not _min_cards_ok(p, pv, rules):
         return A_END
     spend = pv[p, SPEND]
     for g in range(pv[p, GN]):
@@ -1148,7 +1157,7 @@ def _simple_policy(p, code, S, C, rng):
             if _hire_ok(p, s, pv, mk, prices):
                 n += 1
         for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
                 n += 1
         pick = below(rng, n)
         if pick == 0:
@@ -1160,7 +1169,7 @@ def _simple_policy(p, code, S, C, rng):
                     return s
                 pick -= 1
         for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules[R_MIN_CARDS]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
                 if pick == 0:
                     return A_DISMISS + g
                 pick -= 1

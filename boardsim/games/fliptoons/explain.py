@@ -110,9 +110,13 @@ class Table:
     def set_deck(self, p: int, deck: Sequence[str]) -> None:
         """``deck`` top card first."""
         pc, pv = self.S[0], self.S[1]
+        kinds = [self.card(token)[0] for token in deck]
+        movers = sum(int(self.C[0][k, _cards.C_PLACE] == E.PL_MONKEY) for k in kinds)
+        if movers > E.MAXX:  # as for a card table: more could need more extra rows than the grid has
+            raise BadInput("deck", f"{movers} cards with the Monkey placement; at most {E.MAXX} are supported")
         pv[p, E.DN] = 0
-        for token in reversed(list(deck)):
-            E._deck_top_push(p, pc, pv, self.card(token)[0])
+        for k in reversed(kinds):
+            E._deck_top_push(p, pc, pv, k)
 
     def set_toon(self, toon: Sequence[str]) -> None:
         """``toon`` top card first."""

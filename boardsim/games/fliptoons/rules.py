@@ -17,8 +17,15 @@ from boardsim.games.fliptoons import engine as E
 
 OPTIONS: tuple[Option, ...] = (
     Option("min_cards_after_dismiss", 4,
-           "A1: a dismissal may not leave fewer than this many cards (deck + grid); 0 = no limit ([NV])",
+           "A1: the minimum deck size for a dismissal, counted as min_cards_counts says; 0 = no limit ([NV])",
            "int", 0, 60),
+    Option("min_cards_counts", "total",
+           "A1: what the minimum counts: total = deck + grid after the dismissal may not drop below it "
+           "(the Persian seed, fliptoons-fa.txt: a player may not bring their total below four cards); "
+           "deck = a dismissal is allowed only while the deck holds at least that many cards, whatever "
+           "the grid holds (the Spanish seed, fliptoons-es.txt: no dismissing with fewer than four cards "
+           "in the deck)",
+           "choice", choices=("total", "deck")),
     Option("min_cards_free_dismissals", True,
            "A1: apply the minimum to free dismissals too (Skunk, Donkey, Alligator, Snake, Butterfly)", "bool"),
     Option("depletion", "short_refill",
@@ -86,6 +93,7 @@ def encode_rules(r: Mapping[str, Any]) -> np.ndarray:
     """The float64 rule vector the engine reads."""
     v = np.zeros(E.N_RULES, dtype=np.float64)
     v[E.R_MIN_CARDS] = r["min_cards_after_dismiss"]
+    v[E.R_MIN_COUNTS] = _BY_NAME["min_cards_counts"].encode(r["min_cards_counts"])
     v[E.R_MIN_FREE] = _flag(r["min_cards_free_dismissals"])
     v[E.R_DEPLETION] = _BY_NAME["depletion"].encode(r["depletion"])
     v[E.R_CRITIC_DEPL] = _flag(r["critic_on_depletion"])

@@ -160,7 +160,8 @@ def test_bad_inputs():
 
 def test_rule_options_change_outcomes():
     for rules in ({"final_flip": False}, {"depletion": "market_empty"}, {"hook_timing": "end_of_market"},
-                  {"min_cards_after_dismiss": 0}, {"snake_peacock_counts": True}, {"critic_in_reflips": False},
+                  {"min_cards_after_dismiss": 0}, {"min_cards_counts": "deck"}, {"snake_peacock_counts": True},
+                  {"critic_in_reflips": False},
                   {"market_prices": [2, 3, 5, 8, 12]}, {"first_player": "seat0"}, {"solo_win": "instant"}):
         r = GAME.play(prepared(2, ["fame_per_cost", "highest_rank"], rules=rules), 2, 0, 30)
         assert np.allclose(r["win"].sum(axis=1), 1.0)

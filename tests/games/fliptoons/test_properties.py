@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, flip, score_grid
+from boardsim.games.fliptoons.engine import MAXX
 
 NAMES = [n for n in GAME.card_table()["name"] if n != "Axolotl"]
 BASE = ("r0c0", "r0c1", "r0c2", "r1c0", "r1c1", "r1c2")
@@ -24,12 +27,19 @@ def flat(grid):
 @given(deck=st.lists(st.sampled_from(NAMES), min_size=0, max_size=20),
        toon=st.lists(st.sampled_from(NAMES), min_size=0, max_size=4))
 def test_flip_conserves_cards_and_fills_slots(deck, toon):
+    if deck.count("Monkey") > MAXX:
+        with pytest.raises(BadInput):
+            flip(deck, toon)
+        return
     r = flip(deck, toon)
     placed = [c.removesuffix("(fd)") for c in flat(r.grid)]
-    # every card is in the grid, the dismissed pile, the deck left or still in the toon deck
-    drawn_from_toon = len(toon) - len(r.toon_deck)
-    assert r.toon_deck == toon[drawn_from_toon:]
-    assert Counter(placed) + Counter(r.dismissed) + Counter(r.deck) == Counter(deck) + Counter(toon[:drawn_from_toon])
+    # every card is in the grid, the dismissed pile, the deck left or the toon deck
+    assert (Counter(placed) + Counter(r.dismissed) + Counter(r.deck) + Counter(r.toon_deck)
+            == Counter(deck) + Counter(toon))
+    assert "Pig" not in r.dismissed  # a dismissed Pig goes into a deck (solo: the toon deck)
+    if "Pig" not in deck:  # only a Pig the Snake dismissed goes into (and shuffles) the toon deck
+        drawn_from_toon = len(toon) - len(r.toon_deck)
+        assert r.toon_deck == toon[drawn_from_toon:]
     base = [s for s in r.grid if s.startswith("r")]
     assert len(base) <= 6
     if r.deck:
