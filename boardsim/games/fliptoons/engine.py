@@ -1,4 +1,4 @@
-"""FlipToons Season 1 engine in Numba (spec ../shared/rules/fliptoons.md).
+"""FlipToons Season 1 engine in Numba (spec docs/rules/fliptoons.md).
 
 State is a tuple of plain arrays so a game can be copied cheaply (lookahead playouts) and
 drives both the batch kernel and the explain/trace helpers:
