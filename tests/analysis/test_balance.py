@@ -69,3 +69,47 @@ def test_cards_command_ranks_flags_and_sweeps(tmp_path, capsys):
     assert "unknown card 'Elefant'" in capsys.readouterr().err
     assert cli.main(["cards", "art_deco"]) == 2
     assert "no policy that favours a card" in capsys.readouterr().err
+
+
+def test_card_flags_do_not_depend_on_which_other_cards_are_tested():
+    from boardsim.analysis.balance import card_strength
+
+    ft = get("fliptoons")
+    table = ft.card_table()
+    base = Seat("fame_per_cost")
+    every = ["Elephant", "Ostrich", "Bear", "Tiger", "Turkey"]
+    full = card_strength(ft, 2, base, ft.favour, every, table, 400, 9).set_index("card")
+    part = card_strength(ft, 2, base, ft.favour, ["Bear", "Elephant"], table, 400, 9).set_index("card")
+    for card in part.index:
+        # each card's own measurement is the same deals and the same numbers
+        assert part.loc[card, "effect"] == full.loc[card, "effect"]
+        assert part.loc[card, "p_value"] == full.loc[card, "p_value"]
+        # only the family shrinks: Holm's adjustment can only fall, so a flag can only appear
+        assert part.loc[card, "p_holm"] <= full.loc[card, "p_holm"]
+        if full.loc[card, "flag"]:
+            assert part.loc[card, "flag"] == full.loc[card, "flag"]
+    assert (full["correction"] == "holm over 5 tests").all() and (part["correction"] == "holm over 2 tests").all()
+
+
+def test_cards_command_measures_every_player_count_and_suggests_a_whole_value(tmp_path):
+    from boardsim import cli
+
+    out = tmp_path / "cards"
+    assert cli.main(["cards", "fliptoons", "--players", "2,3", "--cards", "Elephant", "--games", "120",
+                     "--sweep", "fame", "--span", "1", "--out", str(out)]) == 0
+    strength = pd.read_csv(out / "balance_card_strength.csv")
+    assert sorted(strength["players"]) == [2, 3]
+    sweep = pd.read_csv(out / "balance_card_sweep.csv")
+    [s] = pd.read_csv(out / "card_suggestions.csv").to_dict("records")
+    worst = sweep.assign(a=sweep["effect"].abs()).groupby("value")["a"].max()
+    assert s["suggested"] == worst.idxmin() and {"effect_at_2p", "effect_at_3p"} <= set(s)
+    at = sweep[sweep["value"] == s["suggested"]].set_index("players")["effect"]
+    assert np.isclose(s["effect_at_2p"], at[2]) and np.isclose(s["effect_at_3p"], at[3])
+
+
+def test_cards_sweep_rejects_a_field_it_cannot_sweep_before_playing(capsys):
+    from boardsim import cli
+
+    assert cli.main(["cards", "fliptoons", "--sweep", "bonus"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "--sweep" in err and "fame" in err and "\n" not in err

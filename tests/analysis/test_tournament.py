@@ -44,3 +44,39 @@ def test_bad_tournaments():
         run_tournament("art_deco", ["par", "random"], mode="swiss")
     with pytest.raises(BadInput, match="only once"):
         run_tournament("art_deco", ["par", "par"])
+
+
+def test_a_perfectly_separated_tournament_has_finite_ratings_and_a_chart_that_shows_the_order(tmp_path):
+    from boardsim.report import plots
+
+    # a bidder that always passes never reaches 5 cards: eligibility finishes ahead in every game
+    r = run_tournament("art_deco", [{"policy": "random", "params": {"pass_prob": 1.0}}, "eligibility"],
+                       players=2, games=1000, seed=2, progress=False)
+    pair = r.pairwise.set_index("policy")
+    assert pair.loc["eligibility", "win_rate"] == 1.0 and pair.loc["eligibility", "win_hi"] == 1.0
+    assert 0.99 < pair.loc["eligibility", "win_lo"] < 1.0
+    ratings = r.ratings
+    assert np.isfinite(ratings[["rating", "rating_lo", "rating_hi", "se"]].to_numpy()).all()
+    assert list(ratings["policy"]) == ["eligibility", "random(pass_prob=1.0)"]
+    assert ratings["rating_lo"].iloc[0] > ratings["rating_hi"].iloc[1]
+    data = plots.forest_data(ratings, "rating", "rating_lo", "rating_hi", name_cols=("policy",))
+    assert list(data["name"]) == ["random(pass_prob=1.0)", "eligibility"]  # drawn bottom to top
+    name, _ = plots.write_ratings(ratings, tmp_path, "T")
+    assert (tmp_path / name).stat().st_size > 0
+
+
+def test_three_player_matches_play_every_arrangement_and_find_cycles():
+    from boardsim.analysis.tournament import cycles
+
+    r = run_tournament("art_deco", ["par", "eligibility", "blocker"], players=3, games=600, seed=1,
+                       progress=False)
+    assert (r.matches["games"] == 600).all() and (r.matches["deals"] == 100).all()  # 6 arrangements per deal
+    m = r.matrix().to_numpy()
+    assert len(r.pairwise) == 6 and np.allclose((m + m.T)[~np.eye(3, dtype=bool)], 1.0)
+    import pandas as pd
+
+    fake = pd.DataFrame({"policy": ["a", "b", "c", "b", "c", "a"], "opponent": ["b", "c", "a", "a", "b", "c"],
+                         "win_rate": [0.6, 0.7, 0.8, 0.4, 0.3, 0.2], "win_lo": [0.55, 0.65, 0.75, 0.35, 0.25, 0.15]})
+    found = cycles(fake)
+    assert len(found) == 1 and tuple(found.iloc[0][["a", "b", "c"]]) == ("a", "b", "c")
+    assert cycles(fake.assign(win_lo=fake["win_lo"].where(fake["policy"] != "c", 0.45))).empty
