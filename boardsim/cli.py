@@ -229,6 +229,23 @@ def cmd_optimize(args) -> int:
     return 0
 
 
+def _sweepable_fields(game, table, card: str) -> list[str]:
+    """The card's integer fields the game lets an edit change: those a value sweep can step through."""
+    import pandas as pd
+
+    row = table.loc[table["name"] == card].iloc[0]
+    fields = []
+    for field in table.columns:
+        if not pd.api.types.is_integer_dtype(table[field]):
+            continue
+        try:  # an edit to the current value is accepted exactly when the field is editable
+            game.card_table({card: {field: int(row[field])}})
+        except BadInput:
+            continue
+        fields.append(str(field))
+    return fields
+
+
 def cmd_cards(args) -> int:
     from pathlib import Path
 
@@ -250,8 +267,11 @@ def cmd_cards(args) -> int:
     base = as_seat(args.base or game.default_policy)
     game.policy(base.policy)
     game.favour(cards[0] if cards else "")
-    if args.sweep and args.sweep not in table.columns:
-        raise BadInput("--sweep", f"unknown card field {args.sweep!r} (known: {', '.join(map(str, table.columns))})")
+    if args.sweep:  # checked before any game is played
+        sweepable = _sweepable_fields(game, table, cards[0])
+        if args.sweep not in sweepable:
+            what = "not a sweepable" if args.sweep in table.columns else "unknown"
+            raise BadInput("--sweep", f"{what} card field {args.sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
     out = Path(args.out) if args.out else Path("reports") / f"cards-{game.name}"
     out.mkdir(parents=True, exist_ok=True)
     rules = dict(args.rule)
