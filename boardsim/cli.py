@@ -275,11 +275,11 @@ def cmd_cards(args) -> int:
     base = as_seat(args.base or game.default_policy)
     game.policy(base.policy)
     game.favour(cards[0] if cards else "")
-    if args.sweep:
-        fields = sweepable_fields(game, table)
-        if args.sweep not in fields:
-            raise BadInput("--sweep", f"cannot sweep card field {args.sweep!r} (sweepable integer fields: "
-                           f"{', '.join(fields) or 'none'})")
+    if args.sweep:  # checked before any game is played
+        sweepable = sweepable_fields(game, table)
+        if args.sweep not in sweepable:
+            what = "not a sweepable" if args.sweep in table.columns else "unknown"
+            raise BadInput("--sweep", f"{what} card field {args.sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
     out = Path(args.out) if args.out else Path("reports") / f"cards-{game.name}"
     out.mkdir(parents=True, exist_ok=True)
     rules = dict(args.rule)

@@ -132,3 +132,24 @@ def test_list_shows_games_policies_and_options(capsys):
     assert code == 0
     for word in ("art_deco", "eligibility", "open_min_bid", "card sets"):
         assert word in out
+
+
+@pytest.mark.parametrize("field, what", [("bonus", "not a sweepable"), ("name", "not a sweepable"),
+                                         ("banner", "not a sweepable"), ("starter", "not a sweepable"),
+                                         ("colour", "unknown")])
+def test_cards_sweep_of_a_field_that_cannot_be_swept_is_one_line_before_any_game(tmp_path, capsys, monkeypatch,
+                                                                                 field, what):
+    from boardsim.analysis import balance
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played before --sweep was checked")
+
+    monkeypatch.setattr(balance, "card_strength", no_games)
+    monkeypatch.setattr(balance, "value_sweep", no_games)
+    out = tmp_path / "cards"
+    code, _, err = run(["cards", "fliptoons", "--sweep", field, "--out", str(out)], capsys)
+    assert code == 2
+    # only the integer fields an edit can change are offered (starter is an integer but not editable)
+    assert err == (f"error: --sweep: {what} card field {field!r}; allowed: rank, copies, solo_copies, fame, "
+                   "bonus_fame, bonus_param, dismiss_cost\n")
+    assert not out.exists()

@@ -112,4 +112,4 @@ def test_cards_sweep_rejects_a_field_it_cannot_sweep_before_playing(capsys):
 
     assert cli.main(["cards", "fliptoons", "--sweep", "bonus"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error:") and "--sweep" in err and "fame" in err and "\n" not in err
+    assert err.startswith("error:") and "not a sweepable card field" in err and "fame" in err and "\n" not in err

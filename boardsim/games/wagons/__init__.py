@@ -1,4 +1,4 @@
-"""Circle the Wagons: 2-player card-circle drafting and town building (shared/rules/circle-the-wagons.md).
+"""Circle the Wagons: 2-player card-circle drafting and town building (docs/rules/circle-the-wagons.md).
 
 Cards and goals are data: ``GAME.card_table(edits, card_file, goal_file)`` returns
 the deck with the goal table in ``attrs["goals"]`` (a dict of columns); ``card_file`` may also name a
@@ -26,8 +26,9 @@ from boardsim.games.wagons.policies import POLICIES, policy_matrix
 __all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
 
 OPTIONS = (
-    Option("tie_break", "guns", "tied totals: most Guns wins (Second Shot rule), else shared; or always "
-           "shared", "choice", choices=("guns", "shared")),
+    # the base rulebook has no tie-break; the Guns rule comes from the Second Shot expansion
+    Option("tie_break", "shared", "tied totals: shared (base rules), or most Guns wins and still tied is "
+           "shared (Second Shot expansion)", "choice", choices=("shared", "guns")),
     Option("fixed_goal", 0, "goal number (1..18) always in play (its card goes to the centre, the other two "
            "goals stay random); 0 = all three random", "int", 0, 18),
     Option("first_player", "seat0", "who is P1: seat 0 every game, or a random seat", "choice",

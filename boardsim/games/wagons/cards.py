@@ -1,7 +1,7 @@
 """Circle the Wagons card data: 18 fronts (deck.csv) and 18 goals (goals.csv).
 
 Both tables are package data with a ``source`` column (known or synthetic, see
-shared/rules/circle-the-wagons.md).  A user file with the same columns replaces
+docs/rules/circle-the-wagons.md).  A user file with the same columns replaces
 the bundled one; every row is checked and errors name the file and line.
 
 The engine reads integer arrays only (``encode_deck`` / ``encode_goals``), so an

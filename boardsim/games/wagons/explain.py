@@ -19,6 +19,12 @@ from boardsim.games.wagons import town as T
 
 Placement = tuple[str, int, int, int]
 
+# Positions no game can reach are refused.  Of the 18 cards, the N_GOALS_IN_PLAY centre cards show their
+# goal side and are never drafted, so the two towns share the N_CIRCLE circle cards.  P1 takes a card on
+# the first turn and P2 always gets a turn after it, so each player ends with at least one card of its
+# own choosing: a town holds at most N_CIRCLE - 1 cards.
+MAX_TOWN_CARDS = E.N_CIRCLE - 1
+
 
 @dataclass
 class TownScore:
@@ -36,10 +42,14 @@ class _Town:
 
     def __init__(self, placements: Sequence[Placement], deck: pd.DataFrame, what: str = "town"):
         self.land, self.sym, self.idx, self.cx, self.cy, self.meta = (a[0] for a in T.new_towns(1))
-        self.card_land, self.card_sym, _ = C.encode_deck(deck)
+        self.card_land, self.card_sym, self.card_goal = C.encode_deck(deck)
         self.names = list(deck["card"])
         self.what = what
         parsed = [self._parse(i, p) for i, p in enumerate(placements)]
+        if len(parsed) > MAX_TOWN_CARDS:  # also keeps the cell list within T.MAX_CELLS
+            raise ValueError(f"{what}: {len(parsed)} cards, but a town holds at most {MAX_TOWN_CARDS} (the "
+                             f"{E.N_CIRCLE} circle cards, less at least one the other player drafts)")
+        self.cards = [p[0] for p in parsed]
         if parsed:
             xs = [p[1] for p in parsed]
             ys = [p[2] for p in parsed]
@@ -103,19 +113,35 @@ class _Town:
 
 
 def _goal_rows(goals: Iterable[str | int], table: pd.DataFrame) -> np.ndarray:
+    """0-based goal rows; at most the three goals of one game, each once."""
     names = [str(n) for n in table["name"]]
-    rows = []
+    rows: list[int] = []
+    lower = [n.lower() for n in names]
     for g in goals:
         if isinstance(g, (int, np.integer)) and not isinstance(g, bool):
             if not 1 <= g <= len(names):
                 raise ValueError(f"goal number {g} out of range 1..{len(names)}")
-            rows.append(int(g) - 1)
-            continue
-        lower = [n.lower() for n in names]
-        if str(g).lower() not in lower:
+            row = int(g) - 1
+        elif str(g).lower() in lower:
+            row = lower.index(str(g).lower())
+        else:
             raise ValueError(f"unknown goal {g!r} (known: {', '.join(names)})")
-        rows.append(lower.index(str(g).lower()))
+        if row in rows:
+            raise ValueError(f"goal {names[row]} (#{row + 1}) is given twice; each goal is on one card, so it "
+                             "is in play at most once")
+        rows.append(row)
+    if len(rows) > E.N_GOALS_IN_PLAY:
+        raise ValueError(f"{len(rows)} goals given; a game has {E.N_GOALS_IN_PLAY} goals in play")
     return np.asarray(rows, dtype=np.int64)
+
+
+def _check_backs(town: _Town, rows: np.ndarray, names: Sequence[str]) -> None:
+    """A card whose back is a goal in play lies in the centre, goal side up, so no town can hold it."""
+    for c in town.cards:
+        g = int(town.card_goal[c])
+        if g in rows:
+            raise ValueError(f"{town.what}: card {town.names[c]} cannot be in a town while its back, goal "
+                             f"{names[g]} (#{g + 1}), is in play (that card lies in the centre)")
 
 
 def score_town(
@@ -130,7 +156,9 @@ def score_town(
     ``x`` grows right and ``y`` down; (x, y) is the cell of the card's top-left
     territory; rotation is 0 or 180.  ``goals`` are goal names or numbers (1..18);
     ``opponent`` is the other town's placement list, needed by majority goals (without
-    it the opponent counts as having no symbols).  Illegal placements raise ValueError.
+    it the opponent counts as having no symbols).  Illegal placements and positions no game can
+    reach (a goal twice, more than three goals, a card in both towns or in a town while its own
+    goal is in play, more cards than a town holds) raise ValueError.
     """
     if deck is None or goal_table is None:
         d, g = C.load_tables()
@@ -138,12 +166,21 @@ def score_town(
         goal_table = g if goal_table is None else goal_table
     rows = _goal_rows(goals, goal_table)
     gp = C.encode_goals(goal_table)
+    names = list(goal_table["name"])
     town = _Town(placements, deck)
+    _check_backs(town, rows, names)
     opp_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
     if opponent is not None:
-        opp_cnt = _Town(opponent, deck, "opponent").counts()
+        opp = _Town(opponent, deck, "opponent")
+        _check_backs(opp, rows, names)
+        both = sorted(set(town.cards) & set(opp.cards))
+        if both:
+            raise ValueError(f"card {town.names[both[0]]} is in both towns; each card is drafted once")
+        if len(town.cards) + len(opp.cards) > E.N_CIRCLE:
+            raise ValueError(f"the towns hold {len(town.cards) + len(opp.cards)} cards together, but only the "
+                             f"{E.N_CIRCLE} circle cards are drafted")
+        opp_cnt = opp.counts()
     total, detail = town.score(rows, gp, opp_cnt)
-    names = list(goal_table["name"])
     return TownScore(
         total=total,
         lands={C.LANDS[k]: int(detail[k]) for k in range(T.N_LANDS)},
@@ -157,13 +194,20 @@ def legal_placements(placements: Sequence[Placement], card: str,
                      deck: pd.DataFrame | None = None) -> list[tuple[int, int, int]]:
     """Every legal (x, y, rotation) for ``card`` on the town built from ``placements``.
 
-    The first card may go anywhere; for an empty town this returns the origin only.
+    The first card may go anywhere; for an empty town this returns the origin only.  A card
+    already in the town, or a town already holding the most cards a town can, raises ValueError.
     """
     if deck is None:
         deck = C.load_tables()[0]
     town = _Town(placements, deck)
     if card not in town.names:
         raise ValueError(f"unknown card {card!r} (known: {', '.join(town.names)})")
+    c = town.names.index(card)
+    if c in town.cards:
+        raise ValueError(f"card {card} is already in the town (placement {town.cards.index(c)}); each card is "
+                         "placed once")
+    if len(town.cards) >= MAX_TOWN_CARDS:
+        raise ValueError(f"the town already holds {len(town.cards)} cards, the most a town can hold")
     n = int(town.meta[0])
     if n == 0:
         return [(0, 0, 0), (0, 0, 180)]

@@ -13,6 +13,7 @@ from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME
 from boardsim.games.wagons import cards as C
+from boardsim.games.wagons import engine as E
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -126,8 +127,12 @@ def test_unreadable_file():
 
 def test_options_and_policies():
     seats = [Seat("gain_minus_gift", {"gift_weight": 0.25}), Seat("random")]
-    prep = GAME.prepare(2, seats, {"tie_break": "shared"}, GAME.card_table())
+    prep = GAME.prepare(2, seats, {}, GAME.card_table())
     assert prep["policies"][0, 4] == 0.25
+    # the base rules share ties; Guns break them only when asked for (Second Shot expansion)
+    assert prep.rules["tie_break"] == "shared" and prep["rules"][E.R_TIE] == E.TIE_SHARED
+    prep = GAME.prepare(2, seats, {"tie_break": "guns"}, GAME.card_table())
+    assert prep["rules"][E.R_TIE] == E.TIE_GUNS
     with pytest.raises(BadInput, match="rules.tie_break"):
         GAME.prepare(2, seats, {"tie_break": "coin"}, GAME.card_table())
     with pytest.raises(BadInput, match=r"seats\[1\].policy"):

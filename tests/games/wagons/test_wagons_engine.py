@@ -96,7 +96,7 @@ def rows(result, i):
         ("gain_minus_gift", "first", {}, {}),
         ("random", "random", {"first_player": "random"}, {}),
         ("gain", "random", {"fixed_goal": 16}, {"placement": "lands"}),
-        ("gain_minus_gift", "gain_minus_gift", {"tie_break": "shared"}, {"placement": "random", "lookahead": 15}),
+        ("gain_minus_gift", "gain_minus_gift", {"tie_break": "guns"}, {"placement": "random", "lookahead": 15}),
     ],
 )
 def test_invariants_random_games(a, b, rules, pa):
@@ -109,7 +109,7 @@ def test_invariants_random_games(a, b, rules, pa):
 
 
 def test_results_shape_and_wins():
-    prep = prepared("random", "random")
+    prep = prepared("random", "random", {"tie_break": "guns"})
     r = GAME.play(prep, KEY, 0, 200)
     for name in ("score", "win", "land_points", "goal_points", "taken", "skipped", "guns", "goal0_points"):
         assert r[name].shape == (200, 2)
@@ -128,6 +128,18 @@ def test_results_shape_and_wins():
     goals = np.stack([r["goal0"], r["goal1"], r["goal2"]], axis=1)
     assert ((goals >= 0) & (goals < 18)).all()
     assert all(len(set(row)) == 3 for row in goals)
+    assert ((s[:, 0] == s[:, 1]) & (g[:, 0] != g[:, 1])).any()  # the sample has a tie that Guns break
+
+
+def test_ties_are_shared_by_default():
+    """The base rulebook has no tie-break: by default the same games are played, but every tie is shared."""
+    guns = GAME.play(prepared("random", "random", {"tie_break": "guns"}), KEY, 0, 200)
+    plain = GAME.play(prepared("random", "random"), KEY, 0, 200)
+    assert (plain["score"] == guns["score"]).all() and (plain["guns"] == guns["guns"]).all()
+    tied = plain["score"][:, 0] == plain["score"][:, 1]
+    assert tied.any()
+    assert (plain["win"][tied] == 0.5).all()
+    assert (plain["win"][~tied] == guns["win"][~tied]).all()
 
 
 def test_deterministic_across_chunks_and_threads():
@@ -168,7 +180,7 @@ def test_edits_and_weights_do_not_recompile():
     before = len(E.play_batch.signatures)
     edited = GAME.card_table({"A": {"tl_land": "Snow"}, "Badlands": {"kind": "enclosed_empty", "a": 9}})
     seats = [Seat("gain_minus_gift", {"gift_weight": 0.3, "goal_weight": 2.0}), Seat("random")]
-    GAME.play(GAME.prepare(2, seats, {"tie_break": "shared", "fixed_goal": 5}, edited), KEY, 0, 2)
+    GAME.play(GAME.prepare(2, seats, {"tie_break": "guns", "fixed_goal": 5}, edited), KEY, 0, 2)
     assert len(E.play_batch.signatures) == before
 
 

@@ -107,7 +107,7 @@ def test_majority_penalty():
     # H has 3 Bottles, E has 2: H's owner has more and loses 1 per opponent Bottle.
     assert goal_points([("H", 0, 0, 0)], "One Too Many", opponent=[("E", 0, 0, 0)]) == -2
     assert goal_points([("E", 0, 0, 0)], "One Too Many", opponent=[("H", 0, 0, 0)]) == 0
-    assert goal_points([("B", 0, 0, 0)], "One Too Many", opponent=[("D", 0, 0, 0)]) == 0  # 1 vs 1
+    assert goal_points([("C", 0, 0, 0)], "One Too Many", opponent=[("D", 0, 0, 0)]) == 0  # 1 vs 1
 
 
 def test_symbol_away_from():
@@ -135,10 +135,13 @@ def test_symbol_near_largest_group():
 
 
 def test_symbol_next_to_symbol():
-    # D at (0,0): Bottle (0,1) next to Wagon (1,1): +2.
-    # H at (2,0): Bottles (2,0) and (3,0) touch no Wagon: -1 each; (2,1) touches D's Wagon (1,1): +2
-    assert goal_points([("D", 0, 0, 0)], "Last Call") == 2
-    assert goal_points([("D", 0, 0, 0), ("H", 2, 0, 0)], "Last Call") == 2 - 1 - 1 + 2
+    # (D, whose back is Last Call, cannot be in a town while Last Call is in play.)
+    # O at (0,0): Bottle (1,1) next to Wagons (1,0) and (0,1): +2.
+    # H at (2,0): Bottle (2,0) touches O's Wagon (1,0): +2; (3,0) and (2,1) touch no Wagon: -1 each
+    assert goal_points([("O", 0, 0, 0)], "Last Call") == 2
+    assert goal_points([("O", 0, 0, 0), ("H", 2, 0, 0)], "Last Call") == 2 + 2 - 1 - 1
+    # Q alone: its Bottle (1,1) touches the Wagon (0,0) only at a corner: -1
+    assert goal_points([("Q", 0, 0, 0)], "Last Call") == -1
     # M: three Guns, each next to another Gun: 3 x 3
     assert goal_points([("M", 0, 0, 0)], "Showdown") == 9
     # L: Pickaxes (0,0) next to Gun (1,0): -2; (0,1) no; (1,1) next to Gun (1,0): -2
@@ -186,3 +189,67 @@ def test_goals_by_number_and_total():
     assert town.total == sum(town.lands.values()) + sum(town.goals.values())
     with pytest.raises(ValueError, match="unknown goal"):
         score_town([("A", 0, 0, 0)], goals=["Nope"])
+
+
+# -- positions no game can reach -----------------------------------------------------------------------
+# Card backs (goal numbers): A 1, B 2, C 4, D 6, E 8, F 9, G 10, H 11, I 12, J 13, K 14, L 15, M 16,
+# N 17, O 18, P 5, Q 3, R 7.
+
+def row_of(cards: str) -> list[tuple[str, int, int, int]]:
+    """The cards side by side in one row, each sharing an edge with the one before: always legal."""
+    return [(c, 2 * i, 0, 0) for i, c in enumerate(cards)]
+
+
+def test_duplicate_goal_raises():
+    with pytest.raises(ValueError, match=r"goal Badlands \(#1\) is given twice"):
+        score_town([("F", 0, 0, 0)], goals=["Badlands", 1])
+    with pytest.raises(ValueError, match="given twice"):
+        score_town([("F", 0, 0, 0)], goals=["The Herd", "the herd"])
+
+
+def test_more_than_three_goals_raises():
+    with pytest.raises(ValueError, match="4 goals given; a game has 3 goals in play"):
+        score_town([("F", 0, 0, 0)], goals=[1, 2, 3, 4])
+
+
+def test_same_card_in_both_towns_raises():
+    with pytest.raises(ValueError, match="card F is in both towns"):
+        score_town([("F", 0, 0, 0), ("G", 2, 0, 0)], opponent=[("H", 0, 0, 0), ("F", 0, 2, 0)])
+
+
+def test_card_whose_goal_is_in_play_raises():
+    # A's back is Badlands: with Badlands in play, A lies in the centre
+    with pytest.raises(ValueError, match=r"town: card A cannot be in a town while its back, goal Badlands \(#1\)"):
+        score_town([("F", 0, 0, 0), ("A", 2, 0, 0)], goals=["Badlands"])
+    with pytest.raises(ValueError, match="opponent: card M cannot be in a town"):
+        score_town([("F", 0, 0, 0)], goals=[1, 16], opponent=[("M", 0, 0, 0)])
+
+
+def test_more_cards_than_a_town_holds_raises():
+    # 15 circle cards, and the other player always drafts at least one: 14 at most per town
+    with pytest.raises(ValueError, match="town: 15 cards, but a town holds at most 14"):
+        score_town(row_of("ABCDEFGHIJKLMNO"))
+    with pytest.raises(ValueError, match="opponent: 15 cards"):
+        score_town([("P", 0, 0, 0)], opponent=row_of("ABCDEFGHIJKLMNO"))
+    with pytest.raises(ValueError, match="the towns hold 16 cards together"):
+        score_town(row_of("ABCDEFGH"), opponent=row_of("IJKLMNOP"))
+    with pytest.raises(ValueError, match="already holds 14 cards"):
+        legal_placements(row_of("ABCDEFGHIJKLMN"), "O")
+
+
+def test_legal_placements_for_a_card_already_in_the_town_raises():
+    with pytest.raises(ValueError, match=r"card B is already in the town \(placement 1\)"):
+        legal_placements([("A", 0, 0, 0), ("B", 2, 0, 0)], "B")
+
+
+def test_reachable_positions_still_score():
+    # goals Badlands, One Too Many, Happy Cows put A, B, Q in the centre; the other 15 are drafted,
+    # 14 by one player and 1 by the other (P1 skipped 14 cards on the first turn)
+    big, small = row_of("CDEFGHIJKLMNOP"), [("R", 0, 0, 0)]
+    s = score_town(big, goals=["Badlands", 2, "happy cows"], opponent=small)
+    assert s.total == sum(s.lands.values()) + sum(s.goals.values())
+    assert list(s.goals) == ["Badlands", "One Too Many", "Happy Cows"]
+    assert len(s.cells) == 4 * 14
+    assert score_town(small, goals=[1, 2, 3], opponent=big).total > 0
+    # a town of 13 still takes a 14th card, next to its last one
+    assert (26, 0, 0) in legal_placements(big[:13], "P")
