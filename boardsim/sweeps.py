@@ -174,7 +174,7 @@ def provenance(result: SweepResult, cells, threads) -> dict:
     return {
         "boardsim version": __version__,
         "game": sc.game.name,
-        "scenario": sc.path or sc.name,
+        "scenario": _shown_path(sc.path) if sc.path else sc.name,
         "seed": sc.seed,
         "games per cell": sum(deal_count(sc.games, c) * len(c.rotations) for c in done[:1]),
         "deals per cell": sum(deal_count(sc.games, c) for c in done[:1]),
@@ -187,6 +187,16 @@ def provenance(result: SweepResult, cells, threads) -> dict:
         "seconds": round(result.seconds, 2),
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
+
+
+def _shown_path(path: str) -> str:
+    """The scenario path relative to the working directory (or its file name): never an absolute path of
+    the machine that ran it, which would leak into shared reports."""
+    p = Path(path).resolve()
+    try:
+        return p.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return p.name
 
 
 def _seating_text(design: str, cells) -> str:

@@ -22,8 +22,7 @@ ROOT = HERE.parents[1]
 EXAMPLES = {
     "art_deco": ("scenarios/art-deco-policies.toml", 20_000, None, 2),  # the scenario has its own [tournament]
     "wagons": ("scenarios/wagons-draft.toml", 4_000, ["first", "gain", "gain_minus_gift", "random"], 2),
-    "fliptoons": ("scenarios/fliptoons-heuristics.toml", 4_000, ["fame_per_cost", "synergy", "highest_rank", "random"],
-                  2),
+    "fliptoons": ("scenarios/fliptoons-heuristics.toml", 4_000, None, 2),  # the scenario has its own [tournament]
 }
 
 
