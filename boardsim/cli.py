@@ -61,6 +61,63 @@ def _rule(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside parentheses, brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_policies(text: str) -> list[Any]:
+    """``--policies`` as seats: ``par,multiple(multiple=1.3),priority(order=[Elephant, Bear])``.
+
+    The same syntax as the labels in reports: a name, or a name with ``key=value`` parameters in
+    parentheses; values are read as TOML (numbers, booleans, lists, quoted strings), a bare word as a
+    string, and list items that are bare words as strings too.
+    """
+    from boardsim.games.base import Seat
+
+    seats = []
+    for item in _split_top(text):
+        name, paren, rest = item.partition("(")
+        name = name.strip()
+        if not name or (paren and not rest.endswith(")")):
+            raise BadInput("--policies", f"cannot read {item!r}; allowed: name or name(key=value, ...)")
+        params = {}
+        for pair in _split_top(rest[:-1]) if paren else []:
+            key, eq, raw = pair.partition("=")
+            if not eq or not key.strip():
+                raise BadInput("--policies", f"cannot read {pair!r} in {item!r}; allowed: key=value")
+            params[key.strip()] = _value(raw.strip())
+        seats.append(Seat(name, params))
+    if not seats:
+        raise BadInput("--policies", "no policy given; allowed: a comma-separated list such as par,blocker")
+    return seats
+
+
+def _value(raw: str) -> Any:
+    """A parameter value: TOML where it parses, else a bare word (inside lists too)."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        pass
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_value(part) for part in _split_top(raw[1:-1])]
+    return raw
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="boardsim", description="Monte Carlo strategy and balance analysis for card games.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -83,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("game")
     pl.add_argument("--seed", type=_nonneg, default=0, help="base seed")
     pl.add_argument("--players", type=_positive, help="number of players")
-    pl.add_argument("--policies", help="comma-separated policy names, one per seat (cycled)")
+    pl.add_argument("--policies", help="comma-separated policies, one per seat (cycled); parameters as in the "
+                    "report labels: multiple(multiple=1.3),par")
     pl.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
                     help="a rule option, repeatable")
     pl.add_argument("--cell", type=_nonneg, default=0, help="grid cell of the game to replay")
@@ -91,7 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("tournament", help="round robin or one-vs-field tournament with ratings")
     t.add_argument("game")
-    t.add_argument("--policies", required=True, help="comma-separated policy names")
+    t.add_argument("--policies", required=True, help="comma-separated policies, with parameters as in the "
+                   "report labels: \"multiple(multiple=1.3)\",par,eligibility")
     t.add_argument("--games", type=_positive, default=10_000, help="games per match (default 10000)")
     t.add_argument("--players", type=_positive, help="seats per game (default 2, or the game's minimum)")
     t.add_argument("--mode", choices=["round_robin", "field"], default="round_robin")
@@ -171,8 +230,7 @@ def cmd_play(args) -> int:
     from boardsim.runner import as_seat, make_cell
 
     game = get(args.game)
-    names = args.policies.split(",") if args.policies else [game.default_policy]
-    seats = [as_seat(n.strip()) for n in names]
+    seats = parse_policies(args.policies) if args.policies else [as_seat(game.default_policy)]
     players = args.players or (len(seats) if len(seats) > 1 else game.default_players)
     cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), rotate=False, index=args.cell)
     key = rng.cell_key(args.seed, args.cell)
@@ -192,7 +250,7 @@ def cmd_tournament(args) -> int:
 
     game = get(args.game)
     players = args.players or max(2, game.min_players)
-    policies = [p.strip() for p in args.policies.split(",") if p.strip()]
+    policies = parse_policies(args.policies)
     with numba_threads(args.threads):
         result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
                                 mode=args.mode, field=args.field, rules=dict(args.rule),
@@ -201,8 +259,8 @@ def cmd_tournament(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     write_tournament(result, out)
     files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
-                       f"Policies: {', '.join(policies)}; {args.games:,} games per match, each deal in every "
-                       f"seat arrangement ({args.seating}).",
+                       f"Policies: {', '.join(p.label() for p in policies)}; {args.games:,} games per match, "
+                       f"each deal in every seat arrangement ({args.seating}).",
                        {"game": game.name, "seed": args.seed, "games per match": args.games, "seating": args.seating,
                         "rules": dict(args.rule)})
     print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))

@@ -153,3 +153,18 @@ def test_cards_sweep_of_a_field_that_cannot_be_swept_is_one_line_before_any_game
     assert err == (f"error: --sweep: {what} card field {field!r}; allowed: rank, copies, solo_copies, fame, "
                    "bonus_fame, bonus_param, dismiss_cost\n")
     assert not out.exists()
+
+
+def test_policies_flag_takes_parameters_in_the_label_syntax(capsys):
+    from boardsim.cli import parse_policies
+    from boardsim.games.base import Seat
+
+    seats = parse_policies('par, multiple(multiple=1.3),priority(order=[Elephant, "Bear"], fallback=random)')
+    assert seats == [Seat("par"), Seat("multiple", {"multiple": 1.3}),
+                     Seat("priority", {"order": ["Elephant", "Bear"], "fallback": "random"})]
+    # a label as printed in a report reads back to the same seat
+    assert parse_policies(seats[1].label()) == [seats[1]]
+    code, out, _ = run(["play", "art_deco", "--policies", "multiple(multiple=1.3),par", "--players", "2"], capsys)
+    assert code == 0 and "2 players" in out
+    code, _, err = run(["tournament", "art_deco", "--policies", "multiple(multiple=1.3,par", "--games", "10"], capsys)
+    assert code == 2 and err.startswith("error:") and "--policies" in err
