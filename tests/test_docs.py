@@ -19,16 +19,17 @@ OUTSIDE_RULES = "shared" + "/rules/"
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
+def undocumented(game, text: str) -> list[str]:
+    """The game's name, options, policies and policy parameters that ``text`` does not name in backticks."""
+    names = [game.name] + [o.name for o in game.options]
+    for pol in game.policies:
+        names += [pol.name] + [p.name for p in pol.params]
+    return [n for n in names if f"`{n}`" not in text]
+
+
 def test_every_game_option_and_policy_is_documented():
     for name in games.names():
-        game = games.get(name)
-        assert f"`{game.name}`" in README
-        for opt in game.options:
-            assert f"`{opt.name}`" in README, f"{name} option {opt.name} missing from README"
-        for pol in game.policies:
-            assert f"`{pol.name}`" in README, f"{name} policy {pol.name} missing from README"
-            for param in pol.params:
-                assert f"`{param.name}`" in README, f"{name} policy {pol.name} param {param.name} missing"
+        assert undocumented(games.get(name), README) == [], f"{name}: missing from README"
 
 
 def test_summary_columns_are_documented():
@@ -69,14 +70,7 @@ def test_every_game_has_a_rules_page_with_every_option_and_policy():
     assert sorted(games.names()) == sorted(RULE_PAGES)
     for name, page in RULE_PAGES.items():
         text = (ROOT / "docs" / "rules" / page).read_text()
-        game = games.get(name)
-        assert f"`{game.name}`" in text
-        for opt in game.options:
-            assert f"`{opt.name}`" in text, f"{name} option {opt.name} missing from docs/rules/{page}"
-        for pol in game.policies:
-            assert f"`{pol.name}`" in text, f"{name} policy {pol.name} missing from docs/rules/{page}"
-            for param in pol.params:
-                assert f"`{param.name}`" in text, f"{name} policy {pol.name} param {param.name} missing"
+        assert undocumented(games.get(name), text) == [], f"{name}: missing from docs/rules/{page}"
 
 
 def test_every_game_section_of_the_readme_links_its_rules_page():

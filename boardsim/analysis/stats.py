@@ -45,17 +45,23 @@ def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
-def mean_interval(total, total_sq, n, confidence: float = 0.95):
-    """Mean, sd and a normal-theory interval of the mean from running sums."""
+def _mean_var(total, total_sq, n):
+    """Mean and sample variance from a sum, a sum of squares and a count (arrays; nan where n = 0)."""
     total = np.asarray(total, dtype=np.float64)
     total_sq = np.asarray(total_sq, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = total / n
         var = np.maximum(total_sq - n * mean * mean, 0.0) / np.maximum(n - 1.0, 1.0)
-        sd = np.sqrt(var)
-        z = _z(confidence)
-        half = z * sd / np.sqrt(n)
+    return mean, var, n
+
+
+def mean_interval(total, total_sq, n, confidence: float = 0.95):
+    """Mean, sd and a normal-theory interval of the mean from running sums."""
+    mean, var, n = _mean_var(total, total_sq, n)
+    sd = np.sqrt(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = _z(confidence) * sd / np.sqrt(n)
     return mean, sd, mean - half, mean + half
 
 
@@ -69,13 +75,9 @@ def deal_interval(total, total_sq, deals, scale, confidence: float = 0.95):
     """
     from scipy import stats
 
-    total = np.asarray(total, dtype=np.float64)
-    total_sq = np.asarray(total_sq, dtype=np.float64)
-    n = np.asarray(deals, dtype=np.float64)
+    mean_y, var_y, n = _mean_var(total, total_sq, deals)
     scale = np.asarray(scale, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_y = total / n
-        var_y = np.maximum(total_sq - n * mean_y * mean_y, 0.0) / np.maximum(n - 1.0, 1.0)
         half_y = stats.t.ppf(0.5 + confidence / 2.0, np.maximum(n - 1.0, 1.0)) * np.sqrt(var_y / n)
         mean = mean_y / scale
         half = half_y / scale
