@@ -359,8 +359,7 @@ def cmd_report(args) -> int:
     if not folder.is_dir() or not any(folder.glob("*.csv")):
         raise BadInput("folder", "not a results folder (expected CSV files written by sweep or tournament)",
                        str(folder))
-    with safe_io.FolderLock(folder):  # not while a sweep rewrites its tables
-        files = build_report(folder)
+    files = build_report(folder)  # writes only once every table and run.json has been read and drawn
     print(f"wrote {', '.join(files)} to {folder}/")
     return 0
 
