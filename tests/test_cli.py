@@ -153,3 +153,10 @@ def test_cards_sweep_of_a_field_that_cannot_be_swept_is_one_line_before_any_game
     assert err == (f"error: --sweep: {what} card field {field!r}; allowed: rank, copies, solo_copies, fame, "
                    "bonus_fame, bonus_param, dismiss_cost\n")
     assert not out.exists()
+
+
+def test_title_with_dollars_renders_as_plain_text(tmp_path, capsys):
+    path = write(tmp_path, 'game = "art_deco"\ngames = 40\ntitle = "costs $5 vs $x^{$ and \\\\frac"\n')
+    code, out, err = run(["sweep", path, "--out", str(tmp_path / "out"), "--quiet"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "out" / "index.html").exists()
