@@ -10,16 +10,23 @@ A file is written under a temporary name and renamed into place, so a file
 with the final name is complete; on load, a file that does not unzip, lacks
 a key, fails its checksum, or was made for another scenario hash or range is
 ignored and its chunk played again (then overwritten).  The scenario hash
-covers everything a chunk's numbers depend on: boardsim version, game, the
-rule options and card table (the cell's rules hash), seats, players, seat
-rotation, base seed, games per cell, cell index and grid values.
+covers everything a chunk's numbers depend on: boardsim version, the source
+of the compiled engines and policies and of the code that sums a chunk
+(:func:`code_hash`), game, the rule options and card table (the cell's rules
+hash), seats, players, seat rotation, base seed, games per cell, cell index
+and grid values.
+
+Files are written through :mod:`boardsim.safe_io` (a temporary file of this
+process, then a rename that never follows a link), and the sweep holds the
+output folder's lock, so the only temporary files a run removes are its own
+or those of a run that died.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import os
 import shutil
 import zipfile
 import zlib
@@ -28,13 +35,23 @@ from typing import Any
 
 import numpy as np
 
-from boardsim import rng
+from boardsim import numba_cache, rng, safe_io
 from boardsim.games.base import stable_hash
 from boardsim.runner import Aggregate, Cell, deal_count
 
 FORMAT = 2  # 2: deal-level and per-arrangement sums
 _META = ("meta.format", "meta.digest", "meta.base_seed", "meta.cell", "meta.cell_key", "meta.start",
          "meta.count", "meta.checksum")
+
+
+@functools.cache
+def code_hash() -> str:
+    """The jitted sources loaded in this process (``numba_cache``: engines, policies, card data, rng) and
+    the Python code that plays and sums a chunk: an edit to any of them makes saved chunks stale."""
+    h = hashlib.sha256(numba_cache.loaded_source_hash().encode())
+    for name in ("runner.py", "analysis/stats.py", "chunks.py"):
+        h.update((numba_cache.PACKAGE / name).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def cell_facts(cell: Cell, base_seed: int, n_games: int) -> dict[str, Any]:
@@ -44,6 +61,7 @@ def cell_facts(cell: Cell, base_seed: int, n_games: int) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "boardsim": __version__,
+        "code": code_hash(),
         "game": cell.game.name,
         "rules_and_cards": cell.rules_hash,
         "players": cell.n_players,
@@ -81,10 +99,10 @@ class CellChunks:
         self.loaded = 0
         self.rejected = 0
         self.saved = 0
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.tmp*"):  # left by a run killed mid-write
-            stale.unlink(missing_ok=True)
-        (folder / "cell.json").write_text(json.dumps({"digest": self.digest, **facts}, indent=1, default=str))
+        safe_io.real_dir(folder.parent)
+        safe_io.real_dir(folder)  # a link here is replaced, never followed
+        safe_io.remove_stale_temps(folder)  # left by a run killed mid-write
+        safe_io.write_text(folder / "cell.json", json.dumps({"digest": self.digest, **facts}, indent=1, default=str))
 
     def path(self, start: int, count: int) -> Path:
         return self.folder / f"deals-{start:09d}-{start + count - 1:09d}.npz"
@@ -126,13 +144,8 @@ class CellChunks:
             "meta.count": np.int64(count),
         })
         arrays["meta.checksum"] = np.array(checksum(arrays))
-        final = self.path(start, count)
-        tmp = final.with_name(f"{final.name}.tmp{os.getpid()}")
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, final)  # atomic: a file with the final name is always whole
+        # atomic: a file with the final name is always whole
+        safe_io.write_with(self.path(start, count), lambda f: np.savez_compressed(f, **arrays), sync=True)
         self.saved += 1
 
 
@@ -141,8 +154,10 @@ class ChunkStore:
 
     def __init__(self, root: str | Path, fresh: bool = False):
         self.root = Path(root)
-        if fresh and self.root.exists():
-            shutil.rmtree(self.root)
+        if fresh and self.root.is_symlink():
+            self.root.unlink()  # the link only, never what it points to
+        elif fresh and self.root.exists():
+            shutil.rmtree(self.root)  # does not follow links inside
         self.cells: list[CellChunks] = []
 
     def cell(self, cell: Cell, base_seed: int, n_games: int) -> CellChunks:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tomllib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
+from boardsim import safe_io
 from boardsim.errors import BadInput
 
 
@@ -18,23 +21,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
 
 
-def _int_at_least(low: int, what: str):
-    """An argparse type: an integer >= ``low``, with the allowed range in the error."""
+def _int_at_least(low: int, what: str, high: int | None = None):
+    """An argparse type: an integer in [low, high], with the allowed range in the error."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             value = low - 1
-        if value < low:
+        if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"got {text!r}; allowed: {what}")
         return value
 
     return parse
 
 
-_positive = _int_at_least(1, "a positive integer")
-_nonneg = _int_at_least(0, "an integer >= 0")
+# every count and index fits int64 (chunk files, NumPy); games and seeds have the API's own bounds
+_INT64 = 2**63 - 1
+_positive = _int_at_least(1, "a positive integer", _INT64)
+_nonneg = _int_at_least(0, "an integer >= 0", _INT64)
+_games = _int_at_least(1, "a positive integer <= 1000000000000", 10**12)
+_seed = _int_at_least(0, f"an integer in [0, {_INT64}]", _INT64)
 _SEATINGS = ["all", "cyclic", "fixed"]
 
 
@@ -124,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sweep", help="run every cell of a scenario and write a report")
     s.add_argument("scenario", help="scenario TOML file")
-    s.add_argument("--games", type=_positive, help="games per cell (overrides the scenario)")
-    s.add_argument("--seed", type=_nonneg, help="base seed (overrides the scenario)")
+    s.add_argument("--games", type=_games, help="games per cell (overrides the scenario)")
+    s.add_argument("--seed", type=_seed, help="base seed (overrides the scenario)")
     s.add_argument("--out", help="output folder (default reports/<scenario name>/)")
     s.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -138,7 +145,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser("play", help="print a readable trace of one game")
     pl.add_argument("game")
-    pl.add_argument("--seed", type=_nonneg, default=0, help="base seed")
+    pl.add_argument("--seed", type=_seed, default=0, help="base seed")
     pl.add_argument("--players", type=_positive, help="number of players")
     pl.add_argument("--policies", help="comma-separated policies, one per seat (cycled); parameters as in the "
                     "report labels: multiple(multiple=1.3),par")
@@ -151,11 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("game")
     t.add_argument("--policies", required=True, help="comma-separated policies, with parameters as in the "
                    "report labels: \"multiple(multiple=1.3)\",par,eligibility")
-    t.add_argument("--games", type=_positive, default=10_000, help="games per match (default 10000)")
+    t.add_argument("--games", type=_games, default=10_000, help="games per match (default 10000)")
     t.add_argument("--players", type=_positive, help="seats per game (default 2, or the game's minimum)")
     t.add_argument("--mode", choices=["round_robin", "field"], default="round_robin")
     t.add_argument("--field", help="the field policy for --mode field")
-    t.add_argument("--seed", type=_nonneg, default=0)
+    t.add_argument("--seed", type=_seed, default=0)
     t.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     t.add_argument("--out", help="output folder (default reports/tournament-<game>/)")
     t.add_argument("--threads", type=_positive)
@@ -165,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
-    o.add_argument("--games", type=_positive, help="games per evaluation (overrides [optimize].games)")
+    o.add_argument("--games", type=_games, help="games per evaluation (overrides [optimize].games)")
     o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
@@ -173,8 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cards", help="card strength: win rate added by favouring each card, on paired seeds")
     c.add_argument("game")
     c.add_argument("--players", type=_player_counts, default=[2], help="player count(s), e.g. 2 or 2,3,4")
-    c.add_argument("--games", type=_positive, default=20_000, help="games per arm per card (default 20000)")
-    c.add_argument("--seed", type=_nonneg, default=0)
+    c.add_argument("--games", type=_games, default=20_000, help="games per arm per card (default 20000)")
+    c.add_argument("--seed", type=_seed, default=0)
     c.add_argument("--cards", help="comma-separated card names (default: every market card)")
     c.add_argument("--base", help="the baseline policy of every seat (default: the game's default)")
     c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this integer card field "
@@ -196,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_sweep(args) -> int:
     from boardsim.sweeps import sweep
 
+    _check_scheduler_file(args.scheduler_file)
     executor, workers = args.executor, args.workers
     if args.dask_local is not None:
         if executor not in (None, "dask") or args.scheduler or args.scheduler_file or workers:
@@ -224,6 +232,34 @@ def cmd_sweep(args) -> int:
     return 0
 
 
+def _check_scheduler_file(path: str | None) -> None:
+    """A Dask scheduler file must be a JSON object with an address (Dask would fail later, less clearly)."""
+    if path is None:
+        return
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput("--scheduler-file", "no such file", path) from None
+    except (OSError, ValueError) as e:
+        raise BadInput("--scheduler-file", f"not a Dask scheduler file (JSON): {getattr(e, 'strerror', None) or e}",
+                       path) from None
+    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
+        raise BadInput("--scheduler-file", "not a Dask scheduler file (no \"address\")", path)
+
+
+def _out(args, default: str):
+    """``--out`` (or ``default``) checked like a sweep's, and created; errors are one line."""
+    from boardsim.sweeps import check_writable, output_folder
+
+    out = output_folder(args.out, Path(default))
+    check_writable(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadInput("--out", f"cannot create the folder: {e.strerror or e}", str(out)) from None
+    return out
+
+
 def cmd_play(args) -> int:
     from boardsim import rng
     from boardsim.games import get
@@ -240,7 +276,6 @@ def cmd_play(args) -> int:
 
 
 def cmd_tournament(args) -> int:
-    from pathlib import Path
 
     from boardsim.analysis.tournament import run_tournament
     from boardsim.games import get
@@ -251,12 +286,11 @@ def cmd_tournament(args) -> int:
     game = get(args.game)
     players = args.players or max(2, game.min_players)
     policies = parse_policies(args.policies)
+    out = _out(args, f"reports/tournament-{game.name}")
     with numba_threads(args.threads):
         result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
                                 mode=args.mode, field=args.field, rules=dict(args.rule),
                                 progress=False if args.quiet else None, seating=args.seating)
-    out = Path(args.out) if args.out else Path("reports") / f"tournament-{game.name}"
-    out.mkdir(parents=True, exist_ok=True)
     write_tournament(result, out)
     files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
                        f"Policies: {', '.join(p.label() for p in policies)}; {args.games:,} games per match, "
@@ -269,7 +303,6 @@ def cmd_tournament(args) -> int:
 
 
 def cmd_optimize(args) -> int:
-    from pathlib import Path
 
     from boardsim.analysis.optimize import tune
     from boardsim.report.build import write_meta
@@ -281,6 +314,7 @@ def cmd_optimize(args) -> int:
         raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
     opt = sc.optimize
     cell = sc.cells()[0]
+    out = _out(args, f"reports/{sc.name}-optimize")
     try:
         with numba_threads(args.threads):
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
@@ -289,10 +323,8 @@ def cmd_optimize(args) -> int:
                           popsize=opt.get("popsize", 8), seed=sc.seed)
     except BadInput as e:
         raise BadInput(e.key, e.message, sc.path) from None
-    out = Path(args.out) if args.out else Path("reports") / f"{sc.name}-optimize"
-    out.mkdir(parents=True, exist_ok=True)
-    result.check.to_csv(out / "optimize_check.csv", index=False)
-    result.history.to_csv(out / "optimize_history.csv", index=False)
+    safe_io.write_csv(result.check, out / "optimize_check.csv")
+    safe_io.write_csv(result.history, out / "optimize_history.csv")
     files = write_meta(out, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
                        {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
                         "search bounds": opt["params"], "best parameters": result.best,
@@ -309,7 +341,6 @@ def cmd_optimize(args) -> int:
 
 
 def cmd_cards(args) -> int:
-    from pathlib import Path
 
     import pandas as pd
 
@@ -338,8 +369,7 @@ def cmd_cards(args) -> int:
         if args.sweep not in sweepable:
             what = "not a sweepable" if args.sweep in table.columns else "unknown"
             raise BadInput("--sweep", f"{what} card field {args.sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
-    out = Path(args.out) if args.out else Path("reports") / f"cards-{game.name}"
-    out.mkdir(parents=True, exist_ok=True)
+    out = _out(args, f"reports/cards-{game.name}")
     rules = dict(args.rule)
     counts = args.players
     with numba_threads(args.threads):
@@ -347,7 +377,7 @@ def cmd_cards(args) -> int:
                                  progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
                                                                 f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"),
                                  seating=args.seating)
-        strength.to_csv(out / "balance_card_strength.csv", index=False)
+        safe_io.write_csv(strength, out / "balance_card_strength.csv")
         sweeps, suggestions = [], []
         if args.sweep:
             # the cards named on the command line, or else those flagged at any player count
@@ -361,8 +391,8 @@ def cmd_cards(args) -> int:
                 if suggestion is not None:
                     suggestions.append({"current": now, **suggestion})
         if sweeps:
-            pd.concat(sweeps).to_csv(out / "balance_card_sweep.csv", index=False)
-            pd.DataFrame(suggestions).to_csv(out / "card_suggestions.csv", index=False)
+            safe_io.write_csv(pd.concat(sweeps), out / "balance_card_sweep.csv")
+            safe_io.write_csv(pd.DataFrame(suggestions), out / "card_suggestions.csv")
     where = ", ".join(str(n) for n in counts)
     files = write_meta(out, f"{game.title}: card strength at {where} players",
                        f"Win rate added when seat 0 favours a card, against {base.label()} in every seat, on the same "
@@ -387,7 +417,8 @@ def cmd_report(args) -> int:
     if not folder.is_dir() or not any(folder.glob("*.csv")):
         raise BadInput("folder", "not a results folder (expected CSV files written by sweep or tournament)",
                        str(folder))
-    print(f"wrote {', '.join(build_report(folder))} to {folder}/")
+    files = build_report(folder)  # writes only once every table and run.json has been read and drawn
+    print(f"wrote {', '.join(files)} to {folder}/")
     return 0
 
 
@@ -421,4 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except BadInput as e:
         print(f"error: {e.line()}", file=sys.stderr)
+        return 2
+    except OverflowError as e:  # a sum that would leave int64 (runner.Aggregate), outside a sweep
+        print(f"error: games: {e}; play fewer games or use smaller card values", file=sys.stderr)
+        return 2
+    except OSError as e:  # a full or read-only disk while writing results
+        print(f"error: {e.filename or '--out'}: --out: cannot write: {e.strerror or e}", file=sys.stderr)
         return 2

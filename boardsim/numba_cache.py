@@ -25,6 +25,15 @@ import numba
 
 PACKAGE = Path(__file__).resolve().parent
 PREFIX = "numba-"
+_LOADED: dict[str, str] = {}  # the source hash configure() found, i.e. of the code this process compiles
+
+
+def loaded_source_hash() -> str:
+    """The source hash of the jitted code this process loaded (taken when ``configure`` ran at import, so
+    an edit made while it runs does not change it); chunk files record it."""
+    if "hash" not in _LOADED:
+        _LOADED["hash"] = source_hash()
+    return _LOADED["hash"]
 
 
 def jitted_sources(package: Path = PACKAGE) -> list[Path]:
@@ -70,6 +79,8 @@ def cache_folder(package: Path = PACKAGE) -> tuple[Path, bool]:
 def configure(package: Path = PACKAGE) -> Path:
     """Point Numba's cache at this source version's folder; drop older versions' folders in the default place."""
     folder, own = cache_folder(package)
+    if package == PACKAGE:
+        _LOADED["hash"] = folder.name[len(PREFIX):]
     numba.config.CACHE_DIR = str(folder)
     if own and not folder.exists():
         # a new source version: the machine code of the older ones can never be loaded again

@@ -34,6 +34,8 @@ _ONE = np.uint64(1)
 _FIVE = np.uint64(5)
 _NINE = np.uint64(9)
 _TWO53 = 1.0 / 9007199254740992.0
+# the largest base seed: seeds are stored as int64 (chunk files, run.json); SeedSequence takes any of them
+MAX_SEED = 2**63 - 1
 
 
 def cell_key(base_seed: int, cell: int) -> int:

@@ -34,6 +34,11 @@ from boardsim.games import get as get_game
 from boardsim.games.base import Game, Prepared, Seat
 
 DEFAULT_CHUNK = 50_000
+# games per cell at most: far beyond any run that finishes, and small enough that game counts, win sums
+# and per-game score sums stay exact in int64 (the sums of squared scores are checked as they grow)
+MAX_GAMES = 10**12
+RANGES_PER_BATCH = 4096  # deal ranges handed to play_ranges at a time, so no list grows with the games
+_INT64_ROOM = 2.0**62  # a sum that might pass this could overflow int64 (margin for float rounding)
 WIN_UNITS = 12  # win shares are 1/k for k <= 4, so 12 * share is a whole number: exact sums
 
 
@@ -259,6 +264,7 @@ class Aggregate:
             self.merge(out)
             return
         score = np.asarray(out["score"], dtype=np.int64)  # no copy when it is int64 already
+        self._check_room(score)
         units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
         self.games += score.shape[0]
         self.wins += game_sums(units)
@@ -286,9 +292,28 @@ class Aggregate:
         if self.game is not None:
             for name, arr in self.game.chunk_stats(out).items():
                 if name in self.extra:
+                    _check_sum(name, self.extra[name], arr)
                     self.extra[name] = self.extra[name] + arr
                 else:
                     self.extra[name] = np.array(arr, copy=True)
+
+    def _check_room(self, score: np.ndarray) -> None:
+        """OverflowError before a chunk's scores could overflow an int64 sum.
+
+        The largest sum is ``group_score_sq``: per deal, a policy's scores over its seats and every
+        arrangement, squared.  Its growth is bounded by ``deals * (P * A * max|score|)**2``, checked in
+        float64 against 2**62 together with what the sums already hold.
+        """
+        if not score.size:
+            return
+        top = float(np.abs(score).max())
+        deals = score.shape[0] / self.n_arr
+        grow = deals * (self.n_players * self.n_arr * top) ** 2
+        held = max(float(np.abs(a).max(initial=0)) for a in (self.score_sq, self.deal_score_sq, self.group_score_sq))
+        sums = float(np.abs(self.score_sum).max(initial=0)) + score.shape[0] * top
+        if held + grow >= _INT64_ROOM or sums >= _INT64_ROOM:
+            raise OverflowError(f"scores up to {top:.0f} over {self.games + score.shape[0]:,} games overflow the "
+                                "64-bit sums of squared scores")
 
     def _add_deal_sums(self, out: Mapping[str, np.ndarray], units: np.ndarray, score: np.ndarray) -> None:
         """Per-deal and per-arrangement sums; rows come in arrangement-major blocks (``play_chunk``)."""
@@ -316,6 +341,11 @@ class Aggregate:
         if (other.n_players != self.n_players or tuple(other.seat_counters) != tuple(self.seat_counters)
                 or other.n_arr != self.n_arr or tuple(other.groups) != tuple(self.groups)):
             raise ValueError("cannot merge aggregates of different tables")
+        for name in _SUMMED:
+            _check_sum(name, getattr(self, name), getattr(other, name))
+        for name, arr in other.extra.items():
+            if name in self.extra:
+                _check_sum(name, self.extra[name], arr)
         self.games += other.games
         self.deals += other.deals
         for name in _SUMMED:
@@ -369,6 +399,15 @@ class Aggregate:
         agg.rounds_hist = dict(zip(arrays["rounds_values"].tolist(), arrays["rounds_counts"].tolist(), strict=True))
         agg.extra = {k[len("extra."):]: np.array(v) for k, v in arrays.items() if k.startswith("extra.")}
         return agg
+
+
+def _check_sum(name: str, a: np.ndarray, b: np.ndarray) -> None:
+    """OverflowError when ``a + b`` (integer sums) could leave int64."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not a.size:
+        return
+    if float(np.abs(a).max()) + float(np.abs(b).max()) >= _INT64_ROOM:
+        raise OverflowError(f"the 64-bit sum {name!r} would overflow")
 
 
 @contextmanager
@@ -436,10 +475,15 @@ def run_cell(
         else:
             from boardsim.executors import play_ranges
 
-            ranges = [(start, min(chunk_size, deals - start)) for start in range(0, deals, chunk_size)]
-            for count, part in play_ranges(cell, key, ranges, executor, store, reduce):
-                sink(part)
-                bar.update(count * n_rot)
+            # in batches of ranges, made as they are needed: a list of every range of a huge cell would
+            # grow without limit (results do not depend on the batching)
+            step = chunk_size * RANGES_PER_BATCH
+            for first in range(0, deals, step):
+                last = min(first + step, deals)
+                ranges = [(start, min(chunk_size, last - start)) for start in range(first, last, chunk_size)]
+                for count, part in play_ranges(cell, key, ranges, executor, store, reduce):
+                    sink(part)
+                    bar.update(count * n_rot)
     finally:
         bar.close()
 

@@ -18,7 +18,8 @@ from typing import Any
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
-from boardsim.runner import Cell, make_cell
+from boardsim.rng import MAX_SEED
+from boardsim.runner import MAX_GAMES, Cell, make_cell
 from boardsim.seating import resolve as resolve_seating
 
 TOP_KEYS = {
@@ -108,10 +109,24 @@ def _type_error(key: str, value: Any, allowed: str) -> BadInput:
     return BadInput(key, f"got {value!r}; allowed: {allowed}")
 
 
-def _positive_int(raw: Mapping[str, Any], key: str, default: int, low: int = 1) -> int:
+def _positive_int(raw: Mapping[str, Any], key: str, default: int, low: int = 1, high: int | None = None,
+                  prefix: str = "") -> int:
+    """``raw[key]`` (or ``default``), an integer in [low, high]; errors name ``prefix + key``."""
     value = raw.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise _type_error(key, value, f"an integer >= {low}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        raise _type_error(prefix + key, value, f"an integer >= {low}" if high is None
+                          else f"an integer in [{low}, {high}]")
+    return value
+
+
+def check_name(value: Any, key: str = "name") -> str:
+    """A scenario name: one plain folder name under reports/ (no path, no '..', no NUL, not empty)."""
+    if not isinstance(value, str):
+        raise _type_error(key, value, "a string")
+    if (not value.strip() or "\0" in value or "/" in value or "\\" in value or value in (".", "..")
+            or value.startswith("~")):
+        raise BadInput(key, f"got {value!r}; allowed: a plain folder name (no '/', '..', NUL or empty name), "
+                            "written under reports/")
     return value
 
 
@@ -192,8 +207,8 @@ def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any
         raise _type_error("tournament.mode", t["mode"], " or ".join(repr(m) for m in MODES))
     if t["mode"] == "field" and t["field"] is None:
         raise BadInput("tournament.field", "mode 'field' needs a field policy")
-    t["players"] = _positive_int(t, "players", players)
-    t["games"] = _positive_int(t, "games", games)
+    t["players"] = _positive_int(t, "players", players, prefix="tournament.")
+    t["games"] = _positive_int(t, "games", games, high=MAX_GAMES, prefix="tournament.")
     try:
         game.check_players(t["players"])
     except BadInput as e:
@@ -220,9 +235,9 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             raise BadInput("game", "missing; name one of the games")
         game = get_game(raw["game"])
         players = _positive_int(raw, "players", game.default_players)
-        games = _positive_int(raw, "games", 10_000)
-        seed = _positive_int(raw, "seed", 0, low=0)
-        chunk = _positive_int(raw, "chunk_size", 50_000)
+        games = _positive_int(raw, "games", 10_000, high=MAX_GAMES)
+        seed = _positive_int(raw, "seed", 0, low=0, high=MAX_SEED)
+        chunk = _positive_int(raw, "chunk_size", 50_000, high=MAX_GAMES)
         rotate = raw.get("rotate_seats")
         if rotate is not None and not isinstance(rotate, bool):
             raise _type_error("rotate_seats", rotate, "true or false")
@@ -240,7 +255,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             raise _type_error("cards", cards, "tables like [cards.<name>] field = value")
         card_file = raw.get("card_file")
         if card_file is not None:
-            if not isinstance(card_file, str):
+            if not isinstance(card_file, str) or not card_file or "\0" in card_file:
                 raise _type_error("card_file", card_file, "a path to a CSV file")
             if path is not None and not Path(card_file).is_absolute():
                 card_file = str(Path(path).parent / card_file)
@@ -255,11 +270,14 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
                     raise BadInput(f"optimize.{key}", f"unknown key (known: {', '.join(OPTIMIZE_KEYS)})")
             for key in ("games", "check_games", "maxiter", "popsize"):
                 if key in opt:
-                    _positive_int(opt, key, 1)
-            _positive_int(opt, "seat", 0, low=0)
+                    _positive_int(opt, key, 1, high=MAX_GAMES, prefix="optimize.")
+            # a seat of the scenario's table (a players grid may change the count; every cell is checked
+            # against it in cells() below)
+            _positive_int(opt, "seat", 0, low=0, high=players - 1, prefix="optimize.")
         for key in ("name", "title", "description"):
             if key in raw and not isinstance(raw[key], str):
                 raise _type_error(key, raw[key], "a string")
+        check_name(raw.get("name", name or "scenario"))
         scenario = Scenario(
             name=raw.get("name", name or "scenario"),
             title=raw.get("title", raw.get("name", name or "scenario")),
@@ -290,10 +308,21 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario TOML file."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            raw = tomllib.load(f)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise BadInput("", "no such file", str(path)) from None
+    except IsADirectoryError:
+        raise BadInput("", "is a folder, not a scenario file", str(path)) from None
+    except OSError as e:
+        raise BadInput("", f"cannot read: {e.strerror or e}", str(path)) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput("toml", f"not a UTF-8 text file (byte {e.start})", str(path)) from None
+    if "\0" in text:
+        raise BadInput("toml", "not a text file (it holds NUL bytes)", str(path)) from None
+    try:
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BadInput("toml", f"malformed TOML: {e}", str(path)) from None
     return parse(raw, str(path), path.stem)

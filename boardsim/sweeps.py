@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -13,13 +14,14 @@ from typing import Any
 import numba
 import pandas as pd
 
-from boardsim import __version__
+from boardsim import __version__, safe_io
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput
 from boardsim.executors import Executor, open_executor
 from boardsim.report import tables
 from boardsim.report.build import build_report
-from boardsim.runner import deal_count, numba_threads, run_cell
+from boardsim.rng import MAX_SEED
+from boardsim.runner import MAX_GAMES, deal_count, numba_threads, run_cell
 from boardsim.scenario import Scenario, load_scenario
 
 
@@ -75,54 +77,112 @@ def sweep(
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if games is not None:
-        if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-            raise BadInput("--games", f"got {games!r}; allowed: a positive integer")
+        if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+            raise BadInput("--games", f"got {games!r}; allowed: an integer in [1, {MAX_GAMES}]")
         sc = replace(sc, games=games)
     if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise BadInput("--seed", f"got {seed!r}; allowed: an integer >= 0")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise BadInput("--seed", f"got {seed!r}; allowed: an integer in [0, {MAX_SEED}]")
         sc = replace(sc, seed=seed)
-    out_dir = Path(out) if out is not None else Path("reports") / sc.name
+    # everything is checked before the output folder is touched: a rejected run creates, deletes and
+    # overwrites nothing (and --fresh deletes saved chunks only once the run is sure to start)
+    out_dir = output_folder(out, Path("reports") / sc.name)
     cells = sc.cells()
-    out_dir.mkdir(parents=True, exist_ok=True)
     summaries, positions, scores, rounds, seatings = [], [], [], [], []
     warnings = _warnings(sc, cells)
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
     balance: dict[str, list[pd.DataFrame]] = {}
-    t0 = time.perf_counter()
     result = SweepResult(sc, out_dir, pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), 0, len(cells), 0.0,
                          warnings=warnings)
     interrupted = False
-    store = ChunkStore(out_dir / "chunks", fresh=fresh)
-    try:
-        with numba_threads(threads), open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
-            result.executor = ex.describe() if ex is not None else Executor().describe()
-            for cell in cells:
-                agg = cell.new_aggregate()
-                label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
-                run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label,
-                         executor=ex, store=store.cell(cell, sc.seed, sc.games), reduce=True)
-                result.chunks_reused, result.chunks_played = store.loaded, store.saved
-                summaries.append(tables.summary_rows(sc.name, cell, agg))
-                positions.append(tables.position_rows(sc.name, cell, agg))
-                scores.append(tables.score_rows(cell, agg))
-                rounds.append(tables.rounds_rows(cell, agg))
-                seatings.append(tables.seating_rows(sc.name, cell, agg))
-                for name, frame in tables.balance_rows(cell, agg).items():
-                    balance.setdefault(name, []).append(frame)
-                result.cells_done += 1
-                _write_tables(result, summaries, positions, scores, rounds, seatings, balance, t0)
-        if sc.tournament is not None:
-            write_tournament(run_scenario_tournament(sc, threads, progress), out_dir)
-    except KeyboardInterrupt:
-        interrupted = True
-    result.seconds = time.perf_counter() - t0
-    if result.cells_done:
-        _write_report(result, cells, threads)
+    with numba_threads(threads), open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
+        result.executor = ex.describe() if ex is not None else Executor().describe()
+        check_writable(out_dir)
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        t0 = time.perf_counter()
+        try:
+            make_folder(out_dir)
+            with safe_io.FolderLock(out_dir):
+                store = ChunkStore(out_dir / "chunks", fresh=fresh)
+                try:
+                    for cell in cells:
+                        agg = cell.new_aggregate()
+                        label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
+                        run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label,
+                                 executor=ex, store=store.cell(cell, sc.seed, sc.games), reduce=True)
+                        result.chunks_reused, result.chunks_played = store.loaded, store.saved
+                        summaries.append(tables.summary_rows(sc.name, cell, agg))
+                        positions.append(tables.position_rows(sc.name, cell, agg))
+                        scores.append(tables.score_rows(cell, agg))
+                        rounds.append(tables.rounds_rows(cell, agg))
+                        seatings.append(tables.seating_rows(sc.name, cell, agg))
+                        for name, frame in tables.balance_rows(cell, agg).items():
+                            balance.setdefault(name, []).append(frame)
+                        result.cells_done += 1
+                        _write_tables(result, summaries, positions, scores, rounds, seatings, balance, t0)
+                    if sc.tournament is not None:
+                        write_tournament(run_scenario_tournament(sc, threads, progress), out_dir)
+                except KeyboardInterrupt:
+                    interrupted = True
+                except OverflowError as e:
+                    raise BadInput("games", f"{e}; play fewer games per cell or use smaller card values",
+                                   sc.path) from None
+                result.seconds = time.perf_counter() - t0
+                if result.cells_done:
+                    _write_report(result, cells, threads)
+        except OSError as e:  # a full or read-only disk, or a folder where a file belongs
+            raise write_error(e, out_dir) from None
     if interrupted:
         raise KeyboardInterrupt(result)
     return result
+
+
+def output_folder(out: str | Path | None, default: Path) -> Path:
+    """``out`` (or ``default``) checked without touching anything: BadInput ``--out`` for an empty path,
+    a NUL, a file or a path under a file."""
+    if out is None:
+        path = default
+    else:
+        text = str(out)
+        if not text.strip() or "\0" in text:
+            raise BadInput("--out", f"got {text!r}; allowed: a folder path (not empty, no NUL)")
+        path = Path(text)
+    for above in (path, *path.parents):
+        if above.exists() and not above.is_dir():
+            where = "is a file" if above == path else f"is under {above}, a file"
+            raise BadInput("--out", f"{where}; allowed: a folder", str(path))
+    return path
+
+
+# names a run writes in its folder; a folder standing in one's place would stop the run halfway
+_WRITTEN = ("*.csv", "*.png", "index.html", "run.json", safe_io.LOCK_NAME, "chunks/cell-*/cell.json",
+            "chunks/cell-*/deals-*.npz")
+
+
+def check_writable(out_dir: Path) -> None:
+    """BadInput before anything is written when the run could not write its files into ``out_dir``."""
+    if not out_dir.exists():
+        above = next((p for p in out_dir.parents if p.exists()), Path("."))
+        if not os.access(above, os.W_OK | os.X_OK):
+            raise BadInput("--out", f"cannot create the folder: {above} is not writable", str(out_dir))
+        return
+    if not os.access(out_dir, os.W_OK | os.X_OK):
+        raise BadInput("--out", "the folder is not writable", str(out_dir))
+    for pattern in _WRITTEN:
+        for p in out_dir.glob(pattern):
+            if p.is_dir() and not p.is_symlink():
+                raise BadInput("--out", f"{p.relative_to(out_dir)} is a folder where the run writes a file; "
+                                        "remove it", str(p))
+
+
+def make_folder(out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+
+def write_error(e: OSError, out_dir: Path) -> BadInput:
+    """One line for a write that failed: the file, and why."""
+    where = e.filename if e.filename else out_dir
+    return BadInput("--out", f"cannot write: {e.strerror or e}", str(where))
 
 
 def _warnings(sc: Scenario, cells) -> list[str]:
@@ -142,13 +202,14 @@ def _write_tables(result: SweepResult, summaries, positions, scores, rounds, sea
     result.balance = {name: tables.concat(frames) for name, frames in balance.items()}
     result.seconds = time.perf_counter() - t0
     d = result.out_dir
-    result.summary.to_csv(d / "summary.csv", index=False)
-    result.positions.to_csv(d / "positions.csv", index=False)
-    result.scores.to_csv(d / "scores.csv", index=False)
-    tables.concat(rounds).to_csv(d / "rounds.csv", index=False)
-    tables.concat(seatings).to_csv(d / "seatings.csv", index=False)
+    # each through a temporary file and a rename: a reader never sees half a table, a link is not followed
+    safe_io.write_csv(result.summary, d / "summary.csv")
+    safe_io.write_csv(result.positions, d / "positions.csv")
+    safe_io.write_csv(result.scores, d / "scores.csv")
+    safe_io.write_csv(tables.concat(rounds), d / "rounds.csv")
+    safe_io.write_csv(tables.concat(seatings), d / "seatings.csv")
     for name, frame in result.balance.items():
-        frame.to_csv(d / f"balance_{name}.csv", index=False)
+        safe_io.write_csv(frame, d / f"balance_{name}.csv")
 
 
 def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None):
@@ -162,10 +223,10 @@ def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | 
 
 def write_tournament(result, out_dir: Path) -> None:
     """The tournament's tidy tables; build_report draws the heat map and ratings from them."""
-    result.pairwise.to_csv(out_dir / "tournament_pairwise.csv", index=False)
-    result.ratings.to_csv(out_dir / "tournament_ratings.csv", index=False)
-    result.matches.to_csv(out_dir / "tournament_matches.csv", index=False)
-    result.cycles.to_csv(out_dir / "tournament_cycles.csv", index=False)
+    safe_io.write_csv(result.pairwise, out_dir / "tournament_pairwise.csv")
+    safe_io.write_csv(result.ratings, out_dir / "tournament_ratings.csv")
+    safe_io.write_csv(result.matches, out_dir / "tournament_matches.csv")
+    safe_io.write_csv(result.cycles, out_dir / "tournament_cycles.csv")
 
 
 def provenance(result: SweepResult, cells, threads) -> dict:
@@ -211,5 +272,5 @@ def _write_report(result: SweepResult, cells, threads) -> None:
     sc = result.scenario
     meta = {"title": sc.title, "description": sc.description, "warnings": result.warnings,
             "provenance": provenance(result, cells, threads)}
-    (result.out_dir / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    safe_io.write_text(result.out_dir / "run.json", json.dumps(meta, indent=2, default=str))
     result.files = build_report(result.out_dir)

@@ -168,3 +168,10 @@ def test_policies_flag_takes_parameters_in_the_label_syntax(capsys):
     assert code == 0 and "2 players" in out
     code, _, err = run(["tournament", "art_deco", "--policies", "multiple(multiple=1.3,par", "--games", "10"], capsys)
     assert code == 2 and err.startswith("error:") and "--policies" in err
+
+
+def test_title_with_dollars_renders_as_plain_text(tmp_path, capsys):
+    path = write(tmp_path, 'game = "art_deco"\ngames = 40\ntitle = "costs $5 vs $x^{$ and \\\\frac"\n')
+    code, out, err = run(["sweep", path, "--out", str(tmp_path / "out"), "--quiet"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "out" / "index.html").exists()

@@ -111,3 +111,82 @@ def test_corrupt_partial_and_stale_chunks_are_played_again(tmp_path):
 
     again = boardsim.sweep(changed, out=out, games=6000, progress=False, fresh=True)
     assert again.chunks_reused == 0 and again.chunks_played == 3
+
+
+def test_code_hash_is_in_the_chunk_digest(tmp_path, monkeypatch):
+    # an edit to the engine or policy sources makes every saved chunk stale
+    from boardsim import chunks
+
+    path = write(tmp_path, "code", 'games = 400\nseed = 3\nchunk_size = 200\nseating = "fixed"\n')
+    out = tmp_path / "out"
+    assert boardsim.sweep(path, out=out, progress=False).chunks_played == 2
+    monkeypatch.setattr(chunks, "code_hash", lambda: "edited-engine")
+    again = boardsim.sweep(path, out=out, progress=False)
+    assert (again.chunks_reused, again.chunks_played) == (0, 2)
+
+
+def test_lazy_batches_give_the_same_files(tmp_path, monkeypatch):
+    from boardsim import runner
+
+    path = write(tmp_path, "lazy", 'games = 900\nseed = 5\nchunk_size = 100\nseating = "fixed"\n')
+    boardsim.sweep(path, out=tmp_path / "one", progress=False)
+    monkeypatch.setattr(runner, "RANGES_PER_BATCH", 2)  # 9 ranges in 5 batches
+    boardsim.sweep(path, out=tmp_path / "many", progress=False)
+    assert tables(tmp_path / "one") == tables(tmp_path / "many")
+    assert [p.name for p in chunk_files(tmp_path / "one")] == [p.name for p in chunk_files(tmp_path / "many")]
+
+
+def test_symlinks_in_out_are_replaced_not_followed(tmp_path):
+    path = write(tmp_path, "links", 'games = 200\nseed = 1\nchunk_size = 100\nseating = "fixed"\n')
+    out = tmp_path / "out"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "victim.tmp1").write_text("keep")
+    cell = out / "chunks" / "cell-0000"
+    cell.mkdir(parents=True)
+    names = ["summary.csv", "index.html", "run.json", "winrate.png"]
+    for name in names:
+        (outside / name).write_text("keep")
+        (out / name).symlink_to(outside / name)
+    (outside / "cell.json").write_text("keep")
+    (cell / "cell.json").symlink_to(outside / "cell.json")
+    (out / "chunks" / "cell-0001").symlink_to(outside)  # a linked folder: never cleaned or written through
+    (cell / "deals-000000000-000000099.npz.tmp1").symlink_to(outside / "victim.tmp1")
+    boardsim.sweep(path, out=out, progress=False)
+    assert all((outside / n).read_text() == "keep" for n in names + ["cell.json", "victim.tmp1"])
+    assert not (out / "summary.csv").is_symlink() and not (cell / "cell.json").is_symlink()
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch, capsys):
+    from boardsim import cli, safe_io
+
+    path = write(tmp_path, "full", 'games = 200\nseed = 1\nchunk_size = 100\nseating = "fixed"\n')
+    real = safe_io.write_with
+
+    def full_disk(target, fill, sync=False):
+        if Path(target).name == "run.json":
+            def fail(f):
+                f.write(b"{")
+                raise OSError(28, "No space left on device", str(target))
+            return real(target, fail, sync)
+        return real(target, fill, sync)
+
+    monkeypatch.setattr(safe_io, "write_with", full_disk)
+    code = cli.main(["sweep", str(path), "--out", str(tmp_path / "out"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "run.json: --out: cannot write: No space left" in err
+    assert not list((tmp_path / "out").rglob("*.tmp*")) and not (tmp_path / "out" / "run.json").exists()
+
+
+def test_sums_that_would_overflow_int64_stop_with_one_line():
+    import pytest
+
+    game = get("art_deco")
+    agg = Aggregate(2, game.seat_counters, len(game.end_reasons))
+    out = {"score": np.full((4, 2), 2**31, dtype=np.int64)}
+    with pytest.raises(OverflowError):
+        agg._check_room(out["score"])
+    big = Aggregate(2, game.seat_counters, len(game.end_reasons))
+    big.score_sq[:] = 2**62
+    with pytest.raises(OverflowError):
+        big.merge(big)  # 2**62 + 2**62 leaves int64

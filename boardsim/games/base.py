@@ -29,6 +29,7 @@ The runner adds ``seed`` (uint64) and ``game`` (index in the cell).
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import threading
 from abc import ABC, abstractmethod
@@ -68,8 +69,8 @@ class Option:
         what = {"int": "an integer", "float": "a number", "list": "a list"}[self.kind]
         if self.kind == "list" and self.choices:
             return "a list of " + ", ".join(repr(c) for c in self.choices)
-        lo = "-inf" if self.low is None else _fmt(self.low)
-        hi = "inf" if self.high is None else _fmt(self.high)
+        lo = _fmt(-MAX_FIELD) if self.low is None else _fmt(self.low)
+        hi = _fmt(MAX_FIELD) if self.high is None else _fmt(self.high)
         item = " of integers" if self.kind == "list" else ""
         return f"{what}{item} in [{lo}, {hi}]"
 
@@ -110,6 +111,8 @@ class Option:
         return value
 
     def _in_range(self, v: float) -> bool:
+        if abs(v) > MAX_FIELD and (self.low is None or self.high is None):
+            return False  # an unbounded option still keeps every sum a game makes of it in range
         return (self.low is None or v >= self.low) and (self.high is None or v <= self.high)
 
     def encode(self, value: Any) -> float:
@@ -182,7 +185,7 @@ def apply_integer_edits(
     """``table`` (rows named by its ``name`` column) with ``{card: {field: value}}`` applied.
 
     ``ranges`` maps each editable integer field to its (low, high) bounds, high ``None`` for
-    unbounded.  Errors are BadInput keyed ``cards.<card>[.<field>]``.
+    ``MAX_FIELD``.  Errors are BadInput keyed ``cards.<card>[.<field>]``.
     """
     table = table.copy()
     names = list(table["name"])
@@ -197,12 +200,57 @@ def apply_integer_edits(
             if name not in ranges:
                 raise BadInput(key, f"unknown card field {name!r} (known: {fields_known})")
             lo, hi = ranges[name]
+            hi = MAX_FIELD if hi is None else hi
             ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))
-            if not ok or value < lo or (hi is not None and value > hi):
-                allowed = f"an integer >= {lo}" if hi is None else f"an integer in [{lo}, {hi}]"
+            if not ok or value < lo or value > hi:
+                allowed = f"an integer in [{lo}, {hi}]"
                 raise BadInput(key, f"got {value!r}; allowed: {allowed}")
             table.loc[table["name"] == card, name] = int(value)
     return table
+
+
+# Largest magnitude of any integer card field or rule option without a tighter bound of its own: a game
+# score is a sum of at most a few hundred such numbers, so per-game scores stay far inside int64 and the
+# sweep's sums of squared scores (checked as they grow, runner.Aggregate) hold for billions of games.
+MAX_FIELD = 10_000
+
+
+def read_card_csv(path: str, key: str = "card_file") -> pd.DataFrame:
+    """A user's card CSV as text cells (``dtype=str``, nothing read as NaN).
+
+    BadInput ``key`` naming the file when it is missing, a folder, empty, not UTF-8 or not CSV.
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except IsADirectoryError:
+        raise BadInput(key, "is a folder, not a CSV file", path) from None
+    except OSError as e:
+        raise BadInput(key, f"cannot read card file: {e.strerror or e}", path) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise BadInput(key, f"not a UTF-8 text file (byte {e.start})", path) from None
+    if not text.strip():
+        raise BadInput(key, "the card file is empty (expected a header row and one row per card)", path)
+    if "\0" in text:
+        raise BadInput(key, "not a text file (it holds NUL bytes)", path)
+    try:
+        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
+        raise BadInput(key, f"cannot read card file: {e}", path) from None
+
+
+def int_cell(text: Any, key: str, low: int, high: int, file: str | None) -> int:
+    """A whole number in [low, high] from a CSV cell; BadInput naming ``key`` (row and column)."""
+    raw = str(text).strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadInput(key, f"got {raw!r}; allowed: a whole number in [{low}, {high}]", file) from None
+    if not low <= value <= high:
+        raise BadInput(key, f"got {value}; allowed: a whole number in [{low}, {high}]", file)
+    return value
 
 
 def stable_hash(*parts: Any) -> str:

@@ -8,11 +8,14 @@ without re-running games.
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from boardsim import games
+from boardsim import games, safe_io
 from boardsim.errors import BadInput
 from boardsim.report import html, plots
 
@@ -34,59 +37,120 @@ TABLE_CAPTIONS = {
 }
 
 
+# columns the charts read from each table; a table without them is reported before anything is drawn
+REQUIRED = {
+    "summary.csv": ("cell", "label", "policy", "games", "win_rate", "win_lo", "win_hi"),
+    "scores.csv": ("cell", "seat", "policy", "label", "score", "count"),
+    "positions.csv": ("cell", "label", "players", "position", "win_rate", "win_lo", "win_hi"),
+    "rounds.csv": ("cell", "label", "rounds", "count"),
+    "tournament_pairwise.csv": ("policy", "opponent", "games"),
+}
+
+
 def _read(path: Path) -> pd.DataFrame:
-    if not path.exists() or path.stat().st_size == 0:
+    """A table of the folder (empty when absent); BadInput naming the file when it is not a readable CSV
+    with the columns the charts need."""
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         return pd.DataFrame()
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
+    except (OSError, ValueError, pd.errors.ParserError) as e:  # UnicodeDecodeError is a ValueError
+        raise BadInput("csv", f"not a readable CSV table: {getattr(e, 'strerror', None) or e}", str(path)) from None
+    missing = [c for c in REQUIRED.get(path.name, ()) if c not in frame.columns]
+    if missing and not frame.empty:
+        raise BadInput("columns", f"missing {', '.join(missing)} (a {path.name} written by boardsim has them)",
+                       str(path))
+    return frame
+
+
+def _read_meta(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise BadInput("run.json", f"not a readable JSON file: {why}", str(path)) from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("provenance", {}), dict):
+        raise BadInput("run.json", "expected a JSON object with title, description and provenance", str(path))
+    return meta
+
+
+def _draw(path: Path, draw: Callable[..., Any], *args: Any) -> Any:
+    """``draw(*args)``; a table whose values the chart cannot use is BadInput naming it."""
+    try:
+        return draw(*args)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError) as e:
+        raise BadInput("columns", f"cannot draw a chart from this table ({type(e).__name__}: {e})", str(path)) from None
 
 
 def build_report(out_dir: str | Path) -> list[str]:
-    """Draw every chart the folder's tables allow and write index.html; returns file names."""
+    """Draw every chart the folder's tables allow and write index.html; returns file names.
+
+    Everything is drawn into a scratch folder first and copied in only when all of it worked, so a
+    folder with a bad table or run.json gets one BadInput naming the file and is left as it was.
+    """
     d = Path(out_dir)
-    meta = json.loads((d / "run.json").read_text()) if (d / "run.json").exists() else {}
-    title = meta.get("title", d.name)
+    meta = _read_meta(d / "run.json")
+    title = str(meta.get("title", d.name))
+    frames = {name: _read(d / name) for name in REQUIRED}
+    balance = {p: _read(p) for p in sorted(d.glob("balance_*.csv"))}
+    with tempfile.TemporaryDirectory(prefix="boardsim-report-") as scratch:
+        s = Path(scratch)
+        images = _draw_all(d, s, meta, title, frames, balance)
+        tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
+        tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in balance]
+        provenance = meta.get("provenance", {})
+        _draw(d / "run.json", lambda: html.write_index(s, title, str(meta.get("description", "")), images, provenance,
+                                                       frames["summary.csv"], tables,
+                                                       warnings=list(meta.get("warnings", []))))
+        for made in sorted(s.iterdir()):
+            safe_io.write_bytes(d / made.name, made.read_bytes())
+    return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
+
+
+def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.DataFrame],
+              balance: dict[Path, pd.DataFrame]) -> list[tuple[str, str]]:
+    """Every chart the tables of ``d`` allow, drawn into ``s``."""
     images: list[tuple[str, str]] = []
-    summary = _read(d / "summary.csv")
-    images += plots.write_standard_plots(summary, _read(d / "scores.csv"), d, title)
-    positions = _read(d / "positions.csv")
+    summary = frames["summary.csv"]
+    images += _draw(d / "summary.csv", plots.write_standard_plots, summary, frames["scores.csv"], s, title)
+    positions = frames["positions.csv"]
     if not positions.empty and positions["players"].max() > 1:
-        images.append(plots.write_positions(positions, d, title))
-    rounds = _read(d / "rounds.csv")
+        images.append(_draw(d / "positions.csv", plots.write_positions, positions, s, title))
+    rounds = frames["rounds.csv"]
     if not rounds.empty:
-        images.append(plots.write_rounds(rounds, d, title))
-    pair = _read(d / "tournament_pairwise.csv")
+        images.append(_draw(d / "rounds.csv", plots.write_rounds, rounds, s, title))
+    pair = frames["tournament_pairwise.csv"]
     if not pair.empty:
-        images.append(plots.write_heatmap(pair, d, title))
+        images.append(_draw(d / "tournament_pairwise.csv", plots.write_heatmap, pair, s, title))
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
-        images.append(plots.write_ratings(ratings, d, title))
+        images.append(_draw(d / "tournament_ratings.csv", plots.write_ratings, ratings, s, title))
     history = _read(d / "optimize_history.csv")
     if not history.empty:
-        images.append(plots.write_convergence(history, _read(d / "optimize_check.csv"), d, title))
-    curve = _read(d / "balance_fame_curve.csv")
+        images.append(_draw(d / "optimize_history.csv", plots.write_convergence, history,
+                            _read(d / "optimize_check.csv"), s, title))
+    curve = balance.get(d / "balance_fame_curve.csv", pd.DataFrame())
     if not curve.empty:
-        images.append(plots.write_fame_curves(curve, d, title))
+        images.append(_draw(d / "balance_fame_curve.csv", plots.write_fame_curves, curve, s, title))
     notes = _chart_notes(meta, summary)
-    for path in sorted(d.glob("balance_*.csv")):
+    for path, frame in balance.items():
         name = path.stem.removeprefix("balance_")
         note = notes.get(name)
-        images += [(f, f"{cap} {note}" if note else cap) for f, cap in plots.write_balance(name, _read(path), d, title)]
-    tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
-    tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in
-               sorted(d.glob("balance_*.csv"))]
-    provenance = meta.get("provenance", {})
-    html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables,
-                     warnings=meta.get("warnings", []))
-    return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
+        drawn = _draw(path, plots.write_balance, name, frame, s, title)
+        images += [(f, f"{cap} {note}" if note else cap) for f, cap in drawn]
+    return images
 
 
 def _chart_notes(meta: dict, summary: pd.DataFrame) -> dict[str, str]:
     """The game's own sentences for its balance charts (``CHART_NOTES`` in its balance module), by table
     name; the game comes from run.json's provenance or summary.csv."""
     name = meta.get("provenance", {}).get("game")
+    if not isinstance(name, str):
+        name = None
     if name is None and "game" in summary.columns and len(summary):
         name = summary["game"].iloc[0]
     if name is None:
@@ -107,5 +171,5 @@ def write_meta(out_dir: str | Path, title: str, description: str, provenance: di
     prov = {"boardsim version": __version__, **provenance,
             "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}
     meta = {"title": title, "description": description, "provenance": prov}
-    (Path(out_dir) / "run.json").write_text(json.dumps(meta, indent=2, default=str))
+    safe_io.write_text(Path(out_dir) / "run.json", json.dumps(meta, indent=2, default=str))
     return build_report(out_dir)

@@ -13,8 +13,12 @@ import pandas as pd  # noqa: E402
 
 
 def heading(title: str, sub: str) -> str:
-    """A scenario title wrapped to fit the figure, then the chart's own line."""
-    return textwrap.fill(title, 75) + "\n" + sub
+    """A scenario title wrapped to fit the figure, then the chart's own line.
+
+    The title is the user's plain text: ``$`` is escaped so that matplotlib never reads it as math text
+    (an unbalanced or unknown expression would stop the report).
+    """
+    return textwrap.fill(str(title), 75).replace("$", r"\$") + "\n" + sub
 
 
 def winrate_data(summary: pd.DataFrame) -> pd.DataFrame:
@@ -102,8 +106,10 @@ def plot_scores(fig, data: pd.DataFrame, title: str, score_name: str = "final sc
 
 
 def save(fig, path) -> None:
+    from boardsim.safe_io import save_figure
+
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)  # a temporary file and a rename: a link at path is never followed
     plt.close(fig)
 
 

@@ -10,11 +10,14 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
-from boardsim.games.base import apply_integer_edits
+from boardsim.games.base import apply_integer_edits, int_cell, read_card_csv
 
 COLUMNS = ("name", "value", "copies")
 EDITABLE = ("value", "copies")
-EDIT_RANGES = {"value": (1, None), "copies": (0, None)}
+# value: a score sums at most the deck's values; copies: the deck is an array of every copy (at most
+# MAX_DECK cards), so neither memory nor any int64 sum over a sweep can run away
+EDIT_RANGES = {"value": (1, 1000), "copies": (0, 100)}
+MAX_DECK = 2000
 
 
 def load_table(card_file: str | None = None) -> pd.DataFrame:
@@ -22,20 +25,15 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
     if card_file is None:
         with resources.files("boardsim.games.art_deco").joinpath("data/cards.csv").open() as f:
             return pd.read_csv(f)
-    try:
-        table = pd.read_csv(card_file)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise BadInput("card_file", f"cannot read card file: {e}", card_file) from None
+    table = read_card_csv(card_file)
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise BadInput("columns", f"missing {', '.join(missing)} (need {', '.join(COLUMNS)})", card_file)
-    for i, row in table.iterrows():
-        for col in EDITABLE:
-            v = row[col]
-            ok = isinstance(v, (int, np.integer)) and (v >= 1 if col == "value" else v >= 0)
-            if not ok:
-                raise BadInput(f"row {i + 2}.{col}", f"got {v!r}; allowed: a whole number >= "
-                               f"{1 if col == 'value' else 0}", card_file)
+    for col in EDITABLE:  # row numbers count the header as row 1, as a spreadsheet shows them
+        lo, hi = EDIT_RANGES[col]
+        table[col] = np.array([int_cell(v, f"row {i + 2}.{col}", lo, hi, card_file)
+                               for i, v in enumerate(table[col])], dtype=np.int64)
+    check_deck_size(table, card_file)
     if table["name"].duplicated().any():
         dup = table.loc[table["name"].duplicated(), "name"].iloc[0]
         raise BadInput("name", f"card {dup!r} appears twice", card_file)
@@ -43,7 +41,17 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
-    return apply_integer_edits(table, edits, EDIT_RANGES)
+    table = apply_integer_edits(table, edits, EDIT_RANGES)
+    check_deck_size(table)
+    return table
+
+
+def check_deck_size(table: pd.DataFrame, file: str | None = None) -> None:
+    total = int(table["copies"].sum())
+    if total > MAX_DECK:
+        name = table.loc[table["copies"].idxmax(), "name"]
+        key = "copies" if file else f"cards.{name}.copies"
+        raise BadInput(key, f"the deck holds {total} cards; allowed: at most {MAX_DECK}", file)
 
 
 def deck_values(table: pd.DataFrame) -> np.ndarray:

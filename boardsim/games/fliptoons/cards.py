@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
-from boardsim.games.base import apply_integer_edits
+from boardsim.games.base import MAX_FIELD, apply_integer_edits, int_cell, read_card_csv
 
 COLUMNS = (
     "name", "rank", "starter", "copies", "solo_copies", "fame", "bonus", "bonus_fame", "bonus_param",
@@ -56,26 +56,19 @@ MAX_EXTRA_ROWS = 4
 def load_table(card_file: str | None = None) -> pd.DataFrame:
     """The bundled Season 1 table, or a user CSV with the same columns (checked row by row)."""
     source = card_file
-    try:
-        if card_file is None:
-            with resources.files("boardsim.games.fliptoons").joinpath("data/season1.csv").open() as f:
-                table = pd.read_csv(f, keep_default_na=False, dtype=str)
-        else:
-            table = pd.read_csv(card_file, keep_default_na=False, dtype=str)
-    except (OSError, pd.errors.ParserError, UnicodeDecodeError) as e:
-        raise BadInput("card_file", f"cannot read card file: {e}", source) from None
+    if card_file is None:
+        with resources.files("boardsim.games.fliptoons").joinpath("data/season1.csv").open() as f:
+            table = pd.read_csv(f, keep_default_na=False, dtype=str)
+    else:
+        table = read_card_csv(card_file)
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise BadInput("columns", f"missing {', '.join(missing)} (need {', '.join(COLUMNS)})", source)
     table = table[list(COLUMNS)].copy()
-    for col in INT_COLUMNS:
-        values = []
-        for i, v in enumerate(table[col]):
-            try:
-                values.append(int(str(v).strip()))
-            except ValueError:
-                raise BadInput(f"row {i + 2}.{col}", f"got {v!r}; allowed: an integer", source) from None
-        table[col] = np.asarray(values, dtype=np.int64)
+    for col in INT_COLUMNS:  # the same bounds as a scenario's edits, so the int32 card matrix never wraps
+        lo, hi = _LOW.get(col, -MAX_FIELD), _HIGH.get(col, MAX_FIELD)
+        table[col] = np.asarray([int_cell(v, f"row {i + 2}.{col}", lo, hi, source)
+                                 for i, v in enumerate(table[col])], dtype=np.int64)
     checks = (("bonus", BONUS_KINDS), ("banner", BANNERS), ("hired", HIRED_KINDS),
               ("on_dismiss", DISMISSED_KINDS), ("place", PLACE_KINDS), ("hook", HOOK_KINDS))
     for col, known in checks:

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
+from boardsim.games.base import MAX_FIELD, read_card_csv
 
 LANDS = ("Desert", "Forest", "Mountain", "Plains", "Snow", "Water")
 SYMBOLS = ("Bottle", "Cow", "Fort", "Gun", "Pickaxe", "Wagon")
@@ -57,11 +58,7 @@ def _read(path: str | None, bundled: str, what: str) -> tuple[pd.DataFrame, str]
     if path is None:
         with resources.files("boardsim.games.wagons").joinpath(f"data/{bundled}").open() as f:
             return pd.read_csv(f, dtype=str, keep_default_na=False), f"(bundled {bundled})"
-    try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
-        raise BadInput(what, f"cannot read file: {e}", str(path)) from None
-    return table, str(path)
+    return read_card_csv(str(path), what), str(path)
 
 
 def _name(value: Any, known: tuple[str, ...], what: str, key: str, file: str | None) -> str:
@@ -151,6 +148,9 @@ def check_goals(table: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
                 out[col] = _name(value, LANDS, "land", f"{where}.{col}", file)
             else:
                 out[col] = _int(value, f"{where}.{col}", file)
+                if abs(out[col]) > MAX_FIELD:  # points: a score sums a few dozen of them
+                    raise BadInput(f"{where}.{col}", f"got {out[col]}; allowed: an integer in "
+                                   f"[{-MAX_FIELD}, {MAX_FIELD}]", file)
         out["source"] = str(row["source"]).strip() or "user"
         rows.append(out)
     goals = pd.DataFrame(rows, columns=list(GOAL_COLUMNS))

@@ -1,0 +1,192 @@
+"""Every bad input ends in one line ``error: <file>: <key>: ...``, exit status 2, and an unchanged output folder.
+
+Each case builds its inputs in a fresh folder and returns the argv; the output folder ``out`` is
+snapshotted (names and bytes of everything below it) before and after the run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from boardsim import cli, safe_io
+from boardsim.scenario import load_scenario
+
+GOOD = 'game = "art_deco"\ngames = 40\nseed = 1\nchunk_size = 20\n'
+
+
+def snapshot(folder: Path) -> dict[str, bytes | None]:
+    if not folder.exists() and not folder.is_symlink():
+        return {}
+    out: dict[str, bytes | None] = {}
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            p = Path(root) / name
+            rel = p.relative_to(folder).as_posix()
+            out[rel] = p.read_bytes() if p.is_file() and not p.is_symlink() else None
+    return out
+
+
+def scenario(tmp: Path, body: str, name: str = "s.toml") -> str:
+    path = tmp / name
+    path.write_text(body)
+    return str(path)
+
+
+def sweep(tmp: Path, body: str = GOOD, *flags: str) -> list[str]:
+    return ["sweep", scenario(tmp, body), "--out", str(tmp / "out"), "--quiet", *flags]
+
+
+def _non_utf8(tmp):
+    (tmp / "s.toml").write_bytes(b'game = "art_deco"\ntitle = "caf\xe9"\n')
+    return ["sweep", str(tmp / "s.toml"), "--out", str(tmp / "out")], "s.toml", "toml"
+
+
+def _binary(tmp):
+    (tmp / "s.toml").write_bytes(b"\x00\x01\x02game\x00")
+    return ["sweep", str(tmp / "s.toml"), "--out", str(tmp / "out")], "s.toml", "toml"
+
+
+def _directory(tmp):
+    (tmp / "s.toml").mkdir()
+    return ["sweep", str(tmp / "s.toml"), "--out", str(tmp / "out")], "s.toml", "folder"
+
+
+def _card_file(content: bytes, key: str):
+    def case(tmp):
+        (tmp / "cards.csv").write_bytes(content)
+        return sweep(tmp, GOOD + 'card_file = "cards.csv"\n'), "cards.csv", key
+    return case
+
+
+def _out_is_file(tmp):
+    (tmp / "out").write_text("a file")
+    return sweep(tmp), "out", "--out"
+
+
+def _out_under_file(tmp):
+    (tmp / "f").write_text("a file")
+    return ["sweep", scenario(tmp, GOOD), "--out", str(tmp / "f" / "out")], "out", "--out"
+
+
+def _chunk_is_dir(tmp):
+    (tmp / "out" / "chunks" / "cell-0000" / "deals-000000000-000000019.npz").mkdir(parents=True)
+    return sweep(tmp), "deals-000000000-000000019.npz", "--out"
+
+
+def _cell_json_is_dir(tmp):
+    (tmp / "out" / "chunks" / "cell-0000" / "cell.json").mkdir(parents=True)
+    return sweep(tmp), "cell.json", "--out"
+
+
+def _report_bad_run_json(tmp):
+    out = tmp / "out"
+    out.mkdir()
+    (out / "summary.csv").write_text("a,b\n1,2\n")
+    (out / "run.json").write_text("{not json")
+    return ["report", str(out)], "run.json", "run.json"
+
+
+def _report_wrong_columns(tmp):
+    out = tmp / "out"
+    out.mkdir()
+    (out / "summary.csv").write_text("a,b\n1,2\n")
+    return ["report", str(out)], "summary.csv", "columns"
+
+
+def _scheduler_file(tmp):
+    (tmp / "sched.json").write_text("{broken")
+    return sweep(tmp, GOOD, "--scheduler-file", str(tmp / "sched.json")), "sched.json", "--scheduler-file"
+
+
+def _locked(tmp):
+    """A second sweep into a folder another process holds: the lock file names that pid."""
+    out = tmp / "out"
+    out.mkdir()
+    (out / safe_io.LOCK_NAME).write_text("424242\n")
+    lock = safe_io.FolderLock(out)
+    holder = os.fork()
+    if holder == 0:  # the child takes the lock and waits to be killed
+        lock.__enter__()
+        os.write(w, b"x")
+        os.pause()
+    os.read(r, 1)
+    _HOLDERS.append(holder)
+    return sweep(tmp), "out", "--out"
+
+
+r, w = os.pipe()
+_HOLDERS: list[int] = []
+
+
+CASES = {
+    # flags rejected with --fresh must not delete saved chunks (checked by the snapshot: see test below)
+    "workers without processes": lambda t: (sweep(t, GOOD, "--fresh", "--workers", "2"), "", "--workers"),
+    "unknown executor": lambda t: (sweep(t, GOOD, "--fresh", "--executor", "foo"), "", "--executor"),
+    "games too many": lambda t: (sweep(t, GOOD.replace("games = 40", "games = 9223372036854775807")),
+                                 "s.toml", "games"),
+    "seed too large": lambda t: (sweep(t, GOOD.replace("seed = 1", "seed = 9223372036854775808")), "s.toml", "seed"),
+    "name escapes": lambda t: (["sweep", scenario(t, GOOD + 'name = "../../x"\n')], "s.toml", "name"),
+    "absolute name": lambda t: (["sweep", scenario(t, GOOD + 'name = "/tmp/x"\n')], "s.toml", "name"),
+    "empty name": lambda t: (["sweep", scenario(t, GOOD + 'name = ""\n')], "s.toml", "name"),
+    "NUL in name": lambda t: (["sweep", scenario(t, GOOD + 'name = "a\\u0000b"\n')], "s.toml", "name"),
+    "empty out": lambda t: (["sweep", scenario(t, GOOD), "--out", ""], "", "--out"),
+    "not UTF-8": _non_utf8,
+    "binary": _binary,
+    "a directory": _directory,
+    "empty card file": _card_file(b"", "card_file"),
+    "non-UTF-8 card file": _card_file(b"name,value,copies\nv\xe9,1,2\n", "card_file"),
+    "card row names the right row": _card_file(b"name,value,copies\nv1,1,2\nv2,x,2\n", "row 3.value"),
+    "card value too large": _card_file(b"name,value,copies\nv1,4611686018427387904,2\n", "row 2.value"),
+    "copies 10^12": lambda t: (sweep(t, GOOD + "[cards.v3]\ncopies = 1000000000000\n"), "s.toml",
+                               "cards.v3.copies"),
+    "card value edit too large": lambda t: (sweep(t, GOOD + "[cards.v3]\nvalue = 10000000\n"), "s.toml",
+                                            "cards.v3.value"),
+    "out is a file": _out_is_file,
+    "out under a file": _out_under_file,
+    "chunk path is a folder": _chunk_is_dir,
+    "cell.json is a folder": _cell_json_is_dir,
+    "report: bad run.json": _report_bad_run_json,
+    "report: wrong columns": _report_wrong_columns,
+    "play index 2**64": lambda t: (["play", "art_deco", "--index", str(2**64)], "", "--index"),
+    "scheduler file not JSON": _scheduler_file,
+    "optimize seat 9": lambda t: (sweep(t, GOOD + '[optimize]\nseat = 9\nparams = {}\n'), "s.toml", "optimize.seat"),
+    "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
+                                       "tournament.games"),
+    "locked folder": _locked,
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, case, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a default reports/<name>/ would land here
+    argv, file, key = CASES[case](tmp_path)
+    if case in ("workers without processes", "unknown executor"):  # saved chunks that --fresh must keep
+        chunk = tmp_path / "out" / "chunks" / "cell-0000" / "deals-000000000-000000019.npz"
+        chunk.parent.mkdir(parents=True)
+        chunk.write_bytes(b"saved")
+    before = snapshot(tmp_path / "out"), snapshot(tmp_path / "reports")
+    try:
+        try:
+            code = cli.main(argv)
+        except SystemExit as e:  # argparse's own one-line errors
+            code = e.code
+    finally:
+        for pid in _HOLDERS:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        _HOLDERS.clear()
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert file in err and key in err, err
+    assert (snapshot(tmp_path / "out"), snapshot(tmp_path / "reports")) == before
+
+
+def test_every_seed_validation_accepts_runs(tmp_path):
+    path = scenario(tmp_path, GOOD.replace("seed = 1", f"seed = {2**63 - 1}"))
+    assert load_scenario(path).seed == 2**63 - 1
+    assert cli.main(["sweep", path, "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert len(list((tmp_path / "out" / "chunks").glob("cell-*/deals-*.npz"))) == 2
