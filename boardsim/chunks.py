@@ -97,6 +97,7 @@ class CellChunks:
         facts = cell_facts(cell, base_seed, n_games)
         self.digest = stable_hash(facts)
         self.loaded = 0
+        self.games_loaded = 0  # games in loaded chunks: a resumed run's speed counts only what it played
         self.rejected = 0
         self.saved = 0
         safe_io.real_dir(folder.parent)
@@ -130,6 +131,7 @@ class CellChunks:
             self.rejected += 1
             return None
         self.loaded += 1
+        self.games_loaded += agg.games
         return agg
 
     def save(self, start: int, count: int, agg: Aggregate) -> None:
@@ -168,6 +170,10 @@ class ChunkStore:
     @property
     def loaded(self) -> int:
         return sum(c.loaded for c in self.cells)
+
+    @property
+    def games_loaded(self) -> int:
+        return sum(c.games_loaded for c in self.cells)
 
     @property
     def rejected(self) -> int:

@@ -142,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
     s.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
     s.add_argument("--fresh", action="store_true", help="ignore chunks saved by an earlier run; play everything")
+    s.add_argument("--force", action="store_true",
+                   help="write into a folder that holds another scenario's results, removing them first")
 
     pl = sub.add_parser("play", help="print a readable trace of one game")
     pl.add_argument("game")
@@ -214,7 +216,8 @@ def cmd_sweep(args) -> int:
     try:
         result = sweep(args.scenario, out=args.out, games=args.games, seed=args.seed, threads=args.threads,
                        progress=False if args.quiet else None, executor=executor, workers=workers,
-                       scheduler=args.scheduler, scheduler_file=args.scheduler_file, fresh=args.fresh)
+                       scheduler=args.scheduler, scheduler_file=args.scheduler_file, fresh=args.fresh,
+                       force=args.force)
     except KeyboardInterrupt as e:
         r = e.args[0] if e.args else None
         if r is not None:
@@ -223,13 +226,27 @@ def cmd_sweep(args) -> int:
         else:
             print("interrupted", file=sys.stderr)
         return 130
-    games = int(result.summary.groupby("cell")["games"].first().sum()) if not result.summary.empty else 0
-    print(f"{result.scenario.name}: {result.cells_done} cells, {games:,} games in {result.seconds:.1f} s "
-          f"({games / max(result.seconds, 1e-9):,.0f} games/s)")
+    print(timing_line(result))
     if result.chunks_reused:
         print(f"resumed: reused {result.chunks_reused} saved chunks, played {result.chunks_played}")
     print(f"wrote {', '.join(result.files)} to {result.out_dir}/")
     return 0
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def timing_line(result) -> str:
+    """The sweep's closing line: games, then the time split into compile, play and report, with games/s
+    for play alone (a resumed run counts only the games it played)."""
+    speed = f"{result.games_played / result.play_seconds:,.0f} games/s" if result.play_seconds > 0 else "-"
+    loaded = result.games - result.games_played
+    reused = f", {loaded:,} loaded from saved chunks" if loaded else ""
+    return (f"{result.scenario.name}: {plural(result.cells_done, 'cell')}, {plural(result.games, 'game')}"
+            f"{reused} in {result.seconds:.1f} s: compile {result.compile_seconds:.1f} s, play "
+            f"{result.play_seconds:.1f} s ({plural(result.games_played, 'game')} played, {speed}), report "
+            f"{result.report_seconds:.1f} s")
 
 
 def _check_scheduler_file(path: str | None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -18,10 +19,11 @@ from boardsim import __version__, safe_io
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput
 from boardsim.executors import Executor, open_executor
+from boardsim.games.base import stable_hash
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
-from boardsim.runner import MAX_GAMES, deal_count, numba_threads, run_cell
+from boardsim.runner import MAX_GAMES, deal_count, numba_threads, run_cell, warm_up
 from boardsim.scenario import Scenario, load_scenario
 
 
@@ -43,6 +45,15 @@ class SweepResult:
     chunks_reused: int = 0  # chunks loaded from <out>/chunks/ instead of played (a resumed run)
     chunks_played: int = 0
     warnings: list[str] = field(default_factory=list)  # seat-list coverage problems, also in the report
+    compile_seconds: float = 0.0  # compiling (or loading) the engine before play
+    play_seconds: float = 0.0
+    report_seconds: float = 0.0
+    games_played: int = 0  # games played by this run (not loaded from saved chunks)
+
+    @property
+    def games(self) -> int:
+        """Games behind the finished cells' results, played now or loaded."""
+        return int(self.summary.groupby("cell")["games"].first().sum()) if not self.summary.empty else 0
 
     @property
     def complete(self) -> bool:
@@ -61,8 +72,14 @@ def sweep(
     scheduler: Any = None,
     scheduler_file: str | None = None,
     fresh: bool = False,
+    force: bool = False,
 ) -> SweepResult:
     """Run every cell of ``scenario`` and write CSV, PNG and index.html into ``out``.
+
+    A folder holding another scenario's results (``run.json`` records a hash of the scenario) is
+    refused with BadInput unless ``force``, which first removes the old report files and saved chunks.
+    A rerun of the same scenario removes its earlier tables and charts first, so the report never
+    mixes runs.
 
     ``out`` defaults to ``reports/<scenario name>/``.  Files are rewritten
     after every finished cell, so an interrupted sweep (Ctrl-C) keeps the
@@ -87,6 +104,8 @@ def sweep(
     # everything is checked before the output folder is touched: a rejected run creates, deletes and
     # overwrites nothing (and --fresh deletes saved chunks only once the run is sure to start)
     out_dir = output_folder(out, Path("reports") / sc.name)
+    scenario_id = scenario_hash(sc)
+    check_folder_owner(out_dir, scenario_id, force)
     cells = sc.cells()
     summaries, positions, scores, rounds, seatings = [], [], [], [], []
     warnings = _warnings(sc, cells)
@@ -103,13 +122,19 @@ def sweep(
         try:
             make_folder(out_dir)
             with safe_io.FolderLock(out_dir):
+                clear_report(out_dir, chunks=force)
+                _write_meta(result, cells, threads, scenario_id)  # owns the folder from the start
                 store = ChunkStore(out_dir / "chunks", fresh=fresh)
+                announce = None if progress is False else (lambda text: print(text, file=sys.stderr))
+                result.compile_seconds = warm_up(cells[0], announce)
                 try:
                     for cell in cells:
+                        t_cell = time.perf_counter()
                         agg = cell.new_aggregate()
                         label = f"cell {cell.index + 1}/{len(cells)} {tables.cell_label(cell)}"
                         run_cell(cell, sc.seed, sc.games, agg.add, sc.chunk_size, progress, label,
                                  executor=ex, store=store.cell(cell, sc.seed, sc.games), reduce=True)
+                        result.play_seconds += time.perf_counter() - t_cell
                         result.chunks_reused, result.chunks_played = store.loaded, store.saved
                         summaries.append(tables.summary_rows(sc.name, cell, agg))
                         positions.append(tables.position_rows(sc.name, cell, agg))
@@ -127,14 +152,61 @@ def sweep(
                 except OverflowError as e:
                     raise BadInput("games", f"{e}; play fewer games per cell or use smaller card values",
                                    sc.path) from None
-                result.seconds = time.perf_counter() - t0
+                result.games_played = result.games - store.games_loaded
+                t_report = time.perf_counter()
                 if result.cells_done:
-                    _write_report(result, cells, threads)
+                    _write_report(result, cells, threads, scenario_id)
+                result.report_seconds = time.perf_counter() - t_report
+                result.seconds = time.perf_counter() - t0
         except OSError as e:  # a full or read-only disk, or a folder where a file belongs
             raise write_error(e, out_dir) from None
     if interrupted:
         raise KeyboardInterrupt(result)
     return result
+
+
+def scenario_hash(sc: Scenario) -> str:
+    """What makes two runs the same scenario: its validated content (the parsed TOML and the game).
+    ``--games`` and ``--seed`` overrides keep the scenario; saved chunks check those themselves."""
+    return stable_hash(sc.game.name, {k: v for k, v in sc.raw.items() if k not in ("games", "seed")})
+
+
+REPORT_FILES = ("*.csv", "*.png", "index.html", "run.json")  # what a sweep writes at the folder's top
+
+
+def check_folder_owner(out_dir: Path, scenario_id: str, force: bool) -> None:
+    """BadInput ``--out`` when the folder holds results of another scenario (or of unknown origin), unless
+    ``force``; a rerun of the same scenario passes."""
+    if force or not out_dir.is_dir():
+        return
+    meta_path = out_dir / "run.json"
+    owner = None
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            owner = meta.get("scenario hash"), meta.get("title", "?")
+        except (OSError, ValueError, AttributeError):
+            owner = None, "?"
+    elif not any(p.is_file() for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
+        return  # an empty folder, or only chunks (their digests guard them)
+    if owner is not None and owner[0] == scenario_id:
+        return
+    what = f"another scenario's results ({owner[1]!r})" if owner and owner[0] else "results of another run"
+    raise BadInput("--out", f"holds {what}; add --force to replace them, or choose another --out", str(out_dir))
+
+
+def clear_report(out_dir: Path, chunks: bool) -> None:
+    """Remove the report files an earlier run left at the top of ``out_dir`` (and ``chunks/`` too when
+    ``chunks``), so the new report shows only this run.  Links are removed as links, never followed."""
+    for pattern in REPORT_FILES:
+        for p in out_dir.glob(pattern):
+            if p.is_symlink() or p.is_file():
+                p.unlink()
+    folder = out_dir / "chunks"
+    if chunks and folder.is_symlink():
+        folder.unlink()
+    elif chunks and folder.is_dir():
+        shutil.rmtree(folder)
 
 
 def output_folder(out: str | Path | None, default: Path) -> Path:
@@ -268,9 +340,13 @@ def _seating_text(design: str, cells) -> str:
             "fixed": "fixed: the listed order only"}[design]
 
 
-def _write_report(result: SweepResult, cells, threads) -> None:
+def _write_meta(result: SweepResult, cells, threads, scenario_id: str) -> None:
     sc = result.scenario
-    meta = {"title": sc.title, "description": sc.description, "warnings": result.warnings,
-            "provenance": provenance(result, cells, threads)}
+    meta = {"title": sc.title, "description": sc.description, "scenario hash": scenario_id,
+            "warnings": result.warnings, "provenance": provenance(result, cells, threads)}
     safe_io.write_text(result.out_dir / "run.json", json.dumps(meta, indent=2, default=str))
+
+
+def _write_report(result: SweepResult, cells, threads, scenario_id: str) -> None:
+    _write_meta(result, cells, threads, scenario_id)
     result.files = build_report(result.out_dir)

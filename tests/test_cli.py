@@ -1,5 +1,6 @@
 """The CLI: bad input ends in one line and exit status 2; sweeps write their report."""
 
+import json
 import subprocess
 import sys
 
@@ -175,3 +176,40 @@ def test_title_with_dollars_renders_as_plain_text(tmp_path, capsys):
     code, out, err = run(["sweep", path, "--out", str(tmp_path / "out"), "--quiet"], capsys)
     assert code == 0, err
     assert (tmp_path / "out" / "index.html").exists()
+
+
+def snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_sweep_into_another_scenarios_folder_stops_unless_forced(tmp_path, capsys):
+    first = write(tmp_path, 'name = "a"\ngame = "art_deco"\ngames = 48\nseed = 1\n[grid]\n"rules.rounds" = [6, 8]\n',
+                  "a.toml")
+    second = write(tmp_path, 'name = "b"\ngame = "art_deco"\ngames = 48\nseed = 2\n', "b.toml")
+    out = tmp_path / "out"
+    assert run(["sweep", first, "--out", str(out), "--quiet"], capsys)[0] == 0
+    before = snapshot(out)
+    code, _, err = run(["sweep", second, "--out", str(out), "--quiet"], capsys)
+    assert code == 2 and err.count("\n") == 1 and "another scenario's results ('a')" in err and "--force" in err
+    assert snapshot(out) == before
+    # the same scenario again is fine, and leaves nothing of the earlier run's cells behind
+    assert run(["sweep", first, "--out", str(out), "--quiet", "--games", "24"], capsys)[0] == 0
+    code, _, _ = run(["sweep", second, "--out", str(out), "--quiet", "--force"], capsys)
+    assert code == 0
+    after = snapshot(out)
+    assert json.loads(after["run.json"])["title"] == "b"
+    # b has one cell: nothing of a's second cell survives, in the tables or in the saved chunks
+    assert set(pd.read_csv(out / "summary.csv")["cell"]) == {0}
+    assert not any(name.startswith("chunks/cell-0001") for name in after)
+
+
+def test_the_closing_line_splits_compile_play_and_report(tmp_path, capsys):
+    path = write(tmp_path, 'name = "t"\ngame = "art_deco"\ngames = 48\n')
+    out = tmp_path / "out"
+    code, stdout, _ = run(["sweep", path, "--out", str(out), "--quiet"], capsys)
+    line = stdout.splitlines()[0]
+    assert code == 0 and line.startswith("t: 1 cell, 48 games in ") and "compile" in line and "report" in line
+    assert "(48 games played," in line
+    code, stdout, _ = run(["sweep", path, "--out", str(out), "--quiet"], capsys)
+    # a rerun loads every chunk: it plays nothing, and says so
+    assert "48 loaded from saved chunks" in stdout and "(0 games played" in stdout
