@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -467,6 +468,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards}[args.command]
     try:
         return handler(args)
+    except BrokenPipeError:
+        # the reader went away (``| head -1``): end quietly, without a traceback at interpreter exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except BadInput as e:
         print(f"error: {e.line()}", file=sys.stderr)
         return 2

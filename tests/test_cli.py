@@ -213,3 +213,16 @@ def test_the_closing_line_splits_compile_play_and_report(tmp_path, capsys):
     code, stdout, _ = run(["sweep", path, "--out", str(out), "--quiet"], capsys)
     # a rerun loads every chunk: it plays nothing, and says so
     assert "48 loaded from saved chunks" in stdout and "(0 games played" in stdout
+
+
+def test_a_closed_stdout_ends_quietly():
+    proc = subprocess.run(f"{sys.executable} -m boardsim list | head -1", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.stdout.startswith("art_deco:") and proc.stderr == ""
+
+
+def test_a_bad_policy_parameter_is_keyed_by_its_full_path(tmp_path, capsys):
+    path = write(tmp_path, 'game = "fliptoons"\ngames = 10\n[[seats]]\npolicy = "fame_per_cost"\n'
+                           'params = { cost_exponent = 9 }\n')
+    code, _, err = run(["sweep", path, "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "seats[0].params.cost_exponent: got 9" in err

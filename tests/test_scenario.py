@@ -53,7 +53,7 @@ def test_dotted_grid_keys_from_toml(tmp_path):
         ({"game": "art_deco", "grid": {"seats[3].policy": ["par"]}}, "grid.seats[3].policy", "does not exist"),
         ({"game": "art_deco", "grid": {"rules.rounds": [5, 0]}}, "rules.rounds", "grid cell"),
         ({"game": "art_deco", "seats": [{"policy": "multiple", "params": {"multiple": -2}}]},
-         "seats[0].multiple", "allowed"),
+         "seats[0].params.multiple", "allowed"),
     ],
 )
 def test_bad_scenarios_name_the_key(raw, key, words):

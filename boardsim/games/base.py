@@ -425,9 +425,12 @@ class Game(ABC):
         for i, seat in enumerate(seats):
             try:
                 pol = self.policy(seat.policy)
-                values = resolve_options(pol.params, seat.params)
             except BadInput as e:
                 raise e.under(f"seats[{i}]") from None
+            try:
+                values = resolve_options(pol.params, seat.params)
+            except BadInput as e:  # keyed by the parameter's full path, as the scenario spells it
+                raise e.under(f"seats[{i}].params") from None
             out[i, 0] = pol.code
             col = 1
             for opt in pol.params:
