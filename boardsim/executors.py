@@ -127,7 +127,8 @@ def play_ranges(
             for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce):
                 i = todo[j]
                 if store is not None:
-                    store.save(*ranges[i], result)
+                    with _signals_held():
+                        store.save(*ranges[i], result)
                 done[i] = result
                 yield from ready()
         except ClusterLost as e:
@@ -136,6 +137,28 @@ def play_ranges(
             where = Path(store.folder).parent
             raise ClusterLost(f"{e}; the finished chunks are kept in {where}/: rerun the same command to resume "
                               "with the rest") from None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while a chunk file is written, so an interrupt never leaves half a file behind;
+    a signal that came meanwhile is raised again right after.  Python handles signals in the main thread only,
+    so elsewhere there is nothing to hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not None:  # None: a handler not set from Python, left alone
+            held[sig] = signal.signal(sig, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
 
 
 # -- worker side -------------------------------------------------------------
