@@ -201,7 +201,9 @@ def _exit_with_parent(parent: int) -> None:
     Without this a killed sweep leaves its workers (and, through them, the multiprocessing
     resource tracker) running, a few hundred MB each.  On Linux the kernel sends us SIGKILL
     when the parent dies (``PR_SET_PDEATHSIG``); everywhere a daemon thread also polls
-    ``os.getppid()``, which changes when an orphan is adopted by init or a subreaper.
+    ``os.getppid()``, which changes when an orphan is adopted by init or a subreaper.  (The death
+    signal follows the parent *thread* that started the worker: the pool starts its workers in the
+    thread that submits, which runs the whole sweep, so it outlives them.)
     """
     if sys.platform.startswith("linux"):
         try:
