@@ -5,14 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from boardsim import safe_io
-from boardsim.errors import BadInput
+from boardsim.errors import BadInput, ClusterLost
 
 
 class _Parser(argparse.ArgumentParser):
@@ -462,12 +464,28 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    """SIGTERM is handled like Ctrl-C: a sweep keeps its finished cells and chunks and stops its workers.
+
+    Only the first one interrupts; a repeat would cut short the clean-up that the first one started.
+    """
+    _TERMINATED.append(signum)
+    if len(_TERMINATED) == 1:
+        raise KeyboardInterrupt
+
+
+_TERMINATED: list[int] = []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards}[args.command]
+    _TERMINATED.clear()
+    on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None
     try:
-        return handler(args)
+        status = handler(args)
     except BrokenPipeError:
         # the reader went away (``| head -1``): end quietly, without a traceback at interpreter exit
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -479,6 +497,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OverflowError as e:  # a sum that would leave int64 (runner.Aggregate), outside a sweep
         print(f"error: games: {e}; play fewer games or use smaller card values", file=sys.stderr)
         return 2
+    except ClusterLost as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:  # a full or read-only disk while writing results
         print(f"error: {e.filename or '--out'}: --out: cannot write: {e.strerror or e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        status = 130
+    finally:
+        if on_main and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    # an interrupted run exits 130 after Ctrl-C and 143 (128 + SIGTERM) after SIGTERM, as a shell reports them
+    return 143 if status == 130 and _TERMINATED else status

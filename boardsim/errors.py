@@ -29,3 +29,11 @@ class BadInput(ValueError):
         """The same error with its key nested under ``prefix``."""
         key = f"{prefix}.{self.key}" if self.key else prefix
         return BadInput(key, self.message, self.file)
+
+
+class ClusterLost(RuntimeError):
+    """The workers or the scheduler that a run depends on went away mid-run.
+
+    Not the user's input: the message says what was lost and how to resume.  The
+    CLI prints it as one line ``error: <message>`` and exits with status 1.
+    """

@@ -19,17 +19,21 @@ Dask is optional (``pip install -e '.[dask]'``) and imported only when asked for
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numba
 
-from boardsim.errors import BadInput
+from boardsim.errors import BadInput, ClusterLost
 from boardsim.games import get as get_game
 from boardsim.runner import Cell, play_chunk
 
@@ -55,6 +59,10 @@ class Executor:
 
     def close(self) -> None:
         pass
+
+    def abort(self) -> None:
+        """Stop after a failure or an interrupt; tasks still running may be dropped."""
+        self.close()
 
     def __enter__(self) -> Executor:
         return self
@@ -114,13 +122,43 @@ def play_ranges(
 
     yield from ready()
     if todo:
-        ex.warm(cell)
-        for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce):
-            i = todo[j]
-            if store is not None:
-                store.save(*ranges[i], result)
-            done[i] = result
-            yield from ready()
+        try:
+            ex.warm(cell)
+            for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce):
+                i = todo[j]
+                if store is not None:
+                    with _signals_held():
+                        store.save(*ranges[i], result)
+                done[i] = result
+                yield from ready()
+        except ClusterLost as e:
+            if store is None:
+                raise
+            where = Path(store.folder).parent
+            raise ClusterLost(f"{e}; the finished chunks are kept in {where}/: rerun the same command to resume "
+                              "with the rest") from None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while a chunk file is written, so an interrupt never leaves half a file behind;
+    a signal that came meanwhile is raised again right after.  Python handles signals in the main thread only,
+    so elsewhere there is nothing to hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not None:  # None: a handler not set from Python, left alone
+            held[sig] = signal.signal(sig, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        for sig, handler in held.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
 
 
 # -- worker side -------------------------------------------------------------
@@ -153,8 +191,47 @@ def _set_threads() -> None:
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
-def _init_worker(threads: int | None, packed: tuple | None, ignore_sigint: bool = False) -> str:
-    """Worker start-up: set its Numba threads and load the kernels once."""
+# How often a pool worker checks that its parent is still alive (the fallback where prctl is missing).
+_PARENT_POLL_S = 0.5
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Make this pool worker exit as soon as ``parent`` (the sweep process) dies, even by kill -9.
+
+    Without this a killed sweep leaves its workers (and, through them, the multiprocessing
+    resource tracker) running, a few hundred MB each.  On Linux the kernel sends us SIGKILL
+    when the parent dies (``PR_SET_PDEATHSIG``); everywhere a daemon thread also polls
+    ``os.getppid()``, which changes when an orphan is adopted by init or a subreaper.  (The death
+    signal follows the parent *thread* that started the worker: the pool starts its workers in the
+    thread that submits, which runs the whole sweep, so it outlives them.)
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # no usable libc: the watchdog below still works
+    if os.getppid() != parent:  # the parent died before the death signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL_S)
+        os._exit(1)  # no clean-up: the parent that would collect our results is gone
+
+    threading.Thread(target=watch, name="boardsim-parent-watchdog", daemon=True).start()
+
+
+def _init_worker(threads: int | None, packed: tuple | None, ignore_sigint: bool = False,
+                 parent: int | None = None) -> str:
+    """Worker start-up: set its Numba threads and load the kernels once.
+
+    ``parent``: the pid of the process that owns this pool worker; the worker exits when it dies.
+    """
+    if parent is not None:
+        _exit_with_parent(parent)
     if ignore_sigint:
         # Ctrl-C goes to the whole process group; the parent handles it and stops the pool
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -224,7 +301,7 @@ class ProcessExecutor(Executor):
 
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(self.threads, _pack(cell), True),
+                initargs=(self.threads, _pack(cell), True, os.getpid()),
             )
         # a later game (rare: a sweep has one) is loaded by each worker's first task
 
@@ -261,9 +338,45 @@ class ProcessExecutor(Executor):
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
+    def abort(self) -> None:
+        """Stop the workers now: after Ctrl-C or SIGTERM, waiting for chunks in flight (a task can
+        take many seconds) would outlast a supervisor's grace period; their results are lost anyway."""
+        if self._pool is not None:
+            for proc in list((getattr(self._pool, "_processes", None) or {}).values()):
+                if proc.is_alive():
+                    proc.terminate()
+        self.close()
+
+
+# How long a Dask run waits with no workers before it gives up (seconds); the environment variable overrides it.
+WORKER_TIMEOUT_ENV = "BOARDSIM_DASK_WORKER_TIMEOUT"
+DEFAULT_WORKER_TIMEOUT = 60.0
+_DASK_POLL_S = 0.5  # how often a waiting Dask run checks that the cluster still has workers
+
+
+def _worker_timeout(given: float | None) -> float:
+    """The no-worker timeout: ``given``, else $BOARDSIM_DASK_WORKER_TIMEOUT, else 60 s."""
+    key, value = "worker_timeout", given
+    if value is None:
+        key, value = WORKER_TIMEOUT_ENV, os.environ.get(WORKER_TIMEOUT_ENV)
+        if value is None:
+            return DEFAULT_WORKER_TIMEOUT
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise BadInput(key, f"got {value!r}; allowed: a positive number of seconds")
+    return float(value)
+
 
 class DaskExecutor(Executor):
-    """Tasks on a Dask cluster: a scheduler address, a scheduler file, a local cluster or a Client."""
+    """Tasks on a Dask cluster: a scheduler address, a scheduler file, a local cluster or a Client.
+
+    A cluster that loses every worker keeps the tasks waiting forever; after ``worker_timeout``
+    seconds with no worker (default $BOARDSIM_DASK_WORKER_TIMEOUT, else 60) the run stops with
+    :class:`~boardsim.errors.ClusterLost`, as it does at once when the scheduler goes away.
+    """
 
     name = "dask"
 
@@ -274,7 +387,9 @@ class DaskExecutor(Executor):
         local_workers: int | None = None,
         threads: int | None = None,
         client: Any = None,
+        worker_timeout: float | None = None,
     ):
+        self.worker_timeout = _worker_timeout(worker_timeout)
         try:
             import distributed
         except ImportError:
@@ -340,41 +455,128 @@ class DaskExecutor(Executor):
         _warm_here(cell)
         self._thread_plan = self._plan_threads()
         packed = _pack(cell)
-        futures = [
-            self.client.submit(_init_worker, threads, packed, workers=[addr], allow_other_workers=False, pure=False)
+        # each task is pinned to its worker: one whose worker has left would wait for ever, so it is dropped
+        pending = {
+            self.client.submit(_init_worker, threads, packed, workers=[addr], allow_other_workers=False,
+                               pure=False): addr
             for addr, threads in self._thread_plan.items()
-        ]
-        self.client.gather(futures)
+        }
+        while pending:
+            for fut in self._finished(pending, pinned=True):
+                del pending[fut]
+                if fut.done():
+                    self._result(fut)
+                else:
+                    fut.release()
         self._warmed.add(cell.game.name)
 
-    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
-        from distributed import as_completed
+    def _scheduler(self) -> str:
+        """The scheduler's address, for messages (a dead scheduler still has its last known address)."""
+        try:
+            return str(self.client.scheduler.address)
+        except Exception:  # noqa: BLE001 - only a message depends on it
+            return "its address"
 
+    def _workers(self) -> set[str]:
+        """The scheduler's workers now; none when it does not answer."""
+        try:
+            return set(self.client.nthreads(callback_timeout=max(1.0, 4 * _DASK_POLL_S)))
+        except Exception:  # noqa: BLE001 - an unreachable scheduler has no workers for us either
+            return set()
+
+    def _lost(self, what: str) -> ClusterLost:
+        # The run stops here and reports the loss in one line.  distributed would go on logging tracebacks of its
+        # reconnect attempts, and asyncio those of the abandoned gathers, so both are quietened from now on.
+        # (distributed's own config sets the levels of its child loggers, so each is set here.)
+        for name in ["asyncio", "distributed", *logging.root.manager.loggerDict]:
+            if name == "asyncio" or name.split(".")[0] == "distributed":
+                logging.getLogger(name).setLevel(logging.CRITICAL)
+        return ClusterLost(what)
+
+    def _finished(self, futures: Any, pinned: bool = False) -> set:
+        """Wait for at least one of ``futures``; raise ClusterLost when the cluster has had no workers for
+        ``worker_timeout`` seconds.  A lost scheduler cancels the futures, so they come back at once.
+
+        ``pinned``: ``futures`` maps each future to the one worker it may run on; a future whose worker has
+        left comes back unfinished.
+        """
+        from distributed import wait as dask_wait
+
+        no_workers_since: float | None = None
+        while True:
+            try:
+                done = set(dask_wait(list(futures), timeout=_DASK_POLL_S, return_when="FIRST_COMPLETED").done)
+            except TimeoutError:
+                done = set()
+            except CancelledError:  # the scheduler went away; _result says so
+                done = {fut for fut in futures if fut.done()}
+            except OSError:
+                raise self._lost(self._scheduler_lost()) from None
+            if done:
+                return done
+            workers = self._workers()
+            if pinned and any(addr not in workers for addr in futures.values()):
+                return {fut for fut, addr in futures.items() if addr not in workers}
+            no_workers_since = self._check_workers(workers, no_workers_since)
+
+    def _check_workers(self, workers: set[str], no_workers_since: float | None) -> float | None:
+        """When the cluster has had no workers since; ClusterLost once that is ``worker_timeout`` ago."""
+        if workers:
+            return None
+        now = time.monotonic()
+        if no_workers_since is not None and now - no_workers_since > self.worker_timeout:
+            raise self._lost(f"the Dask scheduler at {self._scheduler()} has had no workers for "
+                             f"{self.worker_timeout:g} s (${WORKER_TIMEOUT_ENV} sets this timeout)")
+        return now if no_workers_since is None else no_workers_since
+
+    def _result(self, fut: Any) -> Any:
+        """A finished future's result; a cancelled one (the scheduler went away) or KilledWorker is ClusterLost.
+
+        A result held by a worker that has died since is played again, so this waits too, under the same timeout.
+        """
+        from distributed import KilledWorker
+
+        no_workers_since: float | None = None
+        while True:
+            try:
+                return fut.result(timeout=_DASK_POLL_S)
+            except TimeoutError:
+                no_workers_since = self._check_workers(self._workers(), no_workers_since)
+            except KilledWorker as e:
+                raise self._lost(f"Dask workers died while playing a chunk ({e})") from None
+            except (CancelledError, OSError):  # CommClosedError is an OSError
+                if fut.status == "error":
+                    raise  # the task itself failed: not a lost cluster
+                raise self._lost(self._scheduler_lost()) from None
+
+    def _scheduler_lost(self) -> str:
+        return f"lost the connection to the Dask scheduler at {self._scheduler()}"
+
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
         self.warm(cell)
         packed = _pack(cell)
         window = 2 * max(1, len(self._thread_plan))
         upcoming = iter(enumerate(ranges))
-        index: dict[str, int] = {}
-        running = as_completed()
+        pending: dict[Any, int] = {}
 
         def fill() -> None:
             for i, (start, count) in upcoming:
-                fut = self.client.submit(_worker_task, packed, key, start, count, reduce, pure=False)
-                index[fut.key] = i
-                running.add(fut)
-                if running.count() >= window:
+                pending[self.client.submit(_worker_task, packed, key, start, count, reduce, pure=False)] = i
+                if len(pending) >= window:
                     return
 
         fill()
         try:
-            for fut in running:
-                result = fut.result()
-                i = index.pop(fut.key)
-                fut.release()
-                fill()
-                yield i, result
+            while pending:
+                for fut in self._finished(pending):
+                    result = self._result(fut)
+                    i = pending.pop(fut)
+                    fut.release()
+                    fill()
+                    yield i, result
         finally:
-            running.clear()
+            for fut in pending:
+                fut.release()
 
     def describe(self) -> str:
         plan = self._thread_plan
@@ -435,11 +637,16 @@ def open_executor(
 ) -> Iterator[Executor | None]:
     """:func:`make_executor`, closed afterwards when it was made here (a passed Executor stays open)."""
     ex = make_executor(executor, workers, scheduler, scheduler_file, threads)
+    finished = False
     try:
         yield ex
+        finished = True
     finally:
         if ex is not None and ex is not executor:
-            ex.close()
+            if finished:
+                ex.close()
+            else:
+                ex.abort()
 
 
 __all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "make_executor", "open_executor",
