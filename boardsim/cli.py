@@ -224,8 +224,8 @@ def cmd_sweep(args) -> int:
     except KeyboardInterrupt as e:
         r = e.args[0] if e.args else None
         if r is not None:
-            print(f"interrupted: kept {r.cells_done} of {r.cells_total} finished cells in {r.out_dir}/",
-                  file=sys.stderr)
+            print(f"interrupted: kept {r.cells_done} of {r.cells_total} finished cells in {r.out_dir}/ and every "
+                  f"finished chunk in {r.out_dir}/chunks/; rerun the same command to resume", file=sys.stderr)
         else:
             print("interrupted", file=sys.stderr)
         return 130
