@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,10 +49,15 @@ class Executor:
     def warm(self, cell: Cell) -> None:
         """Make sure the workers have compiled (or loaded) ``cell``'s kernels; once per game."""
 
-    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
-        """Yield ``(i, result)`` for ``ranges[i]`` as each finishes, in any order."""
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool,
+             on_games: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, result)`` for ``ranges[i]`` as each finishes, in any order.
+
+        ``on_games(n)`` hears of games played inside a task as they finish, for a progress bar that moves
+        within a chunk; only this in-process executor reports them (the others ignore it).
+        """
         for i, (start, count) in enumerate(ranges):
-            yield i, chunk_result(cell, key, start, count, reduce)
+            yield i, chunk_result(cell, key, start, count, reduce, on_games)
 
     def describe(self) -> str:
         return f"local, {numba.get_num_threads()} Numba threads"
@@ -71,18 +76,34 @@ class Executor:
         self.close()
 
 
-def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool) -> Any:
+SUBCALL_SECONDS = 0.25  # with a progress listener, a sub-call of a chunk grows towards about this long
+
+
+def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
+                 on_games: Callable[[int], None] | None = None) -> Any:
     """One chunk's raw result arrays, or (``reduce``) its Aggregate.
 
     A reduced chunk is played in calls of at most ``game.max_chunk_deals`` deals, each folded into the
     Aggregate at once, so a coarse task of a game with large per-game rows still uses little memory.
+    With ``on_games`` the calls start small and double while they take under ``SUBCALL_SECONDS``, and
+    ``on_games`` hears the games of each, so a progress bar moves within a chunk.  The sums are whole
+    numbers, so how a chunk is split never changes its result.
     """
     if not reduce:
         return play_chunk(cell, key, start, count)
     agg = cell.new_aggregate()
-    step = cell.game.max_chunk_deals
-    for first in range(start, start + count, step):
-        agg.add(play_chunk(cell, key, first, min(step, start + count - first)))
+    cap = cell.game.max_chunk_deals
+    step = cap if on_games is None else min(cap, 16)
+    first = start
+    while first < start + count:
+        n = min(step, start + count - first)
+        t0 = time.perf_counter()
+        agg.add(play_chunk(cell, key, first, n))
+        first += n
+        if on_games is not None:
+            on_games(n * len(cell.rotations))
+            if time.perf_counter() - t0 < SUBCALL_SECONDS / 2:
+                step = min(cap, step * 2)
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 
@@ -94,8 +115,11 @@ def play_ranges(
     executor: Executor | None = None,
     store: Any = None,
     reduce: bool = False,
+    on_games: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """``(deal count, result)`` for every range, in deal order.
+
+    ``on_games`` is passed to the executor (see :meth:`Executor.play`).
 
     With a chunk ``store`` (results must then be aggregates), ranges already
     on disk are loaded instead of played, and every new result is saved as
@@ -124,7 +148,7 @@ def play_ranges(
     if todo:
         try:
             ex.warm(cell)
-            for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce):
+            for j, result in ex.play(cell, key, [ranges[i] for i in todo], reduce, on_games):
                 i = todo[j]
                 if store is not None:
                     with _signals_held():
@@ -305,7 +329,8 @@ class ProcessExecutor(Executor):
             )
         # a later game (rare: a sweep has one) is loaded by each worker's first task
 
-    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool,
+             on_games: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
         self.warm(cell)
         assert self._pool is not None
         packed = _pack(cell)
@@ -552,7 +577,8 @@ class DaskExecutor(Executor):
     def _scheduler_lost(self) -> str:
         return f"lost the connection to the Dask scheduler at {self._scheduler()}"
 
-    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool) -> Iterator[tuple[int, Any]]:
+    def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool,
+             on_games: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
         self.warm(cell)
         packed = _pack(cell)
         window = 2 * max(1, len(self._thread_plan))

@@ -510,13 +510,21 @@ def run_cell(
 
             # in batches of ranges, made as they are needed: a list of every range of a huge cell would
             # grow without limit (results do not depend on the batching)
+            # games reported from inside a chunk move the bar at once; the chunk's arrival adds the rest
+            partial = [0]
+
+            def within(games: int) -> None:
+                partial[0] += games
+                bar.update(games)
+
             step = chunk_size * RANGES_PER_BATCH
             for first in range(0, deals, step):
                 last = min(first + step, deals)
                 ranges = [(start, min(chunk_size, last - start)) for start in range(first, last, chunk_size)]
-                for count, part in play_ranges(cell, key, ranges, executor, store, reduce):
+                for count, part in play_ranges(cell, key, ranges, executor, store, reduce, within):
                     sink(part)
-                    bar.update(count * n_rot)
+                    bar.update(count * n_rot - partial[0])
+                    partial[0] = 0
     finally:
         bar.close()
 

@@ -112,3 +112,31 @@ def test_turn_order_wins_count_from_the_first_player():
     agg.add(out)
     # game 0: slot 0 at position 0 started and won -> place 0; game 1: slot 2 at position 1 started and won -> place 0
     assert list(agg.wins_by_position) == [24, 0, 0]
+
+
+def test_the_progress_bar_moves_within_a_single_chunk_cell(monkeypatch):
+    from boardsim import executors
+    from boardsim import runner as runner_mod
+
+    updates = []
+
+    class Bar:
+        def __init__(self, *args, **kwargs):
+            self.total = kwargs["total"]
+
+        def update(self, n):
+            updates.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(runner_mod, "tqdm", Bar)
+    monkeypatch.setattr(executors, "SUBCALL_SECONDS", 1e9)  # keep doubling: 16, 32, 64, ... deals per call
+    game = get("art_deco")
+    cell = make_cell(game, 2, [Seat("par"), Seat("blocker")], None, game.card_table(), seating_design="all")
+    agg = cell.new_aggregate()
+    runner_mod.run_cell(cell, 1, 2 * 1000, agg.add, chunk_size=50_000, reduce=True, executor=executors.Executor())
+    assert len(updates) > 3 and sum(updates) == 2000 == agg.games  # one chunk, many moves, nothing counted twice
+    whole = cell.new_aggregate()
+    whole.add(executors.chunk_result(cell, rng.cell_key(1, 0), 0, 1000, True))
+    assert np.array_equal(whole.wins, agg.wins) and np.array_equal(whole.deal_win_sq, agg.deal_win_sq)
