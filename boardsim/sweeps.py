@@ -104,8 +104,8 @@ def sweep(
     # everything is checked before the output folder is touched: a rejected run creates, deletes and
     # overwrites nothing (and --fresh deletes saved chunks only once the run is sure to start)
     out_dir = output_folder(out, Path("reports") / sc.name)
-    scenario_id = scenario_hash(sc)
-    check_folder_owner(out_dir, scenario_id, force)
+    owner = scenario_id(sc)
+    check_folder_owner(out_dir, owner, force)
     cells = sc.cells()
     summaries, positions, scores, rounds, seatings = [], [], [], [], []
     warnings = _warnings(sc, cells)
@@ -123,7 +123,7 @@ def sweep(
             make_folder(out_dir)
             with safe_io.FolderLock(out_dir):
                 clear_report(out_dir, chunks=force)
-                _write_meta(result, cells, threads, scenario_id)  # owns the folder from the start
+                _write_meta(result, cells, threads, owner)  # owns the folder from the start
                 store = ChunkStore(out_dir / "chunks", fresh=fresh)
                 announce = None if progress is False else (lambda text: print(text, file=sys.stderr))
                 result.compile_seconds = warm_up(cells[0], announce)
@@ -155,7 +155,7 @@ def sweep(
                 result.games_played = result.games - store.games_loaded
                 t_report = time.perf_counter()
                 if result.cells_done:
-                    _write_report(result, cells, threads, scenario_id)
+                    _write_report(result, cells, threads, owner)
                 result.report_seconds = time.perf_counter() - t_report
                 result.seconds = time.perf_counter() - t0
         except OSError as e:  # a full or read-only disk, or a folder where a file belongs
@@ -166,30 +166,40 @@ def sweep(
 
 
 def scenario_hash(sc: Scenario) -> str:
-    """What makes two runs the same scenario: its validated content (the parsed TOML and the game).
-    ``--games`` and ``--seed`` overrides keep the scenario; saved chunks check those themselves."""
-    return stable_hash(sc.game.name, {k: v for k, v in sc.raw.items() if k not in ("games", "seed")})
+    """A hash of the scenario's content (the parsed TOML and the game), recorded in run.json."""
+    return stable_hash(sc.game.name, dict(sc.raw))
+
+
+def scenario_id(sc: Scenario) -> str:
+    """Which scenario owns a folder: its game and name.  An edited version of the same scenario may
+    write into its own folder (its saved chunks check every number they depend on, and the old report
+    files are removed first); another scenario may not."""
+    return stable_hash(sc.game.name, sc.name)
 
 
 REPORT_FILES = ("*.csv", "*.png", "index.html", "run.json")  # what a sweep writes at the folder's top
 
 
-def check_folder_owner(out_dir: Path, scenario_id: str, force: bool) -> None:
+def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
     """BadInput ``--out`` when the folder holds results of another scenario (or of unknown origin), unless
     ``force``; a rerun of the same scenario passes."""
     if force or not out_dir.is_dir():
         return
     meta_path = out_dir / "run.json"
     owner = None
-    if meta_path.is_file():
+
+    def written(p: Path) -> bool:  # a file a run wrote; a link is never read (writes replace it)
+        return p.is_file() and not p.is_symlink()
+
+    if written(meta_path):
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            owner = meta.get("scenario hash"), meta.get("title", "?")
+            owner = meta.get("scenario id"), meta.get("title", "?")
         except (OSError, ValueError, AttributeError):
             owner = None, "?"
-    elif not any(p.is_file() for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
+    elif not any(written(p) for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
         return  # an empty folder, or only chunks (their digests guard them)
-    if owner is not None and owner[0] == scenario_id:
+    if owner is not None and owner[0] == owner_id:
         return
     what = f"another scenario's results ({owner[1]!r})" if owner and owner[0] else "results of another run"
     raise BadInput("--out", f"holds {what}; add --force to replace them, or choose another --out", str(out_dir))
@@ -340,13 +350,14 @@ def _seating_text(design: str, cells) -> str:
             "fixed": "fixed: the listed order only"}[design]
 
 
-def _write_meta(result: SweepResult, cells, threads, scenario_id: str) -> None:
+def _write_meta(result: SweepResult, cells, threads, owner_id: str) -> None:
     sc = result.scenario
-    meta = {"title": sc.title, "description": sc.description, "scenario hash": scenario_id,
+    meta = {"title": sc.title, "description": sc.description, "scenario id": owner_id,
+            "scenario hash": scenario_hash(sc),
             "warnings": result.warnings, "provenance": provenance(result, cells, threads)}
     safe_io.write_text(result.out_dir / "run.json", json.dumps(meta, indent=2, default=str))
 
 
-def _write_report(result: SweepResult, cells, threads, scenario_id: str) -> None:
-    _write_meta(result, cells, threads, scenario_id)
+def _write_report(result: SweepResult, cells, threads, owner_id: str) -> None:
+    _write_meta(result, cells, threads, owner_id)
     result.files = build_report(result.out_dir)
