@@ -529,6 +529,33 @@ def run_cell(
         bar.close()
 
 
+class RowSink:
+    """Chunks of result rows written straight into whole-run arrays in (game, arrangement) order.
+
+    A chunk comes arrangement-major (``play_chunk``): its row ``k * count + i`` is deal ``start + i`` in
+    arrangement ``k``, which belongs at row ``(start + i) * A + k``.  Writing each chunk into place is one
+    copy; gathering the chunks, concatenating and sorting them cost more than playing the games.
+    """
+
+    def __init__(self, deals: int, arrangements: int):
+        self.deals, self.A = deals, arrangements
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def add(self, out: Mapping[str, np.ndarray]) -> None:
+        A = self.A
+        count = len(out["game"]) // A
+        start = int(out["game"][0])
+        for name, arr in out.items():
+            if arr.ndim > 2:
+                continue  # blocks such as ``counters`` repeat per-seat columns a frame already has
+            if name not in self.arrays:
+                self.arrays[name] = np.empty((self.deals * A,) + arr.shape[1:], dtype=arr.dtype)
+            target = self.arrays[name][start * A:(start + count) * A]
+            # (A, count, ...) -> (count, A, ...): deal-major, arrangement within each deal
+            target.reshape((count, A) + arr.shape[1:])[...] = np.swapaxes(
+                arr.reshape((A, count) + arr.shape[1:]), 0, 1)
+
+
 def simulate(
     game: str | Game,
     n_games: int,
@@ -570,13 +597,10 @@ def simulate(
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
     c = make_cell(g, n_players, seats, rules, table, rotate_seats, index=cell, seating_design=seating)
-    chunks: list[dict[str, np.ndarray]] = []
+    rows = RowSink(deal_count(n_games, c), len(c.rotations))
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
-        run_cell(c, seed, n_games, chunks.append, chunk_size, progress, executor=ex)
-    merged = {name: np.concatenate([ch[name] for ch in chunks]) for name in chunks[0]}
-    order = np.lexsort((merged["rotation"], merged["game"]))  # (game, rotation), whatever the chunking
-    merged = {name: arr[order] for name, arr in merged.items()}
-    frame = to_frame(c, merged)
+        run_cell(c, seed, n_games, rows.add, chunk_size, progress, executor=ex)
+    frame = to_frame(c, rows.arrays)
     frame.attrs.update(
         game=g.name, seed=seed, cell=cell, players=n_players, rules_hash=c.rules_hash,
         seats=[s.label() for s in c.seats], seating=c.seating, arrangements=len(c.arrangements),
