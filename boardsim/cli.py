@@ -157,7 +157,8 @@ def cmd_sweep(args) -> int:
             print("interrupted", file=sys.stderr)
         return 130
     games = int(result.summary.groupby("cell")["games"].first().sum()) if not result.summary.empty else 0
-    print(f"{result.scenario.name}: {result.cells_done} cells, {games:,} games in {result.seconds:.1f} s "
+    cells = f"{result.cells_done} cell" + ("" if result.cells_done == 1 else "s")
+    print(f"{result.scenario.name}: {cells}, {games:,} games in {result.seconds:.1f} s "
           f"({games / max(result.seconds, 1e-9):,.0f} games/s)")
     if result.chunks_reused:
         print(f"resumed: reused {result.chunks_reused} saved chunks, played {result.chunks_played}")
@@ -339,7 +340,7 @@ def cmd_list(args) -> int:
     names = [args.game] if args.game else games.names()
     for name in names:
         g = games.get(name)
-        print(f"{g.name}: {g.title}, {g.min_players}-{g.max_players} players (default {g.default_players})")
+        print(f"{g.name}: {g.title}, {g.player_range()} (default {g.default_players})")
         print("  policies:")
         for pol in g.policies:
             mark = " (default)" if pol.name == g.default_policy else ""

@@ -14,7 +14,7 @@ import pandas as pd
 
 from boardsim import games
 from boardsim.errors import BadInput
-from boardsim.report import html, plots
+from boardsim.report import answer, html, plots
 
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
@@ -38,9 +38,38 @@ def _read(path: Path) -> pd.DataFrame:
     if not path.exists() or path.stat().st_size == 0:
         return pd.DataFrame()
     try:
-        return pd.read_csv(path)
+        frame = pd.read_csv(path)
     except pd.errors.EmptyDataError:
         return pd.DataFrame()
+    return _clip_rate_bounds(frame)
+
+
+def _clip_rate_bounds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Interval bounds of rates exactly inside [0, 1]: a t interval can reach past them, and a report must
+    not show a win rate below 0 or above 1.  Effects and other differences (which may be negative) keep
+    their bounds."""
+    for col in frame.columns:
+        if col.endswith(("_lo", "_hi")):
+            stem = col[:-3]
+            value = next((v for v in (f"{stem}_rate", stem) if v in frame.columns), None)
+            rate_like = value is not None and ("rate" in value or stem.startswith("win"))
+            if rate_like and "effect" not in stem and pd.api.types.is_numeric_dtype(frame[col]):
+                frame[col] = frame[col].clip(0.0, 1.0)
+    return frame
+
+
+def _players_by_cell(summary: pd.DataFrame) -> dict[int, int]:
+    if summary.empty or not {"cell", "players"} <= set(summary.columns):
+        return {}
+    return {int(c): int(p) for c, p in summary.groupby("cell")["players"].first().items()}
+
+
+def _tournament_players(d: Path) -> int | None:
+    """Seats per tournament match (the tables themselves do not say)."""
+    matches = _read(d / "tournament_matches.csv")
+    if matches.empty or not {"match", "seat"} <= set(matches.columns):
+        return None
+    return int(matches.groupby("match")["seat"].nunique().max())
 
 
 def build_report(out_dir: str | Path) -> list[str]:
@@ -58,28 +87,40 @@ def build_report(out_dir: str | Path) -> list[str]:
     if not rounds.empty:
         images.append(plots.write_rounds(rounds, d, title))
     pair = _read(d / "tournament_pairwise.csv")
+    t_players = _tournament_players(d)
     if not pair.empty:
-        images.append(plots.write_heatmap(pair, d, title))
+        images.append(plots.write_heatmap(pair, d, title, t_players))
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
         images.append(plots.write_ratings(ratings, d, title))
     history = _read(d / "optimize_history.csv")
+    check = _read(d / "optimize_check.csv")
     if not history.empty:
-        images.append(plots.write_convergence(history, _read(d / "optimize_check.csv"), d, title))
+        images.append(plots.write_convergence(history, check, d, title))
     curve = _read(d / "balance_fame_curve.csv")
     if not curve.empty:
         images.append(plots.write_fame_curves(curve, d, title))
     notes = _chart_notes(meta, summary)
+    players = _players_by_cell(summary)
     for path in sorted(d.glob("balance_*.csv")):
         name = path.stem.removeprefix("balance_")
         note = notes.get(name)
-        images += [(f, f"{cap} {note}" if note else cap) for f, cap in plots.write_balance(name, _read(path), d, title)]
+        images += [(f, f"{cap} {note}" if note else cap)
+                   for f, cap in plots.write_balance(name, _read(path), d, title, players)]
     tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
     tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in
                sorted(d.glob("balance_*.csv"))]
+    sentences = answer.sweep_answer(summary)
+    sentences += answer.tournament_answer(ratings, pair, _read(d / "tournament_cycles.csv"), t_players)
+    strength = _read(d / "balance_card_strength.csv")
+    if not strength.empty:
+        sentences += answer.cards_answer(strength)
+    if not check.empty:
+        sentences += answer.optimize_answer(check)
+    notes_found = answer.caveats(summary, lambda name: _read(d / name))
     provenance = meta.get("provenance", {})
     html.write_index(d, title, meta.get("description", ""), images, provenance, summary, tables,
-                     warnings=meta.get("warnings", []))
+                     warnings=meta.get("warnings", []), answer=sentences, caveats=notes_found)
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
 
 
