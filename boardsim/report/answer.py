@@ -120,7 +120,7 @@ def cards_answer(strength: pd.DataFrame) -> list[str]:
                 f"rate [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}]; {low['card']} the least "
                 f"({100 * low['effect']:+.1f} [{100 * low['effect_lo']:+.1f}, {100 * low['effect_hi']:+.1f}]).")
         if "flag" in part.columns:
-            flags = part["flag"].fillna("")
+            flags = part["flag"].astype(object).fillna("").astype(str)
             strong = list(part.loc[flags == "strong", "card"])
             weak = list(part.loc[flags == "weak", "card"])
             text += (f" Flagged strong: {', '.join(strong) or 'none'}; weak: {', '.join(weak) or 'none'}"
