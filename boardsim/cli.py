@@ -448,7 +448,7 @@ def cmd_list(args) -> int:
     names = [args.game] if args.game else games.names()
     for name in names:
         g = games.get(name)
-        print(f"{g.name}: {g.title}, {g.min_players}-{g.max_players} players (default {g.default_players})")
+        print(f"{g.name}: {g.title}, {g.player_range()} (default {g.default_players})")
         print("  policies:")
         for pol in g.policies:
             mark = " (default)" if pol.name == g.default_policy else ""

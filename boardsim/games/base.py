@@ -412,8 +412,14 @@ class Game(ABC):
         ):
             raise BadInput(
                 "players",
-                f"got {n_players!r}; {self.title} allows {self.min_players} to {self.max_players} players",
+                f"got {n_players!r}; {self.title} allows {self.player_range()}",
             )
+
+    def player_range(self) -> str:
+        """``2 to 4 players``, or ``exactly 2 players`` when the game has one player count."""
+        if self.min_players == self.max_players:
+            return f"exactly {self.min_players} player" + ("s" if self.min_players != 1 else "")
+        return f"{self.min_players} to {self.max_players} players"
 
     def policy_matrix(self, seats: Sequence[Seat], width: int) -> np.ndarray:
         """Encode seats as a float64 matrix: column 0 the policy code, then params.

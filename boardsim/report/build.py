@@ -17,7 +17,7 @@ import pandas as pd
 
 from boardsim import games, safe_io
 from boardsim.errors import BadInput
-from boardsim.report import html, plots
+from boardsim.report import answer, html, plots
 
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
@@ -62,7 +62,35 @@ def _read(path: Path) -> pd.DataFrame:
     if missing and not frame.empty:
         raise BadInput("columns", f"missing {', '.join(missing)} (a {path.name} written by boardsim has them)",
                        str(path))
+    return _clip_rate_bounds(frame)
+
+
+def _clip_rate_bounds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Interval bounds of rates exactly inside [0, 1]: a t interval can reach past them, and a report must
+    not show a win rate below 0 or above 1.  Effects and other differences (which may be negative) keep
+    their bounds."""
+    for col in frame.columns:
+        if col.endswith(("_lo", "_hi")):
+            stem = col[:-3]
+            value = next((v for v in (f"{stem}_rate", stem) if v in frame.columns), None)
+            rate_like = value is not None and ("rate" in value or stem.startswith("win"))
+            if rate_like and "effect" not in stem and pd.api.types.is_numeric_dtype(frame[col]):
+                frame[col] = frame[col].clip(0.0, 1.0)
     return frame
+
+
+def _players_by_cell(summary: pd.DataFrame) -> dict[int, int]:
+    if summary.empty or not {"cell", "players"} <= set(summary.columns):
+        return {}
+    return {int(c): int(p) for c, p in summary.groupby("cell")["players"].first().items()}
+
+
+def _tournament_players(d: Path) -> int | None:
+    """Seats per tournament match (the tables themselves do not say)."""
+    matches = _read(d / "tournament_matches.csv")
+    if matches.empty or not {"match", "seat"} <= set(matches.columns):
+        return None
+    return int(matches.groupby("match")["seat"].nunique().max())
 
 
 def _read_meta(path: Path) -> dict:
@@ -87,7 +115,8 @@ def _draw(path: Path, draw: Callable[..., Any], *args: Any) -> Any:
 
 
 def build_report(out_dir: str | Path) -> list[str]:
-    """Draw every chart the folder's tables allow and write index.html; returns file names.
+    """Draw every chart the folder's tables allow and write index.html, opening with the answer; returns
+    file names.
 
     Everything is drawn into a scratch folder first and copied in only when all of it worked, so a
     folder with a bad table or run.json gets one BadInput naming the file and is left as it was.
@@ -102,10 +131,21 @@ def build_report(out_dir: str | Path) -> list[str]:
         images = _draw_all(d, s, meta, title, frames, balance)
         tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
         tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in balance]
+        summary, pair = frames["summary.csv"], frames["tournament_pairwise.csv"]
+        sentences = answer.sweep_answer(summary)
+        sentences += answer.tournament_answer(_read(d / "tournament_ratings.csv"), pair,
+                                              _read(d / "tournament_cycles.csv"), _tournament_players(d))
+        strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
+        if not strength.empty:
+            sentences += answer.cards_answer(strength)
+        check = _read(d / "optimize_check.csv")
+        if not check.empty:
+            sentences += answer.optimize_answer(check)
+        found = answer.caveats(summary, lambda name: _read(d / name))
         provenance = meta.get("provenance", {})
         _draw(d / "run.json", lambda: html.write_index(s, title, str(meta.get("description", "")), images, provenance,
-                                                       frames["summary.csv"], tables,
-                                                       warnings=list(meta.get("warnings", []))))
+                                                       summary, tables, warnings=list(meta.get("warnings", [])),
+                                                       answer=sentences, caveats=found))
         for made in sorted(s.iterdir()):
             safe_io.write_bytes(d / made.name, made.read_bytes())
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]
@@ -125,7 +165,8 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
         images.append(_draw(d / "rounds.csv", plots.write_rounds, rounds, s, title))
     pair = frames["tournament_pairwise.csv"]
     if not pair.empty:
-        images.append(_draw(d / "tournament_pairwise.csv", plots.write_heatmap, pair, s, title))
+        images.append(_draw(d / "tournament_pairwise.csv", plots.write_heatmap, pair, s, title,
+                            _tournament_players(d)))
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
         images.append(_draw(d / "tournament_ratings.csv", plots.write_ratings, ratings, s, title))
@@ -137,10 +178,11 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     if not curve.empty:
         images.append(_draw(d / "balance_fame_curve.csv", plots.write_fame_curves, curve, s, title))
     notes = _chart_notes(meta, summary)
+    players = _players_by_cell(summary)
     for path, frame in balance.items():
         name = path.stem.removeprefix("balance_")
         note = notes.get(name)
-        drawn = _draw(path, plots.write_balance, name, frame, s, title)
+        drawn = _draw(path, plots.write_balance, name, frame, s, title, players)
         images += [(f, f"{cap} {note}" if note else cap) for f, cap in drawn]
     return images
 

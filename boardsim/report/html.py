@@ -1,4 +1,5 @@
-"""index.html: the charts with one-line captions, the summary table and provenance."""
+"""index.html: the answer and its caveats first, then the charts with captions, the tables, the summary,
+and the provenance last."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ def write_index(
     summary: pd.DataFrame,
     tables: Sequence[tuple[str, str]] = (),
     warnings: Sequence[str] = (),
+    answer: Sequence[str] = (),
+    caveats: Sequence[str] = (),
 ) -> Path:
     esc = html.escape
     parts = [
@@ -26,19 +29,25 @@ def write_index(
         "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
         "img{max-width:100%;border:1px solid #ddd}figure{margin:1.5em 0}"
         "table{border-collapse:collapse;font-size:0.85em}td,th{border:1px solid #ccc;padding:2px 6px}"
+        "#answer{background:#f4f7fb;border-left:4px solid #3b6ea5;padding:0.2em 1em 0.6em}"
         "</style></head><body>",
         f"<h1>{esc(title)}</h1>",
     ]
     if description:
         parts.append(f"<p>{esc(description)}</p>")
-    if warnings:
-        parts.append("<section id='warnings'><h2>Warnings</h2><ul>")
-        parts += [f"<li>{esc(w)}</li>" for w in warnings]
-        parts.append("</ul></section>")
-    parts.append("<h2>Provenance</h2><ul>")
-    for k, v in provenance.items():
-        parts.append(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>")
-    parts.append("</ul>")
+    parts.append("<section id='answer'><h2>Answer</h2>")
+    parts += [f"<p>{esc(s)}</p>" for s in answer] or ["<p>No finished results in this folder yet.</p>"]
+    if caveats or warnings:
+        parts.append("<h3>Caveats</h3>")
+    if caveats:
+        parts.append("<ul id='caveats'>")
+        parts += [f"<li>{esc(c)}</li>" for c in caveats]
+        parts.append("</ul>")
+    if warnings:  # the seat list's coverage problems: a listed policy never played, or policies repeat
+        parts.append("<ul id='warnings'>")
+        parts += [f"<li>Seat list: {esc(w)}</li>" for w in warnings]
+        parts.append("</ul>")
+    parts.append("</section>")
     for name, caption in images:
         parts.append(f"<figure><img src='{esc(name)}' alt='{esc(caption)}'><figcaption>{esc(caption)}"
                      "</figcaption></figure>")
@@ -50,10 +59,15 @@ def write_index(
     if not summary.empty:
         if "level" in summary.columns:  # the per-policy rows answer the question: list them first
             summary = summary.sort_values("level", key=lambda s: s != "policy", kind="stable")
+        ends = [c for c in summary.columns if c.startswith("end_")]
         cols = [c for c in ("label", "level", "seat", "policy", "games", "deals", "win_rate", "win_lo", "win_hi",
-                            "seating_spread", "score_mean", "score_sd") if c in summary.columns]
+                            "seating_spread", "score_mean", "score_sd", *ends) if c in summary.columns]
         parts.append("<h2>Summary</h2>")
         parts.append(summary[cols].head(200).to_html(index=False, float_format=lambda x: f"{x:.4g}"))
+    parts.append("<h2 id='provenance'>Provenance</h2><ul>")
+    for k, v in provenance.items():
+        parts.append(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>")
+    parts.append("</ul>")
     parts.append("</body></html>")
     path = Path(out_dir) / "index.html"
     path.write_text("\n".join(parts), encoding="utf-8")

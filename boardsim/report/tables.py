@@ -22,7 +22,8 @@ def cell_label(cell: Cell) -> str:
     """Short text naming a cell by its grid values (``all`` when there is no grid)."""
     if not cell.values:
         return "all"
-    return ", ".join(f"{short_key(k)}={_short(v)}" for k, v in cell.values.items())
+    # "; " between grid keys, so that a list value can keep its own ", "
+    return "; ".join(f"{short_key(k)}={_short(v)}" for k, v in cell.values.items())
 
 
 def short_key(key: str) -> str:
@@ -38,8 +39,9 @@ def short_key(key: str) -> str:
 
 
 def _short(v) -> str:
+    """A grid value as text; a list reads ``3, 4, 7, 10, 15``."""
     if isinstance(v, (list, tuple)):
-        return "[" + " ".join(map(str, v)) + "]"
+        return ", ".join(map(str, v))
     return str(v)
 
 
@@ -131,6 +133,11 @@ def summary_rows(scenario_name: str, cell: Cell, agg: Aggregate) -> pd.DataFrame
         "no_winner_rate": no_winner, "rounds_mean": rounds,
         "seating": cell.seating, "arrangements": agg.n_arr, "seating_spread": group_spread,
     })
+    # how the cell's games ended (share per end reason), the same on every row of the cell
+    ends = agg.end_counts / max(agg.games, 1)
+    for k, reason in enumerate(cell.game.end_reasons):
+        seat_rows[f"end_{reason}"] = ends[k]
+        policy_rows[f"end_{reason}"] = ends[k]
     for k, name in enumerate(agg.seat_counters):
         seat_rows[f"mean_{name}"] = counters[:, k]
         policy_rows[f"mean_{name}"] = (counters[:, k] @ gm) / seats_each

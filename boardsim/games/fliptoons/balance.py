@@ -50,6 +50,13 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return stats
 
 
+def _copies(cell) -> np.ndarray:
+    col = "solo_copies" if cell.n_players == 1 and "solo_copies" in cell.cards.columns else "copies"
+    if col not in cell.cards.columns:
+        return np.full(len(cell.cards), np.nan)
+    return cell.cards[col].to_numpy()
+
+
 def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
     names = list(cell.cards["name"])
     seat_games = int(stats["seat_games"][0])
@@ -70,6 +77,8 @@ def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[st
         "cell": cell.index,
         "card": names,
         "rank": cell.cards["rank"].to_numpy() if "rank" in cell.cards.columns else np.nan,
+        # copies in the game (solo mode deals solo_copies); a card with none is left out of the charts
+        "copies": _copies(cell),
         "seat_games": seat_games,
         "hires_per_game": stats["hires"] / seat_games,
         "hire_rate": stats["hired_games"] / seat_games,

@@ -59,6 +59,9 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
     goal_names = list(cell.cards.attrs.get("goals", {}).get("name", [f"goal {g + 1}" for g in range(N_GOALS)]))
     card_names = list(cell.cards["card"]) if "card" in cell.cards.columns else [str(c) for c in range(N_CARDS)]
+    # known / synthetic / edited / user: the report warns when synthetic data were in play
+    goal_source = list(cell.cards.attrs.get("goals", {}).get("source", ["known"] * N_GOALS))
+    card_source = list(cell.cards["source"]) if "source" in cell.cards.columns else ["known"] * N_CARDS
     gg = stats["goal_games"]
     n_pts = 2 * gg  # one sample per seat per game in play
     mean, sd, lo, hi = mean_interval(stats["goal_points"], stats["goal_points_sq"], n_pts)
@@ -76,6 +79,7 @@ def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[st
         "cell": cell.index,
         "goal": np.arange(1, N_GOALS + 1),
         "name": goal_names[:N_GOALS],
+        "source": goal_source[:N_GOALS],
         "games_in_play": gg,
         "points_mean": mean,
         "points_sd": sd,
@@ -97,7 +101,8 @@ def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[st
     sg = stats["start_games"]
     sw = stats["start_p1_wins"] / WIN_UNITS
     st_lo, st_hi = wilson(sw, sg)
-    start = pd.DataFrame({"cell": cell.index, "card": card_names[:N_CARDS], "games": sg,
+    start = pd.DataFrame({"cell": cell.index, "card": card_names[:N_CARDS], "source": card_source[:N_CARDS],
+                          "games": sg,
                           "p1_win_rate": sw / np.maximum(sg, 1), "p1_win_lo": st_lo, "p1_win_hi": st_hi})
     start = start[start["games"] > 0].reset_index(drop=True)
     wg = stats["games_with_skip"]

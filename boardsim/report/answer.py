@@ -1,0 +1,206 @@
+"""The answer a report opens with, in plain sentences, and the caveats that apply to it.
+
+Sentences come from the folder's tables: a sweep's per-policy summary rows (the answer that does not
+depend on who sat where), a tournament's ratings, head-to-head rates and cycles, a card-strength run's
+flags, an optimizer's fresh-seed check.  Each caveat is computed from the data and shown only when it
+applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+
+ROUND_CAP_SHARE = 0.001  # more games than this ending at the round cap earns a caveat
+LISTED = 4  # at most this many examples per caveat; the rest are counted
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def interval(lo: float, hi: float) -> str:
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def share_text(players: int) -> str:
+    """The fair share 1/players as a short percentage: 50%, 33.3%, 25%."""
+    return f"{100 / players:.3g}%"
+
+
+def _cells_named(frame: pd.DataFrame) -> bool:
+    """Whether sentences must say which grid cell they are about."""
+    return "label" in frame.columns and (frame["cell"].nunique() > 1 or str(frame["label"].iloc[0]) != "all")
+
+
+def _policy_rows(summary: pd.DataFrame) -> pd.DataFrame:
+    if "level" in summary.columns and (summary["level"] == "policy").any():
+        return summary[summary["level"] == "policy"]
+    d = summary.copy()  # an older summary without policy rows: per seat
+    d["policy"] = "seat " + d["seat"].astype(str) + " (" + d["policy"].astype(str) + ")"
+    d["seats"] = 1
+    return d
+
+
+def sweep_answer(summary: pd.DataFrame) -> list[str]:
+    """One sentence per grid cell: the policy with the highest win rate, its interval and the fair share,
+    and the policies behind it."""
+    if summary.empty or "win_rate" not in summary.columns:
+        return []
+    rows = _policy_rows(summary)
+    named = _cells_named(rows)
+    out = []
+    for _, part in rows.groupby("cell", sort=False):
+        part = part.sort_values("win_rate", ascending=False, kind="stable")
+        best = part.iloc[0]
+        players = int(best["players"]) if "players" in part.columns else 0
+        where = f"{best['label']}: " if named else ""
+        rate = f"{pct(best['win_rate'])} {interval(best['win_lo'], best['win_hi'])}"
+        per_seat = f" per seat (it holds {int(best['seats'])})" if int(best.get("seats", 1)) > 1 else ""
+        if players == 1:
+            text = f"{where}{best['policy']} wins {rate} of solo games"
+        else:
+            text = (f"{where}{best['policy']} wins {rate} of {players}-player games{per_seat} "
+                    f"(fair share {share_text(players)})")
+        others = part.iloc[1:]
+        if len(others):
+            text += ", ahead of " + ", ".join(
+                f"{r['policy']} {pct(r['win_rate'])} {interval(r['win_lo'], r['win_hi'])}"
+                for _, r in others.iterrows())
+        text += "."
+        if len(others) and best["win_lo"] <= others.iloc[0]["win_hi"]:
+            text += (f" The intervals of {best['policy']} and {others.iloc[0]['policy']} overlap: this cell has "
+                     f"no clear winner at {int(best['games']):,} games.")
+        elif len(others) == 0 and players > 1:
+            text += f" Every seat plays {best['policy']}."
+        out.append(text)
+    return out
+
+
+def tournament_answer(ratings: pd.DataFrame, pairwise: pd.DataFrame, cycles: pd.DataFrame,
+                      players: int | None) -> list[str]:
+    """The strongest policy by rating, how it fares head to head, and any non-transitive triples."""
+    out = []
+    at = f" at {players} players" if players else ""
+    if not ratings.empty:
+        r = ratings.sort_values("rating", ascending=False, kind="stable")
+        top = r.iloc[0]
+        text = (f"Tournament{at}: {top['policy']} rates highest (Bradley-Terry {top['rating']:+.2f} "
+                f"[{top['rating_lo']:+.2f}, {top['rating_hi']:+.2f}])")
+        if len(r) > 1:
+            text += ", then " + ", ".join(f"{x['policy']} {x['rating']:+.2f}" for _, x in r.iloc[1:].iterrows())
+        out.append(text + ".")
+        if not pairwise.empty:
+            mine = pairwise[pairwise["policy"] == top["policy"]]
+            if len(mine):
+                out.append(
+                    f"Head to head, {top['policy']} finishes ahead of "
+                    + ", ".join(f"{m['opponent']} in {pct(m['win_rate'])} {interval(m['win_lo'], m['win_hi'])}"
+                                for _, m in mine.iterrows())
+                    + " of comparisons (fair share 50%).")
+    elif not pairwise.empty:
+        out.append(f"Tournament{at}: head-to-head shares of comparisons won are in the heat map (fair share 50%).")
+    if not cycles.empty:
+        loops = [f"{c['a']} beats {c['b']}, {c['b']} beats {c['c']}, and {c['c']} beats {c['a']}"
+                 for _, c in cycles.iterrows()]
+        out.append("No policy is best against every other: " + "; ".join(loops[:LISTED])
+                   + (f" (and {len(loops) - LISTED} more cycles)" if len(loops) > LISTED else "")
+                   + ", each with an interval that excludes 50% (tournament_cycles.csv).")
+    return out
+
+
+def cards_answer(strength: pd.DataFrame) -> list[str]:
+    """Per player count: the strongest and weakest card when favoured, and the flagged ones."""
+    out = []
+    for n, part in strength.groupby("players", sort=False):
+        part = part.sort_values("effect", ascending=False, kind="stable")
+        top, low = part.iloc[0], part.iloc[-1]
+        text = (f"At {n} players, favouring {top['card']} adds the most: {100 * top['effect']:+.1f} points of win "
+                f"rate [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}]; {low['card']} the least "
+                f"({100 * low['effect']:+.1f} [{100 * low['effect_lo']:+.1f}, {100 * low['effect_hi']:+.1f}]).")
+        if "flag" in part.columns:
+            flags = part["flag"].astype(object).fillna("").astype(str)
+            strong = list(part.loc[flags == "strong", "card"])
+            weak = list(part.loc[flags == "weak", "card"])
+            text += (f" Flagged strong: {', '.join(strong) or 'none'}; weak: {', '.join(weak) or 'none'}"
+                     " (effect differs from zero after Holm's correction).")
+        out.append(text)
+    return out
+
+
+def optimize_answer(check: pd.DataFrame) -> list[str]:
+    by = {r["which"]: r for _, r in check.iterrows()}
+    if "best" not in by or "start" not in by:
+        return []
+    best, start = by["best"], by["start"]
+    text = (f"The best parameters found, {best['params']}, win {pct(best['win_rate'])} "
+            f"{interval(best['win_lo'], best['win_hi'])} on fresh deals, against {pct(start['win_rate'])} "
+            f"{interval(start['win_lo'], start['win_hi'])} for the start ({start['params']})")
+    if "best - start" in by:
+        d = by["best - start"]
+        text += (f": a paired difference of {100 * d['win_rate']:+.1f} points "
+                 f"[{100 * d['win_lo']:+.1f}, {100 * d['win_hi']:+.1f}]")
+    return [text + "."]
+
+
+def _listed(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:LISTED])
+    return shown + (f" and {len(items) - LISTED} more" if len(items) > LISTED else "")
+
+
+def caveats(summary: pd.DataFrame, read: Callable[[str], pd.DataFrame]) -> list[str]:
+    """The caveats that apply to this folder's results; ``read(name)`` gives a table of the folder.
+
+    The seat-list warnings of run.json (a listed policy that never played, repeated policies) are
+    caveats too; the index page lists them after these.
+    """
+    out = []
+    rows = _policy_rows(summary) if not summary.empty and "win_rate" in summary.columns else pd.DataFrame()
+    named = not rows.empty and _cells_named(rows)
+    if not rows.empty and {"seating_spread", "arrangements"} <= set(rows.columns):
+        wide = rows[(rows["arrangements"] > 1) & (rows["seating_spread"] > rows["win_hi"] - rows["win_lo"])]
+        if len(wide):
+            items = [f"{r['policy']}{' (' + str(r['label']) + ')' if named else ''} spreads "
+                     f"{100 * r['seating_spread']:.1f} points against an interval "
+                     f"{100 * (r['win_hi'] - r['win_lo']):.1f} wide" for _, r in wide.iterrows()]
+            out.append("Where a policy sits matters more than its interval shows: between seat arrangements, "
+                       f"{_listed(items)}. The answer pools every arrangement; seatings.csv gives each one (each "
+                       "arrangement has fewer games, so part of the spread is noise).")
+    if not rows.empty and "end_round_cap" in rows.columns:
+        capped = rows.groupby("cell", sort=False).first()
+        capped = capped[capped["end_round_cap"] > ROUND_CAP_SHARE]
+        if len(capped):
+            items = [f"{pct(r['end_round_cap'])}{' in ' + str(r['label']) if named else ''}"
+                     for _, r in capped.iterrows()]
+            out.append(f"Games ended at the round cap (rules.max_rounds): {_listed(items)} of games. Those games "
+                       "were stopped, not played out, so their winners say little about the policies.")
+    synthetic = []
+    for name, col, what in (("balance_goals.csv", "name", "goals"), ("balance_start_card.csv", "card", "cards")):
+        table = read(name)
+        if not table.empty and "source" in table.columns:
+            names = list(dict.fromkeys(table.loc[table["source"] == "synthetic", col].astype(str)))
+            if names:
+                synthetic.append(f"{what} {', '.join(names)}")
+    if synthetic:
+        out.append(f"Synthetic data were in play ({'; '.join(synthetic)}): their values were made up where the "
+                   "rulebook's were not known (the source column of the card and goal tables), so results that "
+                   "involve them describe a stand-in, not the published game.")
+    correlational = []
+    cards = read("balance_cards.csv")
+    if not cards.empty and "owner_win_rate" in cards.columns:
+        correlational.append("the owner win rate (balance_cards.csv) compares seats that ended up owning a card with "
+                             "those that did not, and stronger play also buys more cards; the card's causal effect "
+                             "is the paired measure of `python -m boardsim cards` (balance_card_strength.csv)")
+    goals = read("balance_goals.csv")
+    if not goals.empty and "leader_win_rate" in goals.columns:
+        correlational.append("the goal-leader win rate (balance_goals.csv) says the player who scored more from a "
+                             "goal usually won, which the better player does anyway; a goal's effect is measured by "
+                             "a grid over rules.fixed_goal on the same seeds (paired deals), or seat0_effect")
+    critic = read("balance_critic.csv")
+    if not critic.empty and "critic_holder_win_rate" in critic.columns:
+        correlational.append("the Critic's Choice holder win rate (balance_critic.csv) is earned in play, so it "
+                             "mixes the card's effect with the holder's strength")
+    if correlational:
+        out.append("Correlational, not causal: " + "; ".join(correlational) + ".")
+    return out
