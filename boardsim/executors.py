@@ -77,6 +77,7 @@ class Executor:
 
 
 SUBCALL_SECONDS = 0.25  # with a progress listener, a sub-call of a chunk grows towards about this long
+_SUBCALL_DEALS: dict[str, int] = {}  # the sub-call size each game has grown to, kept from chunk to chunk
 
 
 def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
@@ -93,7 +94,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
         return play_chunk(cell, key, start, count)
     agg = cell.new_aggregate()
     cap = cell.game.max_chunk_deals
-    step = cap if on_games is None else min(cap, 16)
+    step = cap if on_games is None else min(cap, _SUBCALL_DEALS.get(cell.game.name, 16))
     first = start
     while first < start + count:
         n = min(step, start + count - first)
@@ -104,6 +105,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
             on_games(n * len(cell.rotations))
             if time.perf_counter() - t0 < SUBCALL_SECONDS / 2:
                 step = min(cap, step * 2)
+                _SUBCALL_DEALS[cell.game.name] = step
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 

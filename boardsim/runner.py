@@ -521,7 +521,8 @@ def run_cell(
             for first in range(0, deals, step):
                 last = min(first + step, deals)
                 ranges = [(start, min(chunk_size, last - start)) for start in range(first, last, chunk_size)]
-                for count, part in play_ranges(cell, key, ranges, executor, store, reduce, within):
+                listener = None if progress is False else within  # no bar: whole chunks, no sub-calls
+                for count, part in play_ranges(cell, key, ranges, executor, store, reduce, listener):
                     sink(part)
                     bar.update(count * n_rot - partial[0])
                     partial[0] = 0

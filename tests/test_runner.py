@@ -132,6 +132,7 @@ def test_the_progress_bar_moves_within_a_single_chunk_cell(monkeypatch):
 
     monkeypatch.setattr(runner_mod, "tqdm", Bar)
     monkeypatch.setattr(executors, "SUBCALL_SECONDS", 1e9)  # keep doubling: 16, 32, 64, ... deals per call
+    monkeypatch.setattr(executors, "_SUBCALL_DEALS", {})  # from 16 deals, whatever ran before
     game = get("art_deco")
     cell = make_cell(game, 2, [Seat("par"), Seat("blocker")], None, game.card_table(), seating_design="all")
     agg = cell.new_aggregate()
