@@ -12,6 +12,9 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
 - the speed-up of the compiled code over the same code with
   ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
   1-thread rates;
+- ``simulate()`` and the sweep's streamed path as shares of the engine alone on 1 thread
+  (``simulate_over_engine``, ``sweep_over_engine``; the engine alone is the kernel in calls of
+  ``max_chunk_deals`` with its results thrown away);
 - cold start: wall time of a fresh process that starts Python, imports
   boardsim and plays 8 games with an empty Numba cache (``NUMBA_CACHE_DIR`` a
   new temporary folder); warm start: the same again with that cache filled;
@@ -39,7 +42,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 COLUMNS = ["game", "players", "policy", "cores", "games_per_s_1_thread", "games_per_s_all_threads",
            "games_per_s_dask_2_workers", "jit_speedup", "games_per_s_no_jit", "cold_start_s", "warm_start_s",
-           "peak_rss_mb", "boardsim", "date"]
+           "peak_rss_mb", "games_per_s_engine_1_thread", "simulate_over_engine", "sweep_over_engine", "boardsim",
+           "date"]
 
 
 def own_peak_mb() -> float:
@@ -65,20 +69,42 @@ def bench_cell(name: str):
 
 def streamed(cell, n_deals: int, start_seed: int, chunk: int, executor=None) -> None:
     """Play ``n_deals`` the way a sweep does: chunks folded into one Aggregate."""
-    from boardsim.runner import Aggregate, run_cell
+    from boardsim.runner import run_cell
 
-    agg = Aggregate(cell.n_players, cell.game.seat_counters, len(cell.game.end_reasons), game=cell.game)
+    agg = cell.new_aggregate()
     run_cell(cell, start_seed, n_deals, agg.add, chunk, progress=False, executor=executor, reduce=True)
 
 
-def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8) -> float:
-    """Games per second on a batch grown (x4) until one run takes about ``seconds``."""
+def engine_only(cell, n_deals: int, start_seed: int) -> None:
+    """The engine alone: the game's kernel in calls of ``max_chunk_deals``, results thrown away."""
+    from boardsim import rng
+
+    key = rng.cell_key(start_seed, cell.index)
+    step = cell.game.max_chunk_deals
+    for first in range(0, n_deals, step):
+        cell.game.play(cell.rotations[0], key, first, min(step, n_deals - first))
+
+
+def simulated(cell, n_deals: int, start_seed: int) -> None:
+    """``boardsim.simulate``: the same games returned as a DataFrame."""
+    from boardsim.runner import simulate
+
+    simulate(cell.game, n_deals, cell.seats, seed=start_seed, players=cell.n_players, seating="fixed",
+             progress=False)
+
+
+def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8, play=None) -> float:
+    """Games per second on a batch grown (x4) until one run takes about ``seconds``; ``play(cell, n, seed)``
+    replaces the sweep's streamed path (``engine_only``, ``simulated``)."""
     n, seed = first, 1000
     while True:
         seed += 1
         chunk = max(1, -(-n // parts)) if parts > 1 else 50_000
         t0 = time.perf_counter()
-        streamed(cell, n, seed, chunk, executor)
+        if play is None:
+            streamed(cell, n, seed, chunk, executor)
+        else:
+            play(cell, n, seed)
         took = time.perf_counter() - t0
         if took >= seconds / 3 or n >= 50_000_000:
             return n / took
@@ -127,6 +153,10 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool) -> dict:
     all_threads = numba.config.NUMBA_NUM_THREADS
     numba.set_num_threads(1)
     row["games_per_s_1_thread"] = rate(cell, seconds)
+    # simulate's frame and the sweep's streamed sums against the engine alone, on the same one thread
+    row["games_per_s_engine_1_thread"] = rate(cell, seconds, play=engine_only)
+    row["simulate_over_engine"] = rate(cell, seconds, play=simulated) / row["games_per_s_engine_1_thread"]
+    row["sweep_over_engine"] = row["games_per_s_1_thread"] / row["games_per_s_engine_1_thread"]
     numba.set_num_threads(all_threads)
     row["games_per_s_all_threads"] = rate(cell, seconds)
     if dask_ex is not None:
@@ -191,12 +221,13 @@ def main() -> None:
         for row in rows:
             w.writerow({k: row.get(k, "") for k in COLUMNS})
     head = f"{'game':<10} {'1 thread':>10} {'all thr.':>10} {'dask 2w':>10} {'jit x':>8} {'cold s':>7} " \
-           f"{'warm s':>7} {'peak MB':>8}"
+           f"{'warm s':>7} {'peak MB':>8} {'sim/eng':>8} {'swp/eng':>8}"
     print(head)
     for r in rows:
         print(f"{r['game']:<10} {fmt(r['games_per_s_1_thread']):>10} {fmt(r['games_per_s_all_threads']):>10} "
               f"{fmt(r.get('games_per_s_dask_2_workers')):>10} {fmt(r.get('jit_speedup'), 0):>8} "
-              f"{fmt(r['cold_start_s'], 1):>7} {fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8}")
+              f"{fmt(r['cold_start_s'], 1):>7} {fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8} "
+              f"{fmt(r['simulate_over_engine'], 2):>8} {fmt(r['sweep_over_engine'], 2):>8}")
     print(f"games/s; {os.cpu_count()} cores; wrote {args.out}")
 
 
