@@ -169,7 +169,8 @@ def _grid(raw: Any, n_seats: int) -> dict[str, list[Any]]:
         if m:
             ok = int(m.group(1)) < n_seats
             if not ok:
-                raise BadInput(gkey, f"seat {m.group(1)} does not exist (the scenario has {n_seats} seats)")
+                seats = f"{n_seats} seat" + ("" if n_seats == 1 else "s")
+                raise BadInput(gkey, f"seat {m.group(1)} does not exist (the scenario has {seats})")
         if not ok:
             raise BadInput(
                 gkey,
