@@ -193,7 +193,7 @@ def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any
         if key not in TOURNAMENT_KEYS:
             raise BadInput(f"tournament.{key}", f"unknown key (known: {', '.join(TOURNAMENT_KEYS)})")
     t = {"players": players, "games": games, "mode": "round_robin", "field": None, "seating": "all", **raw}
-    resolve_seating(t["seating"] if isinstance(t["seating"], str) else repr(t["seating"]), key="tournament.seating")
+    resolve_seating(t["seating"], key="tournament.seating")
     policies = t.get("policies")
     if not isinstance(policies, list) or len(policies) < 1:
         raise _type_error("tournament.policies", policies, "a list of policy names or {policy, params} tables")
@@ -242,8 +242,6 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
         rotate = raw.get("rotate_seats")
         if rotate is not None and not isinstance(rotate, bool):
             raise _type_error("rotate_seats", rotate, "true or false")
-        if "seating" in raw and not isinstance(raw["seating"], str):
-            raise _type_error("seating", raw["seating"], "one of 'all', 'cyclic', 'fixed'")
         if "seating" in raw and rotate is not None:
             raise BadInput("rotate_seats", "give seating or rotate_seats (its older alias), not both")
         design = resolve_seating(raw.get("seating"), rotate)

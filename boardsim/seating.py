@@ -23,12 +23,17 @@ SEATINGS = ("all", "cyclic", "fixed")
 DEFAULT = "all"
 
 
+def check(seating: object, key: str = "seating") -> str:
+    """``seating`` if it names a design (any other value, of any type, is BadInput keyed ``key``)."""
+    if not isinstance(seating, str) or seating not in SEATINGS:
+        raise BadInput(key, f"got {seating!r}; allowed: one of " + ", ".join(repr(s) for s in SEATINGS))
+    return seating
+
+
 def resolve(seating: str | None, rotate_seats: bool | None = None, key: str = "seating") -> str:
     """The design to use: ``seating`` if given; else ``rotate_seats`` (True = cyclic, False = fixed); else all."""
     if seating is not None:
-        if seating not in SEATINGS:
-            raise BadInput(key, f"got {seating!r}; allowed: one of " + ", ".join(repr(s) for s in SEATINGS))
-        return seating
+        return check(seating, key)
     if rotate_seats is None:
         return DEFAULT
     return "cyclic" if rotate_seats else "fixed"
@@ -41,8 +46,7 @@ def arrangements(labels: Sequence[str], seating: str) -> list[tuple[int, ...]]:
         return [tuple(range(P))]
     if seating == "cyclic":
         return [tuple((j + k) % P for j in range(P)) for k in range(P)]
-    if seating != "all":
-        raise BadInput("seating", f"got {seating!r}; allowed: one of " + ", ".join(repr(s) for s in SEATINGS))
+    check(seating)
     out = []
     for by_position in sorted(set(itertools.permutations(labels))):
         # interchangeable slots (same label) take that label's positions in increasing order

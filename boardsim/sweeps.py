@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -122,9 +121,9 @@ def sweep(
         try:
             make_folder(out_dir)
             with safe_io.FolderLock(out_dir):
-                clear_report(out_dir, chunks=force)
+                clear_report(out_dir)
                 _write_meta(result, cells, threads, owner)  # owns the folder from the start
-                store = ChunkStore(out_dir / "chunks", fresh=fresh)
+                store = ChunkStore(out_dir / "chunks", fresh=fresh or force)  # --force drops the old chunks
                 announce = None if progress is False else (lambda text: print(text, file=sys.stderr))
                 result.compile_seconds = warm_up(cells[0], announce)
                 try:
@@ -185,38 +184,32 @@ def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
     ``force``; a rerun of the same scenario passes."""
     if force or not out_dir.is_dir():
         return
-    meta_path = out_dir / "run.json"
-    owner = None
-
     def written(p: Path) -> bool:  # a file a run wrote; a link is never read (writes replace it)
         return p.is_file() and not p.is_symlink()
 
+    meta_path = out_dir / "run.json"
+    found, title = None, "?"
     if written(meta_path):
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            owner = meta.get("scenario id"), meta.get("title", "?")
+            found, title = meta.get("scenario id"), meta.get("title", "?")
         except (OSError, ValueError, AttributeError):
-            owner = None, "?"
+            pass
+        if found == owner_id:
+            return
     elif not any(written(p) for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
         return  # an empty folder, or only chunks (their digests guard them)
-    if owner is not None and owner[0] == owner_id:
-        return
-    what = f"another scenario's results ({owner[1]!r})" if owner and owner[0] else "results of another run"
+    what = f"another scenario's results ({title!r})" if found else "results of another run"
     raise BadInput("--out", f"holds {what}; add --force to replace them, or choose another --out", str(out_dir))
 
 
-def clear_report(out_dir: Path, chunks: bool) -> None:
-    """Remove the report files an earlier run left at the top of ``out_dir`` (and ``chunks/`` too when
-    ``chunks``), so the new report shows only this run.  Links are removed as links, never followed."""
+def clear_report(out_dir: Path) -> None:
+    """Remove the report files an earlier run left at the top of ``out_dir``, so the new report shows only
+    this run.  Links are removed as links, never followed.  (Saved chunks are the ChunkStore's.)"""
     for pattern in REPORT_FILES:
         for p in out_dir.glob(pattern):
             if p.is_symlink() or p.is_file():
                 p.unlink()
-    folder = out_dir / "chunks"
-    if chunks and folder.is_symlink():
-        folder.unlink()
-    elif chunks and folder.is_dir():
-        shutil.rmtree(folder)
 
 
 def output_folder(out: str | Path | None, default: Path) -> Path:

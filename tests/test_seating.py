@@ -172,3 +172,17 @@ def test_calibration_all_seats_distinct_policies_cover_a_reference_answer():
     truth = big.wins[0] / WIN_UNITS / big.games
     rate, width = coverage("art_deco", seats, 4, "all", 24 * 20, 200, truth)
     assert rate >= 0.92, (rate, width)
+
+
+@pytest.mark.parametrize("raw, line", [
+    ({"seating": 5}, "seating: got 5; allowed: one of 'all', 'cyclic', 'fixed'"),
+    ({"seating": "al"}, "seating: got 'al'; allowed"),
+    ({"tournament": {"policies": ["par", "random"], "seating": 3}}, "tournament.seating: got 3; allowed"),
+    ({"seating": "all", "rotate_seats": True}, "rotate_seats: give seating or rotate_seats"),
+])
+def test_a_bad_seating_in_a_scenario_is_one_line_naming_the_key(raw, line):
+    from boardsim.scenario import parse
+
+    with pytest.raises(BadInput) as e:
+        parse({"game": "art_deco", **raw})
+    assert line in e.value.line()
