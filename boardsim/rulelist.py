@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 from lark import Lark, Transformer
@@ -252,3 +253,137 @@ def evaluate(ops, args, row, features, params, stack):
                 r = 1.0 if (a != 0.0 or b != 0.0) else 0.0
             stack[top - 1] = r
     return stack[0] if top > 0 else 0.0
+
+
+
+# -- rule lists: one policy's ordered rules ------------------------------------------------------------
+MAX_PARAMS = 16  # $params per seat
+NOT_PARAMS = ("rules", "name", "function")  # seat params that are not $params
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action a rule can name.
+
+    ``kind`` is ``target`` (the rule's value is one of ``targets``: a card name, or an attribute such as
+    ``best_gain`` that picks among the legal candidates), ``amount`` (the value is an expression, e.g. a
+    reservation price), or ``flag`` (the value is ``true``: the action needs nothing more).
+    """
+
+    name: str
+    kind: str
+    doc: str
+    targets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A compiled rule: action index, target index (-1 for none), condition and amount (None: absent)."""
+
+    action: int
+    target: int
+    cond: Code | None
+    amount: Code | None
+
+
+class RuleArrays(NamedTuple):
+    """Every seat's rules as arrays the engines read.
+
+    Rule ``r`` has its condition in code row ``2r`` and its amount in row ``2r + 1``; ``meta[r]`` is
+    (action, target); seat ``s`` owns rules ``span[s, 0] <= r < span[s, 1]`` and reads ``params[s]``.
+    """
+
+    ops: np.ndarray
+    args: np.ndarray
+    meta: np.ndarray
+    span: np.ndarray
+    params: np.ndarray
+
+
+def rule_params(seat_params: Mapping[str, Any]) -> dict[str, float]:
+    """The ``$params`` of a rules or custom seat: its numbers other than rules/name/function, by name."""
+    return {k: float(v) for k, v in sorted(seat_params.items()) if k not in NOT_PARAMS}
+
+
+def compile_rules(rules: Any, actions: Sequence[Action], features: Sequence[str], params: Mapping[str, float],
+                  key: str) -> list[Rule]:
+    """Check and compile a rule list (a list of tables); errors are BadInput keyed ``key[i].<field>``."""
+    names = [a.name for a in actions]
+    shape = "a list of rules such as { " + _example(actions[0]) + ', if = "round <= 8" }'
+    if not isinstance(rules, (list, tuple)) or not rules:
+        raise BadInput(key, f"got {rules!r}; allowed: {shape}")
+    if len(params) > MAX_PARAMS:
+        raise BadInput(key, f"{len(params)} $params; allowed: at most {MAX_PARAMS}")
+    out = []
+    for i, item in enumerate(rules):
+        at = f"{key}[{i}]"
+        if not isinstance(item, Mapping):
+            raise BadInput(at, f"got {item!r}; allowed: a table with one action ({', '.join(names)}) and "
+                               "an optional if")
+        unknown = [k for k in item if k not in names and k != "if"]
+        if unknown:
+            raise BadInput(f"{at}.{unknown[0]}", f"unknown action {unknown[0]!r} (known: {', '.join(names)}; "
+                                                 "and if for a condition)")
+        given = [k for k in item if k in names]
+        if len(given) != 1:
+            raise BadInput(at, f"got {len(given)} actions ({', '.join(given) or 'none'}); allowed: exactly one "
+                               f"of {', '.join(names)}")
+        act = actions[names.index(given[0])]
+        value = item[act.name]
+        cond = compile_expression(item["if"], features, params, f"{at}.if") if "if" in item else None
+        if cond is not None and not cond.boolean:
+            raise BadInput(f"{at}.if", f"{item['if']!r} is a number; allowed: a condition such as \"round <= 8\"")
+        target, amount = -1, None
+        if act.kind == "target":
+            if not isinstance(value, str) or value not in act.targets:
+                raise BadInput(f"{at}.{act.name}", f"got {value!r}; allowed: one of {', '.join(act.targets)}")
+            target = act.targets.index(value)
+        elif act.kind == "amount":
+            amount = compile_expression(value, features, params, f"{at}.{act.name}")
+            if amount.boolean:
+                raise BadInput(f"{at}.{act.name}", f"{value!r} is a truth value; allowed: a number such as "
+                                                   "\"value * $hard\"")
+        elif value is not True:
+            raise BadInput(f"{at}.{act.name}", f"got {value!r}; allowed: true")
+        out.append(Rule(names.index(act.name), target, cond, amount))
+    return out
+
+
+def _example(action: Action) -> str:
+    if action.kind == "target":
+        return f"{action.name} = {action.targets[0]!r}".replace("'", '"')
+    return f'{action.name} = "value"' if action.kind == "amount" else f"{action.name} = true"
+
+
+def pack_seats(per_seat: Sequence[Sequence[Rule] | None], params: Sequence[Mapping[str, float] | None]
+               ) -> RuleArrays:
+    """Every seat's rules (None for a seat without rules) as one :class:`RuleArrays`."""
+    rules = [r for seat in per_seat for r in (seat or ())]
+    codes: list[Code | None] = []
+    for r in rules:
+        codes += [r.cond, r.amount]
+    if not codes:  # fixed shapes even with no rules at all: one unused always-true row pair
+        codes = [None, None]
+    ops, args = pack(codes)
+    meta = np.array([[r.action, r.target] for r in rules] or [[0, -1]], dtype=np.int64)
+    span = np.zeros((len(per_seat), 2), dtype=np.int64)
+    values = np.zeros((len(per_seat), MAX_PARAMS), dtype=np.float64)
+    start = 0
+    for s, seat in enumerate(per_seat):
+        span[s] = start, start + len(seat or ())
+        start += len(seat or ())
+        for j, v in enumerate((params[s] or {}).values()):
+            values[s, j] = v
+    return RuleArrays(ops, args, meta, span, values)
+
+
+@njit(cache=True, nogil=True)
+def condition(rl, r, features, seat, stack):
+    """Whether rule ``r``'s condition holds (a rule without one always holds)."""
+    return evaluate(rl.ops, rl.args, 2 * r, features, rl.params[seat], stack) != 0.0
+
+
+@njit(cache=True, nogil=True)
+def amount(rl, r, features, seat, stack):
+    """Rule ``r``'s amount expression evaluated for ``seat``."""
+    return evaluate(rl.ops, rl.args, 2 * r + 1, features, rl.params[seat], stack)

@@ -72,14 +72,15 @@ def tune(
     if not 0 <= seat < len(seats):
         raise BadInput("optimize.seat", f"got {seat}; allowed: 0 to {len(seats) - 1}")
     pol = game.policy(seats[seat].policy)
-    known = {o.name: o for o in pol.params}
+    options = pol.options_for(seats[seat].params)  # a rules or custom seat's own $params count too
+    known = {o.name: o for o in options}
     names = list(bounds)
     if not names:
         raise BadInput("optimize.params", "name at least one parameter to tune, e.g. multiple = [0.5, 3.0]")
     lows, highs, integral = [], [], []
     for name in names:
         if name not in known or known[name].kind not in ("int", "float"):
-            numeric = [o.name for o in pol.params if o.kind in ("int", "float")]
+            numeric = [o.name for o in options if o.kind in ("int", "float")]
             raise BadInput(f"optimize.params.{name}",
                            f"not a numeric parameter of {pol.name!r} (known: {', '.join(numeric) or 'none'})")
         b = bounds[name]

@@ -40,7 +40,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from boardsim import custom
 from boardsim.errors import BadInput
+from boardsim.rulelist import Action, RuleArrays, compile_rules, pack_seats, rule_params
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,12 @@ class Option:
     choices: tuple[str, ...] = ()
 
     def allowed(self) -> str:
+        if self.kind == "rules":
+            return "a list of rules, each a table with one action and an optional if (see docs/policies.md)"
+        if self.kind == "function":
+            return "\"module:function\" naming an @numba.njit scorer, or such a function (see docs/policies.md)"
+        if self.kind == "name":
+            return "a short label for reports"
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind == "bool":
@@ -77,6 +85,18 @@ class Option:
     def check(self, value: Any) -> Any:
         """The value, normalised, or BadInput naming this option."""
         bad = BadInput(self.name, f"got {value!r}; allowed: {self.allowed()}")
+        if self.kind == "rules":  # the game compiles and checks each rule (rulelist.compile_rules)
+            if not isinstance(value, (list, tuple)) or not value:
+                raise bad
+            return value
+        if self.kind == "function":  # checked against the scorer signature by custom.resolve
+            if isinstance(value, str) and ":" in value or callable(value):
+                return value
+            raise bad
+        if self.kind == "name":
+            if not isinstance(value, str) or not value.strip() or len(value) > 40 or any(c in value for c in "(),="):
+                raise BadInput(self.name, f"got {value!r}; allowed: a label of 1 to 40 characters without ( ) , =")
+            return value
         if self.kind == "choice":
             if not isinstance(value, str) or value not in self.choices:
                 raise bad
@@ -140,12 +160,44 @@ def resolve_options(options: Sequence[Option], given: Mapping[str, Any] | None) 
 
 @dataclass(frozen=True)
 class Policy:
-    """A bot: a code the jitted policy interpreter switches on, plus parameters."""
+    """A bot: a code the jitted policy interpreter switches on, plus parameters.
+
+    An ``open`` policy (``rules``, ``custom``) also takes any other numeric parameter a seat gives it:
+    those are the ``$params`` of its rules or the ``params`` vector of its scorer, sweepable and tunable
+    like declared ones.
+    """
 
     name: str
     code: int
     doc: str
     params: tuple[Option, ...] = ()
+    open: bool = False
+
+    def options_for(self, given: Mapping[str, Any] | None) -> tuple[Option, ...]:
+        """The declared parameters, plus for an open policy one number per other name in ``given``."""
+        if not self.open:
+            return self.params
+        declared = {o.name for o in self.params}
+        extra = tuple(Option(k, v, "a $param of this seat", "float") for k, v in sorted((given or {}).items())
+                      if k not in declared)
+        return self.params + extra
+
+
+def rules_policy(code: int, doc: str) -> Policy:
+    """A game's ``rules`` policy: an ordered rule list over its decision features (docs/policies.md)."""
+    return Policy("rules", code, doc, (LABEL, RULES), open=True)
+
+
+def custom_policy(code: int, doc: str) -> Policy:
+    """A game's ``custom`` policy: a user's @njit scorer over its candidates (boardsim.custom)."""
+    return Policy("custom", code, doc, (LABEL, FUNCTION), open=True)
+
+
+# The seat parameters every open policy declares: a report label, and its rules or scorer.
+LABEL = Option("name", "", "a short label for reports and tables (default: the policy and a digest)", "name")
+RULES = Option("rules", (), "the ordered rule list (docs/policies.md)", "rules")
+FUNCTION = Option("function", "", "\"module:function\" naming an @numba.njit scorer (docs/policies.md)",
+                  "function")
 
 
 @dataclass(frozen=True)
@@ -156,10 +208,22 @@ class Seat:
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def label(self) -> str:
+        """``policy(k=v,...)``; a rule list or scorer shows as a digest, and a ``name`` replaces the policy."""
         if not self.params:
             return self.policy
-        inner = ",".join(f"{k}={v}" for k, v in sorted(self.params.items()))
-        return f"{self.policy}({inner})"
+        head = self.params.get("name") if isinstance(self.params.get("name"), str) else self.policy
+        parts = []
+        for k, v in sorted(self.params.items()):
+            if k == "name":
+                continue
+            if k == "rules":
+                if "name" not in self.params:
+                    parts.append(f"rules#{stable_hash(v)[:6]}")
+                continue
+            if k == "function":
+                v = getattr(v, "__name__", v) if not isinstance(v, str) else v.rpartition(":")[2]
+            parts.append(f"{k}={v}")
+        return f"{head}({','.join(parts)})" if parts else head
 
 
 @dataclass
@@ -403,6 +467,39 @@ class Game(ABC):
             out[name] = game_out[:, 3 + k]
         return out
 
+    # -- rule-list and custom policies ---------------------------------------
+    # What a rule can do and what its conditions can read; a game with a ``rules`` policy sets both.
+    rule_actions: tuple[Action, ...] = ()
+    rule_features: tuple[str, ...] = ()
+
+    def seat_rules(self, seats: Sequence[Seat]) -> RuleArrays:
+        """Every seat's compiled rules and ``$params`` (BadInput keyed ``seats[i].params.rules[j]...``)."""
+        per_seat: list[list | None] = []
+        values: list[dict[str, float] | None] = []
+        for i, seat in enumerate(seats):
+            pol = self.policy(seat.policy)
+            values.append(rule_params(seat.params) if pol.open else None)
+            if pol.open and any(o.kind == "rules" for o in pol.params):
+                per_seat.append(compile_rules(seat.params.get("rules"), self.rule_actions, self.rule_features,
+                                              values[-1], f"seats[{i}].params.rules"))
+            else:
+                per_seat.append(None)
+        return pack_seats(per_seat, values)
+
+    def seat_scorers(self, seats: Sequence[Seat]) -> tuple:
+        """The four scorers an engine call takes (``custom.no_scorer`` for seats without one), checked."""
+        specs = []
+        for i, seat in enumerate(seats):
+            pol = self.policy(seat.policy)
+            if pol.open and any(o.kind == "function" for o in pol.params):
+                fn = seat.params.get("function")
+                if not fn:
+                    raise BadInput(f"seats[{i}].params.function", f"missing; allowed: {FUNCTION.allowed()}")
+                specs.append(fn)
+            else:
+                specs.append(None)
+        return custom.scorers(specs)
+
     def policy_names(self) -> list[str]:
         return [p.name for p in self.policies]
 
@@ -434,13 +531,13 @@ class Game(ABC):
             except BadInput as e:
                 raise e.under(f"seats[{i}]") from None
             try:
-                values = resolve_options(pol.params, seat.params)
+                values = resolve_options(pol.options_for(seat.params), seat.params)
             except BadInput as e:  # keyed by the parameter's full path, as the scenario spells it
                 raise e.under(f"seats[{i}].params") from None
             out[i, 0] = pol.code
             col = 1
-            for opt in pol.params:
-                if opt.kind != "list":
+            for opt in pol.params:  # an open policy's extra numbers travel in its rule arrays instead
+                if opt.kind not in ("list", "rules", "function", "name"):
                     out[i, col] = opt.encode(values[opt.name])
                     col += 1
         return out
