@@ -21,6 +21,8 @@ path is imported again on every process and Dask worker, so the module must be i
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -88,6 +90,17 @@ def resolve(spec: Any, key: str = "function") -> Any:
     if isinstance(spec, str):
         _CACHE[spec] = fn
     return fn
+
+
+def search_path(folder: str | os.PathLike) -> None:
+    """Let ``"module:function"`` paths find modules in ``folder`` (a scenario's own folder).
+
+    Appended, so an installed module of the same name wins; process workers started with ``spawn`` copy
+    ``sys.path`` from this process.  Dask workers elsewhere need the module installed or on their path.
+    """
+    folder = os.path.abspath(folder)
+    if folder not in sys.path:
+        sys.path.append(folder)
 
 
 def path_of(fn: Any) -> Any:

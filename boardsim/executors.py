@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,16 @@ SUBCALL_SECONDS = 0.25  # with a progress listener, a sub-call of a chunk grows 
 _SUBCALL_DEALS: dict[str, int] = {}  # the sub-call size each game has grown to, kept from chunk to chunk
 
 
+PIPELINE_CALLS = 4  # calls a chunk is split into, so that adding one up overlaps playing the next
+PIPELINE_MIN_DEALS = 2_048  # ... but no call smaller than this (a call has a fixed cost)
+
+
+def _timed_chunk(cell: Cell, key: int, start: int, count: int, threads: int) -> tuple[dict[str, Any], float]:
+    numba.set_num_threads(threads)  # numba's thread count is per thread: take the caller's
+    t0 = time.perf_counter()
+    return play_chunk(cell, key, start, count), time.perf_counter() - t0
+
+
 def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
                  on_games: Callable[[int], None] | None = None) -> Any:
     """One chunk's raw result arrays, or (``reduce``) its Aggregate.
@@ -88,24 +98,37 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
     Aggregate at once, so a coarse task of a game with large per-game rows still uses little memory.
     With ``on_games`` the calls start small and double while they take under ``SUBCALL_SECONDS``, and
     ``on_games`` hears the games of each, so a progress bar moves within a chunk.  The sums are whole
-    numbers, so how a chunk is split never changes its result.
+    numbers, so how a chunk is split never changes its result.  The next call plays on a thread of its own
+    while this one's results are added up.
     """
     if not reduce:
         return play_chunk(cell, key, start, count)
     agg = cell.new_aggregate()
     cap = cell.game.max_chunk_deals
-    step = cap if on_games is None else min(cap, _SUBCALL_DEALS.get(cell.game.name, 16))
-    first = start
-    while first < start + count:
-        n = min(step, start + count - first)
-        t0 = time.perf_counter()
-        agg.add(play_chunk(cell, key, first, n))
-        first += n
-        if on_games is not None:
-            on_games(n * len(cell.rotations))
-            if time.perf_counter() - t0 < SUBCALL_SECONDS / 2:
-                step = min(cap, step * 2)
-                _SUBCALL_DEALS[cell.game.name] = step
+    end = start + count
+    # Without a listener the chunk is still split (in up to PIPELINE_CALLS calls), so that the engine plays
+    # one call on a thread of its own while this thread adds up the one before: the sums are serial
+    # Python work that would otherwise leave the engine's threads idle (about a fifth of a sweep's time).
+    step = min(cap, _SUBCALL_DEALS.get(cell.game.name, 16)) if on_games is not None else min(
+        cap, max(PIPELINE_MIN_DEALS, -(-count // PIPELINE_CALLS)))
+    threads = numba.get_num_threads()
+    with ThreadPoolExecutor(1, thread_name_prefix="boardsim-play") as pool:
+        n = min(step, count)
+        job = pool.submit(_timed_chunk, cell, key, start, n, threads)
+        first = start + n
+        while job is not None:
+            out, seconds = job.result()
+            played, job = n, None
+            if first < end:
+                if on_games is not None and seconds < SUBCALL_SECONDS / 2:
+                    step = min(cap, step * 2)
+                    _SUBCALL_DEALS[cell.game.name] = step
+                n = min(step, end - first)
+                job = pool.submit(_timed_chunk, cell, key, first, n, threads)
+                first += n
+            agg.add(out)
+            if on_games is not None:
+                on_games(played * len(cell.rotations))
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from boardsim import custom
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
@@ -299,6 +300,9 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None
+    if path is not None and '"function"' in repr(scenario.raw).replace("'", '"'):
+        # a custom scorer's "module:function" may sit beside the scenario; spawned workers inherit sys.path
+        custom.search_path(Path(path).parent)
     scenario.cells()  # validate every cell now, before a long run starts
     return scenario
 
