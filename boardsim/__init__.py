@@ -7,6 +7,8 @@ Public API::
     result = boardsim.sweep("scenarios/quickstart.toml")
     scenario = boardsim.load_scenario("scenarios/art-deco-policies.toml")
     boardsim.games.names()
+    mine = boardsim.custom_policy(my_njit_scorer, weight=1.5)      # docs/policies.md
+    boardsim.tournament("fliptoons", [mine, "fame_per_cost", "priority"], games=20_000)
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from boardsim import numba_cache  # noqa: E402
 numba_cache.configure()
 
 from boardsim import games  # noqa: E402
+from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "games", "load_scenario", "simulate", "sweep", "__version__"]
+__all__ = ["BadInput", "custom_policy", "games", "load_scenario", "optimize", "rules_policy", "simulate", "sweep",
+           "tournament", "__version__"]
 
 
 def __getattr__(name: str):
@@ -32,6 +36,14 @@ def __getattr__(name: str):
         from boardsim.sweeps import sweep
 
         return sweep
+    if name == "tournament":
+        from boardsim.analysis.tournament import run_tournament
+
+        return run_tournament
+    if name == "optimize":
+        from boardsim.analysis.optimize import optimize
+
+        return optimize
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

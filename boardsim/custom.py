@@ -123,3 +123,26 @@ def scorers(specs: Sequence[Any], key: str = "seats") -> tuple:
         raise BadInput(key, f"{len(specs)} seats; custom scorers allow at most 4")
     out = [no_scorer if s is None else resolve(s, f"{key}[{i}].params.function") for i, s in enumerate(specs)]
     return tuple(out + [no_scorer] * (4 - len(out)))
+
+
+def custom_policy(function: Any, **params: Any) -> Any:
+    """A ``custom`` seat for ``simulate``, ``sweep``, ``tournament`` and ``optimize``: ``function`` (an
+    ``@njit`` scorer or a ``"module:function"`` path) and its numeric ``params`` (plus an optional ``name``).
+
+    The function is checked at once (BadInput before any game); a module-level one is kept as its
+    ``"module:function"`` path, so process and Dask workers import it themselves.
+    """
+    from boardsim.games.base import Seat  # base imports this module
+
+    resolve(function, "function")
+    return Seat("custom", {"function": path_of(function), **params})
+
+
+def rules_policy(rules: Sequence[Any], **params: Any) -> Any:
+    """A ``rules`` seat: an ordered list of rule tables (dicts) and its ``$params`` (plus an optional ``name``).
+
+    The rules are checked against a game when the seat is used (they name that game's actions).
+    """
+    from boardsim.games.base import Seat
+
+    return Seat("rules", {"rules": list(rules), **params})

@@ -300,9 +300,10 @@ class RuleArrays(NamedTuple):
     params: np.ndarray
 
 
-def rule_params(seat_params: Mapping[str, Any]) -> dict[str, float]:
-    """The ``$params`` of a rules or custom seat: its numbers other than rules/name/function, by name."""
-    return {k: float(v) for k, v in sorted(seat_params.items()) if k not in NOT_PARAMS}
+def rule_params(seat_params: Mapping[str, Any], declared: Sequence[str] = ()) -> dict[str, float]:
+    """The ``$params`` of a rules or custom seat, sorted by name: its parameters other than rules, name,
+    function and the ``declared`` options of its policy (such as a placement choice)."""
+    return {k: float(v) for k, v in sorted(seat_params.items()) if k not in NOT_PARAMS and k not in declared}
 
 
 def compile_rules(rules: Any, actions: Sequence[Action], features: Sequence[str], params: Mapping[str, float],

@@ -17,6 +17,7 @@ records ``position_j``, where slot ``j`` sat.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -134,8 +135,20 @@ def make_cell(
         by_position = [slots[0]] * n_players
         for j, p in enumerate(position_of_slot):
             by_position[p] = slots[j]
-        preps.append(game.prepare(n_players, by_position, rules, cards))
+        try:
+            preps.append(game.prepare(n_players, by_position, rules, cards))
+        except BadInput as e:
+            raise _as_listed(e, position_of_slot, len(seats)) from None
     return Cell(index, dict(values or {}), game, n_players, slots, preps, cards, arrs, design, list(seats))
+
+
+def _as_listed(error: BadInput, position_of_slot: Sequence[int], listed: int) -> BadInput:
+    """``error`` with a ``seats[p]`` key (a position of the arrangement) renamed to the seat as listed."""
+    m = re.match(r"seats\[(\d+)\]", error.key)
+    if m is None or int(m.group(1)) not in position_of_slot:
+        return error
+    seat = list(position_of_slot).index(int(m.group(1))) % listed
+    return BadInput(f"seats[{seat}]" + error.key[m.end():], error.message, error.file)
 
 
 def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.ndarray]:

@@ -131,3 +131,7 @@ def test_no_rules_still_packs_fixed_shapes():
 
 def test_dollar_params_are_the_seats_other_numbers_sorted():
     assert list(rule_params({"rules": [], "name": "x", "t": 7, "a": 1})) == ["a", "t"]
+
+
+def test_declared_options_of_an_open_policy_are_not_dollar_params():
+    assert list(rule_params({"rules": [], "placement": "greedy", "t": 7}, ["placement"])) == ["t"]

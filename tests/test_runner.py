@@ -141,3 +141,14 @@ def test_the_progress_bar_moves_within_a_single_chunk_cell(monkeypatch):
     whole = cell.new_aggregate()
     whole.add(executors.chunk_result(cell, rng.cell_key(1, 0), 0, 1000, True))
     assert np.array_equal(whole.wins, agg.wins) and np.array_equal(whole.deal_win_sq, agg.deal_win_sq)
+
+
+def test_a_bad_seat_is_named_by_its_place_in_the_list_whatever_the_arrangement():
+    # under "all" the first arrangement is ordered by label, so position 0 is not listed seat 0
+    g = get("art_deco")
+    for bad in range(4):
+        seats = [Seat("par"), Seat("eligibility"), Seat("multiple"), Seat("blocker")]
+        seats[bad] = Seat(seats[bad].policy, {"sell_margin": 5000})
+        with pytest.raises(BadInput) as e:
+            make_cell(g, 4, seats, {}, g.card_table(), seating_design="all")
+        assert e.value.key == f"seats[{bad}].params.sell_margin"

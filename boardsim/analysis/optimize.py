@@ -170,3 +170,28 @@ def _round_to(value: float, step: float, is_int: bool) -> float:
     rounded = round(value / step) * step
     decimals = max(0, -int(np.floor(np.log10(step)))) if step < 1 else 0
     return int(round(rounded)) if is_int or step >= 1 else round(rounded, decimals)
+
+
+def optimize(
+    game: str | Game,
+    policies: Sequence[Any],
+    seat: int,
+    bounds: Mapping[str, Sequence[float]],
+    players: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+    cards: Mapping[str, Mapping[str, Any]] | None = None,
+    **options: Any,
+) -> TuneResult:
+    """:func:`tune` from the Python API: seats as ``simulate`` takes them (names, ``(name, params)``,
+    ``boardsim.rules_policy(...)`` or ``boardsim.custom_policy(...)``), card edits as a mapping.
+
+    ``options`` are :func:`tune`'s ``games``, ``check_games``, ``maxiter``, ``popsize`` and ``seed``.
+    """
+    from boardsim.games import get as get_game
+    from boardsim.runner import as_seat, fill_seats
+
+    g = get_game(game) if isinstance(game, str) else game
+    n = g.default_players if players is None else players
+    g.check_players(n)
+    seats = fill_seats([as_seat(p) for p in policies], n)
+    return tune(g, n, seats, rules, g.card_table(cards), seat, bounds, **options)

@@ -478,7 +478,7 @@ class Game(ABC):
         values: list[dict[str, float] | None] = []
         for i, seat in enumerate(seats):
             pol = self.policy(seat.policy)
-            values.append(rule_params(seat.params) if pol.open else None)
+            values.append(rule_params(seat.params, [o.name for o in pol.params]) if pol.open else None)
             if pol.open and any(o.kind == "rules" for o in pol.params):
                 per_seat.append(compile_rules(seat.params.get("rules"), self.rule_actions, self.rule_features,
                                               values[-1], f"seats[{i}].params.rules"))
