@@ -179,10 +179,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
     do each position's card-independent work once for all the cards.
 
-    With ``rank`` only the card choose_draft picks needs its exact best: the one with the largest
-    (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then also skipped at a spot
-    where even its bound cannot beat an earlier card's value so far, or reach a later card's; its
-    bestv and spot may then fall short, but only for cards that are not picked.
+    With ``rank`` only the card a built-in draft picks (decide._builtin_draft) needs its exact best:
+    the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
+    also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
+    later card's; its bestv and spot may then fall short, but only for cards that are not picked.
     """
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
@@ -264,7 +264,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
 
 @njit(**THIN)
 def _outranked(k, count, ub, bestv, now, weight, gifts):
-    """Whether card k, worth at most ub here, cannot be choose_draft's pick: the same float expression
+    """Whether card k, worth at most ub here, cannot be the built-in draft's pick: the same float expression
     as there, which only grows with the value, against the other cards' values so far."""
     fk = (ub - now) - weight * gifts[k]
     for j in range(count):
