@@ -21,7 +21,7 @@ from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
-from boardsim.games.wagons.policies import COL_READS, DECLARED, POLICIES, policy_matrix
+from boardsim.games.wagons.policies import DECLARED, POLICIES, policy_matrix
 from boardsim.rulelist import RuleArrays
 
 __all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
@@ -108,8 +108,7 @@ class Wagons(Game):
         rules_vec[engine.R_FIRST] = 0 if resolved["first_player"] == "seat0" else 1
         pol = policy_matrix(seats)
         rl = self.seat_rules(seats)
-        for i in range(len(seats)):
-            pol[i, COL_READS] = decide.condition_reads(rl, i)
+        decide.fill_needs(pol, rl)
         self.seat_scorers(seats)  # a scorer that cannot be imported or compiled fails before any game
         arrays = {
             "rules": rules_vec,

@@ -12,8 +12,8 @@ placement follow the seat's own parameters under every policy.
 The decision view (docs/rules/circle-the-wagons.md, "Decision view") has the decision features
 ``DECISION_FEATURES`` and one row of ``CANDIDATE_COLUMNS`` per candidate: the first ``lookahead``
 cards of the circle from the first available one.  A rule condition reads the decision features and the
-columns of the candidate its target picks; features that need a search are computed only when a seat's
-rules read them.
+columns of the candidate its target picks.  The features that need a search (gains, gifts, scores) are
+computed only when a seat's rule targets or conditions need them (``rule_needs``); a custom seat gets all.
 """
 
 from __future__ import annotations
@@ -41,20 +41,35 @@ TARGETS = ("first", "last", "best_gain", "best_gain_minus_gift", "least_gift")
 T_FIRST, T_LAST, T_BEST_GAIN, T_BEST_NET, T_LEAST_GIFT = range(5)
 ACTIONS = (Action("draft", "target", "take a card among the first lookahead of the circle; the cards before "
                   "it go to the opponent", TARGETS),)
-# what a seat's conditions read that costs a search (policies.COL_READS): those features are computed
-# before its rules run; a target computes what it needs on first use
-READ_GAIN, READ_GIFT, READ_SCORE = 1, 2, 4
-_READ_BITS = {"gain": READ_GAIN, "gift": READ_GIFT, "my_score": READ_SCORE, "opp_score": READ_SCORE}
+# what a rules or custom seat's draft needs computed (policies.COL_NEEDS): gains (a search of the own
+# town), gifts (a search of the opponent's) and both scores; worked out once per seat in Python
+NEED_GAIN, NEED_GIFT, NEED_SCORE = 1, 2, 4
+NEED_ALL = NEED_GAIN | NEED_GIFT | NEED_SCORE
+_FEATURE_NEEDS = {"gain": NEED_GAIN, "gift": NEED_GIFT, "my_score": NEED_SCORE, "opp_score": NEED_SCORE}
 
 
-def condition_reads(rl: RuleArrays, seat: int) -> int:
-    """READ_* bits of the costly features that seat ``seat``'s rule conditions read."""
+def rule_needs(rl: RuleArrays, seat: int, gift_weight: float) -> int:
+    """NEED_* bits for seat ``seat``'s rules: what their targets pick by and what their conditions read."""
     bits = 0
     for r in range(int(rl.span[seat, 0]), int(rl.span[seat, 1])):
+        target = int(rl.meta[r, 1])
+        if target in (T_BEST_GAIN, T_BEST_NET):
+            bits |= NEED_GAIN
+        if target == T_LEAST_GIFT or (target == T_BEST_NET and gift_weight != 0.0):
+            bits |= NEED_GIFT  # as the built-in: no gift search when gifts do not count
         ops, args = rl.ops[2 * r], rl.args[2 * r]
         for f in args[ops == rulelist.OP_FEATURE]:
-            bits |= _READ_BITS.get(FEATURES[int(f)], 0)
+            bits |= _FEATURE_NEEDS.get(FEATURES[int(f)], 0)
     return bits
+
+
+def fill_needs(pol: np.ndarray, rl: RuleArrays) -> None:
+    """Write each rules or custom seat's NEED_* bits into its policy row (policies.COL_NEEDS)."""
+    for i in range(pol.shape[0]):
+        if pol[i, P.COL_CODE] == P.RULES:
+            pol[i, P.COL_NEEDS] = rule_needs(rl, i, pol[i, P.COL_GIFT])
+        elif pol[i, P.COL_CODE] == P.CUSTOM:
+            pol[i, P.COL_NEEDS] = NEED_ALL
 
 
 @njit(**P.THIN)
@@ -92,53 +107,16 @@ def start(pol_row, circle, p1, town, tab, goals, scr, state):
 def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
-    When the taken card's best spot was searched, dr.spot[0:3] holds it (spot[3] = 1), and when the
-    opponent's first free card was searched, spot[4:7] holds its spot (spot[7] = 1, with the taker's
-    symbol counts in spot[8:]): ``place_taken`` and ``place_free`` reuse them instead of searching again.
+    The candidates are valued by at most one search of each town, whatever the policy: the opponent's
+    first (gifts), then the seat's own (gains).  When the taken card's best spot was searched,
+    dr.spot[0:3] holds it (spot[3] = 1); when the opponent's first free card was, spot[4:7] holds its
+    spot (spot[7] = 1, with the taker's symbol counts in spot[8:]).  ``place_taken`` and ``place_free``
+    reuse them instead of searching again.
     """
     dr.spot[3] = 0
     dr.spot[7] = 0
     row = pol[me]
     look = min(int(row[P.COL_LOOK]), seq.shape[0] - t)
-    for k in range(look):
-        dr.gifts[k] = 0.0
-    code = int(row[P.COL_CODE])
-    if code == P.RULES:
-        return _rules_draft(row, rl, me, p1, seq, t, turn, look, town, tab, goals, scr, dr, state)
-    if code == P.CUSTOM:
-        return _custom_draft(row, rl, scorers, me, p1, seq, t, turn, look, town, tab, goals, scr, dr, state)
-    return _builtin_draft(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-
-
-@njit(**P.THIN)
-def _gift_values(row, me, seq, t, look, town, tab, goals, scr, dr, state):
-    """dr.gifts[k] = summed gain cards seq[t .. t+k-1] give the opponent (each at its best spot in the
-    opponent's town, valued the seat's way); keeps the first one's spot for ``place_free``.  Returns the
-    opponent's town value now."""
-    op = 1 - me
-    mode = P.eval_mode(row)
-    gw = row[P.COL_GOALW]
-    now_op = P.analyse(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], goals,
-                       tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail)
-    P.search(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], tab.card_land,
-             tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, scr.saved,
-             state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts)
-    for k in range(look - 1):
-        dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
-    dr.spot[4] = scr.spots[0, 0]
-    dr.spot[5] = scr.spots[0, 1]
-    dr.spot[6] = scr.spots[0, 2]
-    dr.spot[7] = 1
-    for s in range(T.N_SYMBOLS):
-        dr.spot[8 + s] = town.cnt[me, s]
-    return now_op
-
-
-@njit(**P.THIN)
-def _builtin_draft(row, me, seq, t, look, town, tab, goals, scr, dr, state):
-    """The built-in drafting codes (policies.py).  Each town is analysed and searched once, for all its
-    cards: the opponent's first (gift values), then the seat's own, ranked so that only the card
-    picked needs its exact best spot."""
     code = int(row[P.COL_CODE])
     if code == P.FIRST:
         return 0
@@ -147,58 +125,61 @@ def _builtin_draft(row, me, seq, t, look, town, tab, goals, scr, dr, state):
     op = 1 - me
     mode = P.eval_mode(row)
     gw = row[P.COL_GOALW]
-    weight = row[P.COL_GIFT] if code == P.GAIN_MINUS_GIFT else 0.0
-    if weight != 0.0 and look > 1:
-        _gift_values(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-    now_me = P.analyse(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], goals,
-                       tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail)
-    P.search(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
-             tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved, state,
-             scr.bestv, scr.spots, np.bool_(True), now_me, weight, dr.gifts)
-    best = P.NEG
-    pick = 0
+    builtin = code == P.GAIN or code == P.GAIN_MINUS_GIFT
+    if builtin:
+        weight = row[P.COL_GIFT] if code == P.GAIN_MINUS_GIFT else 0.0
+        needs = NEED_GAIN | (NEED_GIFT if weight != 0.0 else 0)
+    else:
+        weight = row[P.COL_GIFT]
+        needs = int(row[P.COL_NEEDS])
+    # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
     for k in range(look):
-        value = (scr.bestv[k] - now_me) - weight * dr.gifts[k]
-        if value > best:
-            best = value
-            pick = k
-            dr.spot[0] = scr.spots[k, 0]
-            dr.spot[1] = scr.spots[k, 1]
-            dr.spot[2] = scr.spots[k, 2]
-            dr.spot[3] = 1
+        dr.gifts[k] = 0.0
+    now_op = 0.0
+    if needs & NEED_GIFT and look > 1:
+        now_op = P.analyse(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
+                           goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail)
+        P.search(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], tab.card_land,
+                 tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, scr.saved,
+                 state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts)
+        for k in range(look - 1):
+            dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
+        dr.spot[4] = scr.spots[0, 0]
+        dr.spot[5] = scr.spots[0, 1]
+        dr.spot[6] = scr.spots[0, 2]
+        dr.spot[7] = 1
+        for s in range(T.N_SYMBOLS):
+            dr.spot[8 + s] = town.cnt[me, s]
+    now_me = 0.0
+    if needs & NEED_GAIN:
+        now_me = P.analyse(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
+                           goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail)
+        # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
+        # reads every candidate's
+        P.search(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
+                 tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved,
+                 state, scr.bestv, scr.spots, np.bool_(builtin), now_me, weight, dr.gifts)
+        for k in range(look):
+            dr.gain[k] = scr.bestv[k] - now_me
+    if builtin:
+        pick = _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight)
+    else:
+        _decision_features(row, me, p1, seq, t, turn, look, needs, now_me, now_op, town, tab, goals, scr, dr)
+        if code == P.RULES:
+            pick = _rules_pick(row, rl, me, seq, t, look, needs, weight, dr)
+        else:
+            pick = _custom_pick(rl, scorers, me, seq, t, look, dr)
+    if needs & NEED_GAIN:
+        dr.spot[0] = scr.spots[pick, 0]
+        dr.spot[1] = scr.spots[pick, 1]
+        dr.spot[2] = scr.spots[pick, 2]
+        dr.spot[3] = 1
     return pick
 
 
 @njit(**P.THIN)
-def _gain_values(row, me, seq, t, look, town, tab, goals, scr, dr, state):
-    """dr.gain[k] and dr.gspot[k]: every candidate's exact best gain and spot in the own town (valued
-    the seat's way).  Returns the own town's value now."""
-    op = 1 - me
-    mode = P.eval_mode(row)
-    gw = row[P.COL_GOALW]
-    now_me = P.analyse(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], goals,
-                       tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail)
-    P.search(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
-             tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved, state,
-             scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts)
-    for k in range(look):
-        dr.gain[k] = scr.bestv[k] - now_me
-        dr.gspot[k, 0] = scr.spots[k, 0]
-        dr.gspot[k, 1] = scr.spots[k, 1]
-        dr.gspot[k, 2] = scr.spots[k, 2]
-    return now_me
-
-
-@njit(**P.THIN)
-def _town_score(town, p, goals, gp, scr):
-    """Seat p's score now: lands + goals, majority goals against the other town as it stands."""
-    return P.evaluate(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], goals, gp,
-                      town.cnt[1 - p], P.PLACE_GREEDY, 1.0, scr.ws, scr.detail)
-
-
-@njit(**P.THIN)
-def _decision_features(me, p1, seq, t, turn, town, scr, dr):
-    """The cheap decision features (the goals are set by ``new_game``, the scores by the caller)."""
+def _decision_features(row, me, p1, seq, t, turn, look, needs, now_me, now_op, town, tab, goals, scr, dr):
+    """The decision features (the goals are set by ``new_game``); the scores only when needed."""
     f = dr.features
     f[F_CARDS_LEFT] = seq.shape[0] - t
     f[F_TURN] = turn
@@ -207,11 +188,23 @@ def _decision_features(me, p1, seq, t, turn, town, scr, dr):
     f[F_OPP_CARDS] = town.cards[1 - me]
     f[F_MY_SCORE] = 0.0
     f[F_OPP_SCORE] = 0.0
+    if needs & NEED_SCORE:
+        # a search that valued a town exactly as the game scores it already found its score
+        exact = P.eval_mode(row) == P.PLACE_GREEDY and row[P.COL_GOALW] == 1.0
+        for p in range(2):
+            q = me if p == 0 else 1 - me
+            searched = (needs & NEED_GAIN) != 0 if p == 0 else ((needs & NEED_GIFT) != 0 and look > 1)
+            if exact and searched:
+                v = now_me if p == 0 else now_op
+            else:
+                v = P.evaluate(town.land[q], town.sym[q], town.idx[q], town.cx[q], town.cy[q], town.meta[q], goals,
+                               tab.gp, town.cnt[1 - q], P.PLACE_GREEDY, 1.0, scr.ws, scr.detail)
+            f[F_MY_SCORE + p] = v
 
 
 @njit(**P.THIN)
 def _pick(target, look, gain, gifts, weight):
-    """The candidate a rule's target names (the first one on ties)."""
+    """The candidate a target names (the first one on ties)."""
     if target == T_FIRST:
         return 0
     if target == T_LAST:
@@ -222,7 +215,8 @@ def _pick(target, look, gain, gifts, weight):
         if target == T_BEST_GAIN:
             v = gain[k]
         elif target == T_BEST_NET:
-            v = gain[k] - weight * gifts[k]  # the same float expression as the built-in gain_minus_gift
+            # the built-in gain_minus_gift's float expression: (bestv - now) - weight * gift
+            v = gain[k] - weight * gifts[k]
         else:  # T_LEAST_GIFT
             v = -gifts[k]
         if v > best:
@@ -232,86 +226,36 @@ def _pick(target, look, gain, gifts, weight):
 
 
 @njit(**P.THIN)
-def _rules_draft(row, rl, me, p1, seq, t, turn, look, town, tab, goals, scr, dr, state):
+def _rules_pick(row, rl, me, seq, t, look, needs, weight, dr):
     """The first rule whose condition holds for the candidate its target picks; else the first card."""
-    reads = int(row[P.COL_READS])
-    weight = row[P.COL_GIFT]
     f = dr.features
-    _decision_features(me, p1, seq, t, turn, town, scr, dr)
-    if reads & READ_SCORE:
-        f[F_MY_SCORE] = _town_score(town, me, goals, tab.gp, scr)
-        f[F_OPP_SCORE] = _town_score(town, 1 - me, goals, tab.gp, scr)
-    have = 0
-    chosen = 0
     for r in range(rl.span[me, 0], rl.span[me, 1]):
-        target = rl.meta[r, 1]
-        need = reads & (READ_GAIN | READ_GIFT)
-        if target == T_BEST_GAIN:
-            need |= READ_GAIN
-        elif target == T_BEST_NET:
-            need |= READ_GAIN
-            if weight != 0.0:  # as the built-in: no gift search when gifts do not count
-                need |= READ_GIFT
-        elif target == T_LEAST_GIFT:
-            need |= READ_GIFT
-        if need & READ_GAIN and not have & READ_GAIN:
-            _gain_values(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-            have |= READ_GAIN
-        if need & READ_GIFT and not have & READ_GIFT:
-            if look > 1:
-                _gift_values(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-            have |= READ_GIFT
-        k = _pick(target, look, dr.gain, dr.gifts, weight)
-        f[N_DECISION + C_GAIN] = dr.gain[k] if have & READ_GAIN else 0.0
+        k = _pick(rl.meta[r, 1], look, dr.gain, dr.gifts, weight)
+        f[N_DECISION + C_GAIN] = dr.gain[k] if needs & NEED_GAIN else 0.0
         f[N_DECISION + C_GIFT] = dr.gifts[k]
         f[N_DECISION + C_POSITION] = k
         f[N_DECISION + C_CARD] = seq[t + k]
         if rulelist.condition(rl, r, f, me, dr.stack):
-            chosen = k
-            break
-    if have & READ_GAIN:
-        _keep_spot(dr, chosen)
-    return chosen
+            return k
+    return 0
 
 
 @njit(**P.THIN)
-def _keep_spot(dr, k):
-    dr.spot[0] = dr.gspot[k, 0]
-    dr.spot[1] = dr.gspot[k, 1]
-    dr.spot[2] = dr.gspot[k, 2]
-    dr.spot[3] = 1
-
-
-@njit(**P.THIN)
-def _custom_draft(row, rl, scorers, me, p1, seq, t, turn, look, town, tab, goals, scr, dr, state):
+def _custom_pick(rl, scorers, me, seq, t, look, dr):
     """The candidate the seat's scorer scores highest (the first on ties)."""
-    f = dr.features
-    _decision_features(me, p1, seq, t, turn, town, scr, dr)
-    now_op = 0.0
-    if look > 1:
-        now_op = _gift_values(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-    now_me = _gain_values(row, me, seq, t, look, town, tab, goals, scr, dr, state)
-    if P.eval_mode(row) == P.PLACE_GREEDY and row[P.COL_GOALW] == 1.0:
-        # the searches valued both towns exactly as the game scores them: no third scoring pass
-        f[F_MY_SCORE] = now_me
-        f[F_OPP_SCORE] = now_op if look > 1 else _town_score(town, 1 - me, goals, tab.gp, scr)
-    else:
-        f[F_MY_SCORE] = _town_score(town, me, goals, tab.gp, scr)
-        f[F_OPP_SCORE] = _town_score(town, 1 - me, goals, tab.gp, scr)
     for k in range(look):
         dr.cand[k, C_GAIN] = dr.gain[k]
         dr.cand[k, C_GIFT] = dr.gifts[k]
         dr.cand[k, C_POSITION] = k
         dr.cand[k, C_CARD] = seq[t + k]
         dr.scores[k] = 0.0
-    scorers[me](f[:N_DECISION], dr.cand[:look], rl.params[me], dr.scores[:look])
+    scorers[me](dr.features[:N_DECISION], dr.cand[:look], rl.params[me], dr.scores[:look])
     best = dr.scores[0]
     pick = 0
     for k in range(1, look):
         if dr.scores[k] > best:
             best = dr.scores[k]
             pick = k
-    _keep_spot(dr, pick)
     return pick
 
 

@@ -2,7 +2,7 @@
 
 A seat's policy is a row of the policy matrix (fixed columns, see ``COL_*``):
 policy code, placement mode, P2's starting-card rule, lookahead, gift weight,
-goal weight and, for a ``rules`` seat, which costly features its conditions read.
+goal weight and, for a ``rules`` or ``custom`` seat, which costly features its draft needs.
 Sweeping a weight changes numbers in that row only.  ``decide.py`` is the one
 decision interface the engine calls; it reads these rows.
 
@@ -39,7 +39,7 @@ from boardsim.games.wagons import town as T
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM = range(6)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS = range(3)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
-COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_READS = range(7)
+COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands")
 STARTS = ("first", "random", "spoil")

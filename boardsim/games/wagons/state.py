@@ -63,8 +63,7 @@ class Draft(NamedTuple):
     # card when spot[7] == 1, searched with the taker's symbol counts spot[8:]
     spot: np.ndarray  # int64[8 + N_SYMBOLS]
     gifts: np.ndarray  # float64[15]: summed gain the cards before candidate k give the opponent
-    gain: np.ndarray  # float64[15]: candidate k's gain in the own town (rules and custom seats)
-    gspot: np.ndarray  # int64[15, 3]: candidate k's best spot (rules and custom seats)
+    gain: np.ndarray  # float64[15]: candidate k's gain in the own town (exact for the pick of a built-in)
     features: np.ndarray  # float64[N_FEATURES]: decide.FEATURES
     cand: np.ndarray  # float64[15, N_COLUMNS]: decide.CANDIDATE_COLUMNS, one row per candidate
     scores: np.ndarray  # float64[15]: a custom scorer's output
@@ -83,7 +82,7 @@ def new_state():
                   np.zeros(N_CIRCLE, dtype=np.float64), np.zeros((N_CIRCLE, 3), dtype=np.int64),
                   np.zeros(T.N_SYMBOLS, dtype=np.int64))
     draft = Draft(np.zeros(8 + T.N_SYMBOLS, dtype=np.int64), np.zeros(N_CIRCLE, dtype=np.float64),
-                  np.zeros(N_CIRCLE, dtype=np.float64), np.zeros((N_CIRCLE, 3), dtype=np.int64),
-                  np.zeros(N_FEATURES, dtype=np.float64), np.zeros((N_CIRCLE, N_COLUMNS), dtype=np.float64),
-                  np.zeros(N_CIRCLE, dtype=np.float64), np.zeros(rulelist.STACK, dtype=np.float64))
+                  np.zeros(N_CIRCLE, dtype=np.float64), np.zeros(N_FEATURES, dtype=np.float64),
+                  np.zeros((N_CIRCLE, N_COLUMNS), dtype=np.float64), np.zeros(N_CIRCLE, dtype=np.float64),
+                  np.zeros(rulelist.STACK, dtype=np.float64))
     return town, scr, draft
