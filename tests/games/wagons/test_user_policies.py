@@ -120,3 +120,25 @@ def test_decision_view_is_consistent():
     checker = Seat("custom", {"function": f"{SCORERS}:checks_view"})
     out = play([checker, Seat("gain_minus_gift", {"lookahead": 3})], 6, 40)
     assert (out["skipped"][:, 0] == 0).all()  # the scorer never saw an inconsistent view
+
+
+@pytest.mark.parametrize("params,expect", [
+    ('{ rules = [{ draft = "best_gain", if = "gain > $t and (cards_left > 3" }], t = 1 }',
+     "].params.rules[0].if: unexpected end of text (unbalanced parentheses)"),
+    ('{ rules = [{ draft = "first" }, { draft = "best_gain", if = "gain > $margin" }], t = 1 }',
+     "].params.rules[1].if: unknown parameter $margin (known: $t)"),
+    (f'{{ function = "{SCORERS}:two_args" }}', "].params.function: two_args does not compile"),
+])
+def test_cli_reports_one_line_and_exit_2(tmp_path, capsys, params, expect):
+    # (the runner keys a seat by its place in the first seating arrangement, not yet by the scenario's
+    # seat index, so only the part after "seats[i" is checked here)
+    from boardsim import cli
+
+    policy = "custom" if "function" in params else "rules"
+    path = tmp_path / "bad.toml"
+    path.write_text(f'game = "wagons"\ngames = 10\n[[seats]]\npolicy = "{policy}"\nparams = {params}\n'
+                    '[[seats]]\npolicy = "gain"\n')
+    assert cli.main(["sweep", str(path), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"error: {path}: ") and expect in err, err
+    assert not (tmp_path / "out").exists()
