@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 
 from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
-from boardsim.games.wagons import balance, engine
+from boardsim.games.wagons import balance, decide, engine
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
-from boardsim.games.wagons.policies import POLICIES, policy_matrix
+from boardsim.games.wagons.policies import DECLARED, POLICIES, policy_matrix
+from boardsim.rulelist import RuleArrays
 
 __all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
 
@@ -50,6 +51,8 @@ class Wagons(Game):
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
     balance = balance
+    rule_actions = decide.ACTIONS
+    rule_features = decide.FEATURES
 
     def card_table(
         self,
@@ -103,21 +106,34 @@ class Wagons(Game):
         rules_vec[engine.R_TIE] = 0 if resolved["tie_break"] == "guns" else 1
         rules_vec[engine.R_FIXED] = resolved["fixed_goal"] - 1  # goal row index, -1 = none
         rules_vec[engine.R_FIRST] = 0 if resolved["first_player"] == "seat0" else 1
+        pol = policy_matrix(seats)
+        rl = self.seat_rules(seats)
+        decide.fill_needs(pol, rl)
+        self.seat_scorers(seats)  # a scorer that cannot be imported or compiled fails before any game
         arrays = {
             "rules": rules_vec,
             "card_land": card_land,
             "card_sym": card_sym,
             "card_goal": card_goal,
             "goal_params": _cards.encode_goals(goals),
-            "policies": policy_matrix(seats),
+            "policies": pol,
+            **{f"rule_{name}": a for name, a in zip(RuleArrays._fields, rl, strict=True)},
             "card_names": np.asarray(deck["card"], dtype=str),
             "goal_names": np.asarray(goals["name"], dtype=str),
         }
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(deck, goals, resolved))
 
-    def _args(self, prepared: Prepared) -> tuple[np.ndarray, ...]:
+    def seat_rules(self, seats: Sequence[Seat]) -> RuleArrays:
+        """Game.seat_rules, less the parameters a Wagons rules or custom seat declares for itself
+        (placement, start, ...): every other number of such a seat is a $param."""
+        own = [Seat(s.policy, {k: v for k, v in s.params.items() if k not in DECLARED}) for s in seats]
+        return super().seat_rules(own)
+
+    def _args(self, prepared: Prepared) -> tuple[Any, ...]:
+        """The batch kernel's fixed signature: the rule vector, cards, policies, rule lists and scorers."""
         names = ("rules", "card_land", "card_sym", "card_goal", "goal_params", "policies")
-        return tuple(np.ascontiguousarray(prepared[k]) for k in names)  # the batch kernel's fixed signature
+        rl = RuleArrays(*(np.ascontiguousarray(prepared[f"rule_{name}"]) for name in RuleArrays._fields))
+        return (*(np.ascontiguousarray(prepared[k]) for k in names), rl, self.seat_scorers(prepared.seats))
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """Result arrays (base.py); ``goal0..goal2`` are the 0-based rows of the goals in play and

@@ -13,15 +13,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange, types
 
-from boardsim import rng
+from boardsim import custom, rng
 from boardsim.games.base import pointer_kernel
+from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import policies as P
-from boardsim.games.wagons import search as S
+from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as T
+from boardsim.rulelist import RuleArrays
 
 N_CARDS = 18
-N_CIRCLE = 15
-N_GOALS_IN_PLAY = 3
+N_CIRCLE = ST.N_CIRCLE
+N_GOALS_IN_PLAY = ST.N_GOALS_IN_PLAY
 R_TIE, R_FIXED, R_FIRST = range(3)
 RULES_WIDTH = 3
 TIE_GUNS, TIE_SHARED = 0, 1
@@ -43,12 +45,14 @@ BLOCK = 32
 
 
 @njit(**P.THIN)
-def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sym, saved, cnt, events, ne,
-               free, turn):
-    was_empty = meta[p, 0] == 0
-    T.place(land[p], sym[p], idx[p], cx[p], cy[p], meta[p], card_land[c], card_sym[c], x, y, rot, saved)
-    T.commit(meta[p], x, y, was_empty)
-    T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
+    """Put card c into seat p's town at (x, y, rot) and log it."""
+    was_empty = town.meta[p, 0] == 0
+    T.place(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land[c],
+            tab.card_sym[c], x, y, rot, saved)
+    T.commit(town.meta[p], x, y, was_empty)
+    T.count_symbols(town.sym[p], town.cx[p], town.cy[p], town.meta[p, 0], town.cnt[p])
+    town.cards[p] += 1
     events[ne, EV_SEAT] = p
     events[ne, EV_CARD] = c
     events[ne, EV_X] = x
@@ -58,55 +62,35 @@ def _place_for(p, c, x, y, rot, land, sym, idx, cx, cy, meta, card_land, card_sy
     events[ne, EV_TURN] = turn
 
 
-@njit(**P.THIN)
-def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
-    """Whether the spot choose_draft found for the first skipped card in the opponent's town is the one
-    the opponent's own greedy placement would find now: same town (it is placed first), same mode and
-    goal weight, and the same opponent counts wherever a majority goal reads them."""
-    omode = int(pol[op, P.COL_PLACE])
-    if spot[7] == 0 or omode == P.PLACE_RANDOM or omode != P.eval_mode(pol[me]):
-        return False
-    if pol[op, P.COL_GOALW] != pol[me, P.COL_GOALW]:
-        return False
-    if omode == P.PLACE_LANDS or pol[op, P.COL_GOALW] == 0.0:
-        return True  # goals are not scored, so the counts do not matter
-    for g in range(goals.shape[0]):
-        kind = gp[goals[g], T.GP_KIND]
-        if kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON:
-            s = gp[goals[g], T.GP_SYM]
-            if cnt[me, s] != spot[8 + s]:
-                return False
-    return True
-
-
 @njit(cache=True, nogil=True, inline="always")
-def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-              spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, row, score, win, seat_out, game_out, goal_out):
-    """Play one game into output row ``row``; ``events`` receives the 15 placements."""
+def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, score, win, seat_out, game_out,
+              goal_out):
+    """Play one game into output row ``row``; ``events`` receives the 15 placements.  Every choice a seat
+    makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats)."""
     state = rng.new_state(seed)
     for p in range(2):
-        T.clear_town(land[p], sym[p], idx[p], meta[p], cx[p], cy[p])
+        T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
         for s in range(T.N_SYMBOLS):
-            cnt[p, s] = 0
+            town.cnt[p, s] = 0
+        town.cards[p] = 0
     order = np.arange(N_CARDS)
     rng.shuffle(state, order, N_CARDS)
     fixed = int(rules[R_FIXED])
     if fixed >= 0:  # force the card carrying this goal into the centre
         for j in range(N_CARDS):
-            if card_goal[order[j]] == fixed:
+            if tab.card_goal[order[j]] == fixed:
                 tmp = order[0]
                 order[0] = order[j]
                 order[j] = tmp
                 break
     goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
     for g in range(N_GOALS_IN_PLAY):
-        goals[g] = card_goal[order[g]]
+        goals[g] = tab.card_goal[order[g]]
+    D.new_game(dr, goals)
     circle = order[N_GOALS_IN_PLAY:]
     first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
     second = 1 - first
-    start = P.choose_start(pol[second], circle, land[first], sym[first], idx[first], cx[first], cy[first],
-                           meta[first], card_land, card_sym, goals, gp, zero_cnt, ws, detail, saved, state, bestv,
-                           spots)
+    start = D.start(pol[second], circle, first, town, tab, goals, scr, state)
     seq = np.empty(N_CIRCLE, dtype=np.int64)
     for k in range(N_CIRCLE):
         seq[k] = circle[(start + k) % N_CIRCLE]
@@ -121,60 +105,42 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     ne = np.int64(0)
     while t < N_CIRCLE:
         op = 1 - me
-        k = P.choose_draft(pol[me], me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp,
-                           cnt, ws, detail, saved, state, spot, gifts, bestv, spots)
-        c = seq[t + k]
-        mode = int(pol[me, P.COL_PLACE])
-        if spot[3] == 1 and mode != P.PLACE_RANDOM:
-            spots[0, 0] = spot[0]
-            spots[0, 1] = spot[1]
-            spots[0, 2] = spot[2]
-        else:
-            P.best_placement(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t + k,
-                             goals, gp, cnt[op], mode, pol[me, P.COL_GOALW], ws, detail, saved, state, bestv, spots)
-        _place_for(me, c, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
-                   saved, cnt, events, ne, np.int64(0), turn)
+        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state)
+        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state)
+        _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
+                   ne, np.int64(0), turn)
         ne += 1
         seat_out[row, me, S_TAKEN] += 1
         seat_out[row, me, S_SKIPPED] += k
         # free cards: the receiver places them one at a time in circle order
-        omode = int(pol[op, P.COL_PLACE])
         for j in range(k):
-            f = seq[t + j]
-            if j == 0 and _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
-                spots[0, 0] = spot[4]
-                spots[0, 1] = spot[5]
-                spots[0, 2] = spot[6]
-            else:
-                P.best_placement(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land, card_sym, seq, t + j,
-                                 goals, gp, cnt[me], omode, pol[op, P.COL_GOALW], ws, detail, saved, state, bestv,
-                                 spots)
-            _place_for(op, f, spots[0, 0], spots[0, 1], spots[0, 2], land, sym, idx, cx, cy, meta, card_land, card_sym,
-                       saved, cnt, events, ne, np.int64(1), turn)
+            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state)
+            _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
+                       events, ne, np.int64(1), turn)
             ne += 1
         t += k + 1
         turn += 1
         me = op
     for p in range(2):
         q = 1 - p
-        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[q], np.bool_(True), ws,
-                        detail)
+        total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], goals,
+                        tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
         score[row, p] = total
         lp = 0
         for k in range(T.N_LANDS):
-            lp += detail[k]
+            lp += scr.detail[k]
         seat_out[row, p, S_LAND] = lp
         seat_out[row, p, S_GOAL] = total - lp
         for g in range(N_GOALS_IN_PLAY):
-            goal_out[row, p, g] = detail[T.N_LANDS + g]
-            seat_out[row, p, S_GOAL0 + g] = detail[T.N_LANDS + g]
-        seat_out[row, p, S_GUNS] = cnt[p, T.GUN]
+            goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
+            seat_out[row, p, S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
+        seat_out[row, p, S_GUNS] = town.cnt[p, T.GUN]
     win[row, 0] = 0.0
     win[row, 1] = 0.0
     if score[row, 0] != score[row, 1]:
         win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
-    elif rules[R_TIE] == TIE_GUNS and cnt[0, T.GUN] != cnt[1, T.GUN]:
-        win[row, 0 if cnt[0, T.GUN] > cnt[1, T.GUN] else 1] = 1.0
+    elif rules[R_TIE] == TIE_GUNS and town.cnt[0, T.GUN] != town.cnt[1, T.GUN]:
+        win[row, 0 if town.cnt[0, T.GUN] > town.cnt[1, T.GUN] else 1] = 1.0
     else:
         win[row, 0] = 0.5
         win[row, 1] = 0.5
@@ -187,49 +153,31 @@ def play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, i
     return ne
 
 
-@njit(cache=True, nogil=True)
-def _workspace():
-    land = np.full((2, T.G, T.G), -1, dtype=np.int8)
-    sym = np.full((2, T.G, T.G), -1, dtype=np.int8)
-    idx = np.full((2, T.G, T.G), -1, dtype=np.int16)
-    cx = np.zeros((2, T.MAX_CELLS), dtype=np.int64)
-    cy = np.zeros((2, T.MAX_CELLS), dtype=np.int64)
-    meta = np.zeros((2, 5), dtype=np.int64)
-    return land, sym, idx, cx, cy, meta
-
-
 # play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
-_TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2)  # rules .. pol (Wagons._args)
+RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArrays)
+# rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
+_TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
 PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS)
 
 
 @njit(cache=True, nogil=True)
-def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
-                game_out, goal_out, events):
-    land, sym, idx, cx, cy, meta = _workspace()
-    ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)  # town.score's rows + search.py's scratch
-    saved = np.zeros(9, dtype=np.int64)
-    bestv = np.zeros(N_CIRCLE, dtype=np.float64)
-    spots = np.zeros((N_CIRCLE, 3), dtype=np.int64)
-    spot = np.zeros(8 + T.N_SYMBOLS, dtype=np.int64)
-    gifts = np.zeros(N_CIRCLE, dtype=np.float64)
-    cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
-    zero_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
-    detail = np.zeros(T.N_LANDS + N_GOALS_IN_PLAY, dtype=np.int64)
+def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+                seat_out, game_out, goal_out, events):
+    town, scr, dr = ST.new_state()
+    tab = ST.Tables(card_land, card_sym, card_goal, gp)
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
-        play_game(seed, rules, card_land, card_sym, card_goal, gp, pol, land, sym, idx, cx, cy, meta, ws, saved,
-                  spot, gifts, bestv, spots, cnt, zero_cnt, detail, events, i, score, win, seat_out, game_out,
+        play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, i, score, win, seat_out, game_out,
                   goal_out)
     return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
-               game_out, goal_out):
+def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+               seat_out, game_out, goal_out):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
@@ -237,16 +185,21 @@ def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp
         lo = np.int64(b) * BLOCK
         hi = min(n, lo + BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
-        play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, score, win, seat_out,
-                   game_out, goal_out, events)
+        play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+                   seat_out, game_out, goal_out, events)
 
 
 def batch_kernel():
     """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, key, ...)``."""
-    return pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
+    kernel = pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
+    if hasattr(_play_range, "disable_compile"):
+        # trace_game calls _play_range from Python with the scorers as dispatchers: converted to the
+        # compiled signature's function pointers instead of compiling a second engine for their types
+        _play_range.disable_compile()
+    return kernel
 
 
-def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol):
+def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers):
     """One game with its placement log: (score, win, seat_out, game_out, goal_out, events).
 
     Plain Python around the batch's own compiled ``_play_range`` (one game, log on): a jitted wrapper
@@ -260,5 +213,5 @@ def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol):
     events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
     batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
     _play_range(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym, card_goal,
-                gp, pol, score, win, seat_out, game_out, goal_out, events)
+                gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events)
     return score, win, seat_out, game_out, goal_out, events

@@ -1,8 +1,10 @@
-"""Circle the Wagons policies as data, and the one jitted interpreter that reads them.
+"""Circle the Wagons policies as data, and the greedy placement search they all value cards with.
 
 A seat's policy is a row of the policy matrix (fixed columns, see ``COL_*``):
-drafting code, placement mode, P2's starting-card rule, lookahead, gift weight
-and goal weight.  Sweeping a weight changes numbers in that row only.
+policy code, placement mode, P2's starting-card rule, lookahead, gift weight,
+goal weight and, for a ``rules`` or ``custom`` seat, which costly features its draft needs.
+Sweeping a weight changes numbers in that row only.  ``decide.py`` is the one
+decision interface the engine calls; it reads these rows.
 
 Drafting (``code``):
 - ``first``: always the first available card.
@@ -11,6 +13,8 @@ Drafting (``code``):
 - ``gain_minus_gift``: gain minus ``gift_weight`` times the summed gain the skipped
   cards give the opponent (each valued by its best placement in the opponent's town).
 - ``random``: uniform among the first ``lookahead`` cards.
+- ``rules``: the seat's rule list over the decision view (decide.py).
+- ``custom``: the seat's own @numba.njit scorer over the candidates (decide.py).
 
 Placement (``placement``): ``random`` legal spot; ``greedy`` on full score
 (lands + ``goal_weight`` x goals); ``lands`` on land groups only.  Ties keep the
@@ -20,6 +24,7 @@ first candidate in scan order (top to bottom, left to right, 0 before 180).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -27,15 +32,15 @@ from numba import njit
 
 from boardsim import rng
 from boardsim.errors import BadInput
-from boardsim.games.base import Option, Policy, Seat, resolve_options
+from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
-FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM = range(4)
+FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM = range(6)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS = range(3)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
-COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW = range(6)
-POLICY_WIDTH = 6
+COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
+POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands")
 STARTS = ("first", "random", "spoil")
 NEG = -1.0e18
@@ -66,6 +71,13 @@ _GOALW = Option("goal_weight", 1.0, "weight of goal points against land points w
 _GIFT = Option("gift_weight", 1.0, "how much each point a skipped card gives the opponent counts against "
                "the taken card's gain", "float", -10.0, 10.0)
 
+
+
+def _open(policy: Policy, *declared: Option) -> Policy:
+    """A rules or custom policy that also declares parameters of the seat's own (not $params)."""
+    return replace(policy, params=policy.params + declared)
+
+
 POLICIES = (
     Policy("first", FIRST, "always take the first available card", (_placement("greedy"), _start("first"),
                                                                      _GOALW)),
@@ -75,7 +87,15 @@ POLICIES = (
            "the opponent", (_placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW)),
     Policy("random", RANDOM, "a random card among the first lookahead", (_placement("random"),
                                                                        _start("random"), _lookahead(15), _GOALW)),
+    # the open policies: drafting is the user's; start and placement are the seat's own parameters
+    _open(rules_policy(RULES, "the first rule of an ordered list whose condition holds (decision view: "
+                              "docs/rules/circle-the-wagons.md)"),
+          _placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW),
+    _open(custom_policy(CUSTOM, "the candidate a user's @numba.njit scorer rates highest"),
+          _placement("greedy"), _start("spoil"), _lookahead(2), _GOALW),
 )
+# parameters of an open policy that are not $params (rulelist.rule_params would take them for some)
+DECLARED = ("placement", "start", "lookahead", "gift_weight", "goal_weight")
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
             "goal_weight": COL_GOALW}
 
@@ -90,13 +110,14 @@ def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
                            f"(known: {', '.join(by_name)})")
         pol = by_name[seat.policy]
         try:
-            values: Mapping[str, Any] = resolve_options(pol.params, seat.params)
+            values: Mapping[str, Any] = resolve_options(pol.options_for(seat.params), seat.params)
         except BadInput as e:
             raise e.under(f"seats[{i}].params") from None
         out[i, COL_CODE] = pol.code
         out[i, COL_LOOK] = 1
         for opt in pol.params:
-            out[i, _COLUMNS[opt.name]] = opt.encode(values[opt.name])
+            if opt.name in _COLUMNS:  # not an open policy's name, rules or function
+                out[i, _COLUMNS[opt.name]] = opt.encode(values[opt.name])
     return out
 
 
@@ -158,10 +179,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
     do each position's card-independent work once for all the cards.
 
-    With ``rank`` only the card choose_draft picks needs its exact best: the one with the largest
-    (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then also skipped at a spot
-    where even its bound cannot beat an earlier card's value so far, or reach a later card's; its
-    bestv and spot may then fall short, but only for cards that are not picked.
+    With ``rank`` only the card a built-in draft picks (decide._builtin_draft) needs its exact best:
+    the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
+    also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
+    later card's; its bestv and spot may then fall short, but only for cards that are not picked.
     """
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
@@ -243,7 +264,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
 
 @njit(**THIN)
 def _outranked(k, count, ub, bestv, now, weight, gifts):
-    """Whether card k, worth at most ub here, cannot be choose_draft's pick: the same float expression
+    """Whether card k, worth at most ub here, cannot be the built-in draft's pick: the same float expression
     as there, which only grows with the value, against the other cards' values so far."""
     fk = (ub - now) - weight * gifts[k]
     for j in range(count):
@@ -258,87 +279,3 @@ def eval_mode(pol_row):
     """Drafting values cards the way the seat places them (greedy if it places at random)."""
     mode = int(pol_row[COL_PLACE])
     return PLACE_GREEDY if mode == PLACE_RANDOM else mode
-
-
-@njit(**THIN)
-def choose_start(pol_row, circle, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, zero_cnt,
-                 ws, detail, saved, state, bestv, spots):
-    """P2 picks the circle position of the starting card (P1's town is still empty)."""
-    rule = int(pol_row[COL_START])
-    if rule == START_FIRST:
-        return 0
-    if rule == START_RANDOM:
-        return rng.below(state, circle.shape[0])
-    mode = eval_mode(pol_row)
-    gw = pol_row[COL_GOALW]
-    best = -NEG
-    pick = 0
-    for s in range(circle.shape[0]):
-        v = best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, circle, s, goals, gp, zero_cnt,
-                           mode, gw, ws, detail, saved, state, bestv, spots)
-        if v < best:
-            best = v
-            pick = s
-    return pick
-
-
-@njit(**THIN)
-def choose_draft(pol_row, me, seq, t, land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, cnt,
-                 ws, detail, saved, state, spot, gifts, bestv, spots):
-    """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
-
-    When the seat will place greedily, spot[0:3] receives the spot found for the
-    chosen card (spot[3] = 1), so the engine need not search again.  spot[4:7] is
-    the opponent's best spot for the first card (spot[7] = 1 when it was searched)
-    and spot[8:] the seat's symbol counts it was searched with: if that card is
-    skipped, the engine may reuse the spot for the opponent's free placement.
-    ``gifts``, ``bestv`` (float64[>= 15]) and ``spots`` (int64[>= 15, 3]) are scratch.
-    Each town is analysed and searched once, for all its cards: the opponent's first
-    (gift values), then the seat's own (card gains).
-    """
-    spot[3] = 0
-    spot[7] = 0
-    remaining = seq.shape[0] - t
-    code = int(pol_row[COL_CODE])
-    look = min(int(pol_row[COL_LOOK]), remaining)
-    if code == FIRST:
-        return 0
-    if code == RANDOM:
-        return rng.below(state, look)
-    op = 1 - me
-    mode = eval_mode(pol_row)
-    gw = pol_row[COL_GOALW]
-    weight = pol_row[COL_GIFT] if code == GAIN_MINUS_GIFT else 0.0
-    # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
-    for k in range(look):
-        gifts[k] = 0.0
-    if weight != 0.0 and look > 1:
-        now_op = analyse(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], goals, gp, cnt[me], mode, gw, ws,
-                         detail)
-        search(land[op], sym[op], idx[op], cx[op], cy[op], meta[op], card_land, card_sym, seq, t, look - 1, goals,
-               gp, cnt[me], mode, gw, ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0,
-               gifts)
-        for k in range(look - 1):
-            gifts[k + 1] = gifts[k] + (bestv[k] - now_op)
-        spot[4] = spots[0, 0]
-        spot[5] = spots[0, 1]
-        spot[6] = spots[0, 2]
-        spot[7] = 1
-        for s in range(T.N_SYMBOLS):
-            spot[8 + s] = cnt[me, s]
-    now_me = analyse(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], goals, gp, cnt[op], mode, gw, ws,
-                     detail)
-    search(land[me], sym[me], idx[me], cx[me], cy[me], meta[me], card_land, card_sym, seq, t, look, goals, gp,
-           cnt[op], mode, gw, ws, detail, saved, state, bestv, spots, np.bool_(True), now_me, weight, gifts)
-    best = NEG
-    pick = 0
-    for k in range(look):
-        value = (bestv[k] - now_me) - weight * gifts[k]
-        if value > best:
-            best = value
-            pick = k
-            spot[0] = spots[k, 0]
-            spot[1] = spots[k, 1]
-            spot[2] = spots[k, 2]
-            spot[3] = 1
-    return pick

@@ -1,6 +1,6 @@
 """Greedy placement is the true argmax: every spot the engine chose is checked against scoring each legal
 spot from scratch with the explain API (so the incremental values, the candidate bounds that skip spots
-and the reuse of spots between decisions in policies.py cannot drift from the rules' scoring)."""
+and the reuse of spots between decisions in decide.py cannot drift from the rules' scoring)."""
 
 from __future__ import annotations
 
