@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
+from scipy.optimize import differential_evolution
 
 from boardsim.analysis.balance import Arm, paired_effect
 from boardsim.errors import BadInput
@@ -118,7 +118,7 @@ def tune(
                         "evaluations": evaluations["n"]})
 
     x0 = np.clip([float(start[n]) for n in names], lows, highs)
-    res = optimize.differential_evolution(
+    res = differential_evolution(
         objective, list(zip(lows, highs, strict=True)), maxiter=maxiter, popsize=popsize, seed=seed, x0=x0,
         integrality=integral, polish=False, callback=callback, tol=0.0, updating="deferred",
     )

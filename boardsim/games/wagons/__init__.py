@@ -21,7 +21,7 @@ from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
-from boardsim.games.wagons.policies import DECLARED, POLICIES, policy_matrix
+from boardsim.games.wagons.policies import POLICIES, policy_matrix
 from boardsim.rulelist import RuleArrays
 
 __all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
@@ -122,12 +122,6 @@ class Wagons(Game):
             "goal_names": np.asarray(goals["name"], dtype=str),
         }
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(deck, goals, resolved))
-
-    def seat_rules(self, seats: Sequence[Seat]) -> RuleArrays:
-        """Game.seat_rules, less the parameters a Wagons rules or custom seat declares for itself
-        (placement, start, ...): every other number of such a seat is a $param."""
-        own = [Seat(s.policy, {k: v for k, v in s.params.items() if k not in DECLARED}) for s in seats]
-        return super().seat_rules(own)
 
     def _args(self, prepared: Prepared) -> tuple[Any, ...]:
         """The batch kernel's fixed signature: the rule vector, cards, policies, rule lists and scorers."""

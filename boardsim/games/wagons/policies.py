@@ -94,8 +94,6 @@ POLICIES = (
     _open(custom_policy(CUSTOM, "the candidate a user's @numba.njit scorer rates highest"),
           _placement("greedy"), _start("spoil"), _lookahead(2), _GOALW),
 )
-# parameters of an open policy that are not $params (rulelist.rule_params would take them for some)
-DECLARED = ("placement", "start", "lookahead", "gift_weight", "goal_weight")
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
             "goal_weight": COL_GOALW}
 
