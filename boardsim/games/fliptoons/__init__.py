@@ -152,7 +152,7 @@ class FlipToons(Game):
         score, win, game_out, log = engine.trace_game(
             np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            self._users(prepared), 200_000, R,
+            200_000, R, self._users(prepared),
         )
         return format_trace(prepared, score[0], win[0], game_out[0], log)
 

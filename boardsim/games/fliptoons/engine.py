@@ -52,6 +52,7 @@ from boardsim.games.fliptoons.cards import (
     MAX_EXTRA_ROWS,
 )
 from boardsim.rng import below, game_seed, seed_state, shuffle
+from boardsim.rulelist import pack_seats
 
 # -- grid geometry -----------------------------------------------------------------------------
 # Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.  cards.py
@@ -1358,6 +1359,11 @@ def rule_arrays(prepared) -> tuple:
     return tuple(prepared[k] for k in RULE_ARRAYS)
 
 
+def no_rules(P: int) -> tuple:
+    """Rule arrays for P seats none of which has rules (engine.RULE_ARRAYS' order)."""
+    return (*pack_seats([None] * P, [None] * P), np.zeros(1, dtype=np.int64), np.zeros(P, dtype=np.int64))
+
+
 RULE_ARRAYS = ("rule_ops", "rule_args", "rule_meta", "rule_span", "rule_params", "rule_flags", "seat_flags")
 
 
@@ -1536,12 +1542,15 @@ def batch_kernel():
     return kernel
 
 
-def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, users, log_rows, n_rounds):
+def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds, users=None):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
     Plain Python around the batch's own compiled ``_play_range``: a jitted wrapper would link and
     re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
+    ``users`` are the rule arrays and four scorers (``FlipToons._users``); None: no rules or custom seats.
     """
+    if users is None:
+        users = (*no_rules(P), custom.scorers([]))
     K = cards.shape[0]
     score = np.zeros((1, P), dtype=np.int64)
     win = np.zeros((1, P), dtype=np.float64)
