@@ -191,11 +191,14 @@ def users(R, scorers, K, Wd, maxc):
                  np.zeros(STACK), np.zeros(K))
 
 
-@njit(**CALL, **INTERNAL)
+@njit(**INLINE, **INTERNAL)
 def _user_choice(p, code, S, C, U):
-    """A rules or custom seat's market action: the decision view, then its rules or its scorer."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
+    """A rules or custom seat's market action: the decision view, then its rules or its scorer.
+
+    Inlined into the engine's game loop: a call passing the state, constants and these arrays costs more
+    than the work (each array is a dozen arguments)."""
+    pc, pv, sh, toon, mk = S.rows, S.seat, S.shared, S.toon, S.market
+    cards, rules, prices, val = C.cards, C.rules, C.prices, C.values
     feat, cand, act = U.features, U.candidates, U.actions
     K = cards.shape[0]
     flags = U.seat_flags[p]
@@ -208,8 +211,24 @@ def _user_choice(p, code, S, C, U):
         leader = max(leader, pv[q, FAME])
         if pv[q, FAME] > pv[p, FAME]:
             above += 1
-    m = _mean_value(p, pc, pv, val)
+    # the mean card value as engine._mean_value sums it (so the same bits), counting each card when asked
+    counts = (flags & RF_COUNTS) != 0
+    if counts:
+        for k in range(K):
+            feat[ND + k] = 0.0
+    t = 0.0
+    for i in range(pv[p, DN]):
+        k = pc[p, DECK, i]
+        t += val[k]
+        if counts:
+            feat[ND + k] += 1.0
+    for i in range(pv[p, GN]):
+        k = pc[p, GK, i]
+        t += val[k]
+        if counts:
+            feat[ND + k] += 1.0
     n = _owned(p, pv)
+    m = t / n if n > 0 else 0.0
     now = min(n, 6) * m
     feat[F_ROUND] = sh[ROUND]
     feat[F_PLAYERS] = P
@@ -226,13 +245,6 @@ def _user_choice(p, code, S, C, U):
         if mk[0, s] >= 0:
             n_mk += 1
     feat[F_MARKET] = n_mk
-    if flags & RF_COUNTS:
-        for k in range(K):
-            feat[ND + k] = 0.0
-        for i in range(pv[p, DN]):
-            feat[ND + pc[p, DECK, i]] += 1.0
-        for i in range(pv[p, GN]):
-            feat[ND + pc[p, GK, i]] += 1.0
     tc = U.toon_counts
     if flags & RF_COPIES:
         tc[:] = 0.0
@@ -257,9 +269,11 @@ def _user_choice(p, code, S, C, U):
             nr += 1
     nh = nr
     if _min_cards_ok(p, pv, rules):
+        spend = pv[p, SPEND]
         for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules):
-                k = pc[p, GK, g]
+            k = pc[p, GK, g]
+            # engine._dismiss_ok past its deck-size test, without short-circuits (as _cheap_dismiss)
+            if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend):
                 gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now if n > 1 else 0.0
                 gpc = gain / _price_factor(cards[k, C_DCOST], 1.0)
                 _candidate(cand, nr, KIND_DISMISS, k, cards[k, C_DCOST], pc[p, GS, g], gain, gpc, val[k],
@@ -279,7 +293,8 @@ def _user_choice(p, code, S, C, U):
             if sc[i] > sc[best]:
                 best = i
         return act[best]
-    return _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, U)
+    return _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, U.ops, U.args, U.meta, U.span, U.params,
+                         U.rule_flags, U.stack)
 
 
 @njit(**INLINE, **INTERNAL)
@@ -314,14 +329,14 @@ def _pick(cand, lo, hi, target, K, col, sign):
     return best
 
 
-@njit(**CALL, **INTERNAL)
-def _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, U):
+@njit(**INLINE, **INTERNAL)
+def _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, ops, args, meta, span, params, rule_flags, stack):
     """The first rule whose target finds a legal candidate and whose condition holds; none: pass."""
-    lo, hi = U.span[p, 0], U.span[p, 1]
+    lo, hi = span[p, 0], span[p, 1]
     tail = ND + K
     for r in range(lo, hi):
-        a = U.meta[r, 0]
-        t = U.meta[r, 1]
+        a = meta[r, 0]
+        t = meta[r, 1]
         if a == ACT_PASS:
             row = nd
         elif a == ACT_HIRE:
@@ -335,10 +350,10 @@ def _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, U):
             row = _pick(cand, nh, nd, t, K, DISMISS_COL[j], DISMISS_SIGN[j])
         if row < 0:
             continue
-        if U.rule_flags[r] & RF_CANDIDATE:
+        if rule_flags[r] & RF_CANDIDATE:
             for c in range(1, NX):
                 feat[tail + c - 1] = cand[row, c]
-        if evaluate(U.ops, U.args, 2 * r, feat, U.params[p], U.stack) != 0.0:
+        if evaluate(ops, args, 2 * r, feat, params[p], stack) != 0.0:
             return act[row]
     return A_END
 
