@@ -29,7 +29,7 @@ import numpy as np
 from numba import cfunc, njit, prange, types
 
 from boardsim import custom
-from boardsim.games.base import pointer_kernel
+from boardsim.games.base import Prepared, pointer_kernel
 from boardsim.games.fliptoons.cards import (
     C_BFAME,
     C_BONUS,
@@ -1349,12 +1349,12 @@ def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
     return S
 
 
-def consts(prepared) -> Consts:
+def consts(prepared: Prepared) -> Consts:
     """A prepared cell's constant arrays as the engine reads them."""
     return Consts(*(prepared[k] for k in ("cards", "rules", "prices", "policies", "priority", "values")))
 
 
-def rule_arrays(prepared) -> tuple:
+def rule_arrays(prepared: Prepared) -> tuple:
     """A prepared cell's rule-list arrays (decide.Users' first fields), in the kernels' argument order."""
     return tuple(prepared[k] for k in RULE_ARRAYS)
 
@@ -1367,7 +1367,7 @@ def no_rules(P: int) -> tuple:
 RULE_ARRAYS = ("rule_ops", "rule_args", "rule_meta", "rule_span", "rule_params", "rule_flags", "seat_flags")
 
 
-def play_game(prepared, cell_key: int, index: int, O: tuple):
+def play_game(prepared: Prepared, cell_key: int, index: int, O: tuple) -> State:
     """One game of a prepared cell with the engine's own block loop; returns its final :class:`State`.
 
     For tests: seats with a custom scorer need ``play``/``trace`` (their scorers travel as function
