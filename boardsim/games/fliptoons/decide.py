@@ -205,6 +205,45 @@ def _user_choice(p, code, S, C, U):
     flags = U.seat_flags[p]
     P = np.int64(sh[NP])
     Wd = np.int64(sh[W])
+    m = _mean_value(p, pc, pv, val)
+    n = _owned(p, pv)
+    now = min(n, 6) * m
+    # candidates: the legal hires (slot order), the legal paid dismissals (grid order), passing
+    nr = 0
+    fpc_row = -1  # fame_per_cost's hire, with its default parameters
+    bs = -1e18
+    for s in range(Wd):
+        if _hire_ok(p, s, pv, mk, prices):
+            k = mk[0, s]
+            # fame_per_cost's expected grid-fame gain, the same expression (so the same bits)
+            gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
+            gpc = gain / _price_factor(prices[s], 1.0)
+            if gain > MIN_GAIN and gpc > bs:
+                bs = gpc
+                fpc_row = nr
+            _candidate(cand, nr, KIND_HIRE, k, prices[s], s, gain, gpc, val[k], cards[k, C_RANK])
+            act[nr] = s
+            nr += 1
+    nh = nr
+    if _min_cards_ok(p, pv, rules):
+        spend = pv[p, SPEND]
+        for g in range(pv[p, GN]):
+            k = pc[p, GK, g]
+            # engine._dismiss_ok past its deck-size test, without short-circuits (as _cheap_dismiss)
+            if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend):
+                gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now if n > 1 else 0.0
+                gpc = gain / _price_factor(cards[k, C_DCOST], 1.0)
+                _candidate(cand, nr, KIND_DISMISS, k, cards[k, C_DCOST], pc[p, GS, g], gain, gpc, val[k],
+                           cards[k, C_RANK])
+                act[nr] = A_DISMISS + g
+                nr += 1
+    nd = nr
+    if nd == 0:  # passing is the only legal action: nothing to decide, so no features to compute
+        return A_END
+    _candidate(cand, nr, KIND_PASS, -1, 0, -1, 0.0, 0.0, 0.0, -1)
+    cand[nr, X_COPIES] = 0.0
+    act[nr] = A_END
+    nr += 1
     # decision features
     leader = pv[0, FAME]
     above = 0
@@ -212,25 +251,6 @@ def _user_choice(p, code, S, C, U):
         leader = max(leader, pv[q, FAME])
         if pv[q, FAME] > pv[p, FAME]:
             above += 1
-    # the mean card value as engine._mean_value sums it (so the same bits), counting each card when asked
-    counts = (flags & RF_COUNTS) != 0
-    if counts:
-        for k in range(K):
-            feat[ND + k] = 0.0
-    t = 0.0
-    for i in range(pv[p, DN]):
-        k = pc[p, DECK, i]
-        t += val[k]
-        if counts:
-            feat[ND + k] += 1.0
-    for i in range(pv[p, GN]):
-        k = pc[p, GK, i]
-        t += val[k]
-        if counts:
-            feat[ND + k] += 1.0
-    n = _owned(p, pv)
-    m = t / n if n > 0 else 0.0
-    now = min(n, 6) * m
     feat[F_ROUND] = sh[ROUND]
     feat[F_PLAYERS] = P
     feat[F_FAME] = pv[p, FAME]
@@ -246,46 +266,22 @@ def _user_choice(p, code, S, C, U):
         if mk[0, s] >= 0:
             n_mk += 1
     feat[F_MARKET] = n_mk
-    tc = U.toon_counts
+    feat[F_HIRE_GPC] = bs if fpc_row >= 0 else NO_HIRE
+    # the lazily computed parts, only for seats whose rules read them (and every custom seat)
+    if flags & RF_COUNTS:
+        for k in range(K):
+            feat[ND + k] = 0.0
+        for i in range(pv[p, DN]):
+            feat[ND + pc[p, DECK, i]] += 1.0
+        for i in range(pv[p, GN]):
+            feat[ND + pc[p, GK, i]] += 1.0
     if flags & RF_COPIES:
+        tc = U.toon_counts
         tc[:] = 0.0
         for i in range(sh[TN]):
             tc[toon[i]] += 1.0
-    # candidates: the legal hires (slot order), the legal paid dismissals (grid order), passing
-    nr = 0
-    fpc_row = -1  # fame_per_cost's hire, with its default parameters
-    bs = -1e18
-    for s in range(Wd):
-        if _hire_ok(p, s, pv, mk, prices):
-            k = mk[0, s]
-            # fame_per_cost's expected grid-fame gain, the same expression (so the same bits)
-            gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
-            gpc = gain / _price_factor(prices[s], 1.0)
-            if gain > MIN_GAIN and gpc > bs:
-                bs = gpc
-                fpc_row = nr
-            _candidate(cand, nr, KIND_HIRE, k, prices[s], s, gain, gpc, val[k], cards[k, C_RANK],
-                       tc[k] if flags & RF_COPIES else 0.0)
-            act[nr] = s
-            nr += 1
-    nh = nr
-    if _min_cards_ok(p, pv, rules):
-        spend = pv[p, SPEND]
-        for g in range(pv[p, GN]):
-            k = pc[p, GK, g]
-            # engine._dismiss_ok past its deck-size test, without short-circuits (as _cheap_dismiss)
-            if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend):
-                gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now if n > 1 else 0.0
-                gpc = gain / _price_factor(cards[k, C_DCOST], 1.0)
-                _candidate(cand, nr, KIND_DISMISS, k, cards[k, C_DCOST], pc[p, GS, g], gain, gpc, val[k],
-                           cards[k, C_RANK], tc[k] if flags & RF_COPIES else 0.0)
-                act[nr] = A_DISMISS + g
-                nr += 1
-    nd = nr
-    _candidate(cand, nr, KIND_PASS, -1, 0, -1, 0.0, 0.0, 0.0, -1, 0.0)
-    act[nr] = A_END
-    nr += 1
-    feat[F_HIRE_GPC] = bs if fpc_row >= 0 else NO_HIRE
+        for r in range(nd):
+            cand[r, X_COPIES] = tc[int(cand[r, X_CARD])]
     if code == POL_CUSTOM:
         sc = U.scores
         U.scorers[p](feat[: ND + K], cand[:nr], U.params[p], sc[:nr])
@@ -299,7 +295,8 @@ def _user_choice(p, code, S, C, U):
 
 
 @njit(**INLINE, **INTERNAL)
-def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank, copies):
+def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank):
+    """Row r of the candidate matrix, but copies_left (filled only when read)."""
     cand[r, X_KIND] = kind
     cand[r, X_CARD] = card
     cand[r, X_PRICE] = price
@@ -308,7 +305,6 @@ def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank, copies)
     cand[r, X_GPC] = gpc
     cand[r, X_VALUE] = value
     cand[r, X_RANK] = rank
-    cand[r, X_COPIES] = copies
 
 
 @njit(**INLINE, **INTERNAL)
