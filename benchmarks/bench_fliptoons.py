@@ -21,6 +21,7 @@ from timing import games_per_second
 
 from boardsim.games import get
 from boardsim.games.base import Seat
+from boardsim.games.fliptoons import decide as D
 from boardsim.games.fliptoons import engine as E
 
 
@@ -28,16 +29,16 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
     """Median and max seconds per lookahead market decision, at the first decision of many games."""
     seats = [Seat("lookahead", {"playouts": playouts, "horizon": horizon})] + [Seat("fame_per_cost")] * (players - 1)
     prep = game.prepare(players, seats, {}, game.card_table())
-    C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
+    C, R = E.consts(prep), E.rule_arrays(prep)
     maxc, T = (int(x) for x in prep["sizes"])
     times = []
     for i in range(decisions):
-        S, X, L, O, rng = E.first_decision(np.uint64(77), np.int64(i), players, C, maxc, T)
+        S, X, U, L, O, rng = E.first_decision(np.uint64(77), np.int64(i), players, C, R, E.custom_none(), maxc, T)
         if S[3][E.PHASE] == E.PH_DONE:
             continue
         p = (S[3][E.FIRST] + S[3][E.TURN]) % players
         t0 = time.process_time()  # CPU time: the decision runs on one thread
-        E._lookahead_choose(p, S, C, X, L, rng)
+        D.lookahead_choose(p, S, C, X, U, L, rng)
         times.append(time.process_time() - t0)
     return float(np.median(times)), float(np.max(times))
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
-from boardsim.games.fliptoons import balance, engine, rules
+from boardsim.games.fliptoons import balance, decide, engine, rules
 from boardsim.games.fliptoons import cards as _cards
 from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
 from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
@@ -39,6 +39,9 @@ class FlipToons(Game):
     balance = balance
     max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
     card_sets = ("season1",)
+    # the decision view for the default card table; prepare uses the cell's own card names
+    rule_actions = decide.rule_actions(_DEFAULT_NAMES)
+    rule_features = decide.decision_features(_DEFAULT_NAMES)
 
     def card_table(
         self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
@@ -72,6 +75,7 @@ class FlipToons(Game):
                                    f"unknown card {unknown[0]!r} (known: {', '.join(names)})")
         matrix = self.policy_matrix(seats, POLICY_WIDTH)
         prio = encode_priority(seats, pols, names)
+        user_arrays = self._user_arrays(seats, names)
         card_arr = _cards.encode(cards)
         col = _cards.C_SOLO if n_players == 1 else _cards.C_COPIES
         starters = card_arr[:, _cards.C_STARTER] != 0
@@ -88,10 +92,25 @@ class FlipToons(Game):
             "values": _cards.card_values(cards),
             # capacities: one player can end up owning every card
             "sizes": np.array([start_total + toon_total + 2, toon_total + 2], dtype=np.int64),
+            **user_arrays,
         }
         prepared = Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
         prepared.card_names = names  # type: ignore[attr-defined]
         return prepared
+
+    def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
+        """The rules seats' compiled rules and every open seat's $params (engine.RULE_ARRAYS); checks custom
+        scorers too, so a bad function fails here, before any game."""
+        view = _DecisionView(self, names)
+        arrays = Game.seat_rules(view, seats)  # type: ignore[arg-type]
+        self.seat_scorers(seats)
+        custom_seats = [i for i, s in enumerate(seats) if s.policy == "custom"]
+        rule_flags, seat_flags = decide.rule_flags(arrays, len(seats), custom_seats, len(names))
+        return dict(zip(engine.RULE_ARRAYS, (*arrays, rule_flags, seat_flags), strict=True))
+
+    def _users(self, prepared: Prepared) -> tuple:
+        """The rule arrays and the four seats' scorers, in the engine's argument order."""
+        return (*engine.rule_arrays(prepared), self.seat_scorers(prepared.seats))
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         P = prepared.n_players
@@ -107,7 +126,7 @@ class FlipToons(Game):
         engine.batch_kernel()(
             engine._play_range, np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            score, win, game_out, seat_out, stats, round_fame,
+            *self._users(prepared), score, win, game_out, seat_out, stats, round_fame,
         )
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)
@@ -133,9 +152,18 @@ class FlipToons(Game):
         score, win, game_out, log = engine.trace_game(
             np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            200_000, R,
+            200_000, R, self._users(prepared),
         )
         return format_trace(prepared, score[0], win[0], game_out[0], log)
+
+
+class _DecisionView:
+    """What ``Game.seat_rules`` reads of a game, for one cell's card names (a card file may rename cards)."""
+
+    def __init__(self, game: FlipToons, names: Sequence[str]):
+        self.policy = game.policy
+        self.rule_actions = decide.rule_actions(names)
+        self.rule_features = decide.decision_features(names)
 
 
 GAME = FlipToons()

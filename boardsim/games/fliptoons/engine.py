@@ -1,26 +1,35 @@
-"""FlipToons Season 1 engine in Numba (spec docs/rules/fliptoons.md).
+"""FlipToons Season 1 engine in Numba (spec docs/rules/fliptoons.md): the rules of the game only.
 
-State is a tuple of plain arrays so a game can be copied cheaply (lookahead playouts) and
-drives both the batch kernel and the explain/trace helpers:
+Every choice a player makes (which card to hire or dismiss, where the Pig goes, the sub-choices of
+banners and hooks) is asked of the decision interface in ``decide.py``, which holds the built-in,
+rule-list and custom policies.
 
-- ``pc`` int32 (P, NROW, MAXC): per-player card rows: the deck (top = last) and the grid cards
-  (kind, slot, face-down flag, arrival sequence, line fame).  A stack is the cards sharing a slot,
-  bottom to top by arrival sequence.
-- ``pv`` int32 (P, NPV): per-player scalars (deck/grid counts, fame, spendable fame, actions ...).
-- ``dism`` int32 (P, K): each player's dismissed pile by kind.
-- ``sh`` int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
-- ``toon`` int32 (T): the toon deck, top = last.   ``mk`` int32 (2, W): market kind / reveal order.
+The state is a :class:`State`, a named tuple of plain arrays (numba compiles it like a tuple), so a
+game can be copied cheaply (lookahead playouts) and drives both the batch kernel and the
+explain/trace helpers.  Its fields, with the short local names the engine unpacks them to:
 
-Constants ``C`` = (cards, rules, prices, policies, priority table, card values); outputs
-``O`` = (per-kind stats, per-round fame, event log).
+- ``rows`` (``pc``) int32 (P, NROW, MAXC): per-player card rows: the deck (top = last) and the grid
+  cards (kind, slot, face-down flag, arrival sequence, line fame).  A stack is the cards sharing a
+  slot, bottom to top by arrival sequence.
+- ``seat`` (``pv``) int32 (P, NPV): per-player scalars (deck/grid counts, fame, spendable fame, actions ...).
+- ``dismissed`` (``dism``) int32 (P, K): each player's dismissed pile by kind.
+- ``shared`` (``sh``) int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
+- ``toon`` int32 (T): the toon deck, top = last.   ``market`` (``mk``) int32 (2, W): market kind / reveal order.
+
+Constants ``C`` are a :class:`Consts` (cards, rules, prices, policies, priority table, card values);
+outputs ``O`` = (per-kind stats, per-round fame, event log); ``U`` is the rule-list and custom
+policies' arrays and scorers (``decide.Users``).
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit, prange, types
+from typing import NamedTuple
 
-from boardsim.games.base import pointer_kernel
+import numpy as np
+from numba import cfunc, njit, prange, types
+
+from boardsim import custom
+from boardsim.games.base import Prepared, pointer_kernel
 from boardsim.games.fliptoons.cards import (
     C_BFAME,
     C_BONUS,
@@ -42,7 +51,8 @@ from boardsim.games.fliptoons.cards import (
     C_TARGET,
     MAX_EXTRA_ROWS,
 )
-from boardsim.rng import below, game_seed, next_u64, random, seed_state, shuffle
+from boardsim.rng import below, game_seed, seed_state, shuffle
+from boardsim.rulelist import pack_seats
 
 # -- grid geometry -----------------------------------------------------------------------------
 # Base slots 0..5 are r0c0..r1c2 (reading order); extra row Xx column c is slot 6 + 3x + c.  cards.py
@@ -115,11 +125,10 @@ K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
  R_MIN_COUNTS) = range(28)
 N_RULES = 28
 
-# policy codes (policies.py)
-POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD = range(6)
+# policy codes (policies.py; decide.py interprets them)
+POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD, POL_RULES, POL_CUSTOM = range(8)
 A_END = -1
 A_DISMISS = 100  # action 100 + g dismisses grid card g; 0..W-1 hires that market slot
-FALLBACK = -2  # a simple policy defers to fame_per_cost
 
 # event log codes (explain.py formats them)
 (EV_ROUND, EV_MARKET, EV_GRID, EV_FAME, EV_HIRE, EV_DISMISS, EV_DISCARD, EV_PIG, EV_GAIN, EV_TURN,
@@ -127,6 +136,30 @@ FALLBACK = -2  # a simple policy defers to fame_per_cost
 LOG_W = 8
 # dismissal reasons in EV_DISMISS
 WHY_PAID, WHY_SKUNK, WHY_DONKEY, WHY_ALLIGATOR, WHY_BUTTERFLY, WHY_SNAKE = range(6)
+
+
+
+
+class State(NamedTuple):
+    """One game's mutable state (the module docstring describes each array)."""
+
+    rows: np.ndarray
+    seat: np.ndarray
+    dismissed: np.ndarray
+    shared: np.ndarray
+    toon: np.ndarray
+    market: np.ndarray
+
+
+class Consts(NamedTuple):
+    """What a cell's games read and never change (prepare encodes them)."""
+
+    cards: np.ndarray
+    rules: np.ndarray
+    prices: np.ndarray
+    policies: np.ndarray
+    priority: np.ndarray
+    values: np.ndarray
 
 
 # -- compile-time structure ------------------------------------------------------------------------
@@ -284,25 +317,6 @@ def _mean_value(p, pc, pv, val):
 
 
 # -- dismissed pile and the Pig --------------------------------------------------------------------
-@njit(**CALL, **INTERNAL)
-def _pig_dest(p, S, C, rng):
-    """Where a Pig goes (any player's deck or the toon deck, -1): a policy choice."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
-    P = np.int64(sh[NP])
-    if P == 1:
-        return -1
-    if int(pol[p, 0]) == POL_RANDOM:
-        return below(rng, np.int64(P + 1)) - 1
-    # the opponent with the most fame this round (the leader), nearest seat first on ties
-    best = -1
-    bf = -(1 << 30)
-    for d in range(1, P):
-        q = (p + d) % P
-        if pv[q, FAME] > bf:
-            bf = pv[q, FAME]
-            best = q
-    return best
 
 
 @njit(**CALL, **INTERNAL)
@@ -320,9 +334,9 @@ def _place_in_deck(dest, kind, S, rng):
 def _pig_to_deck(p, kind, S, C, O, rng):
     """The Pig's banner, "when hired or dismissed, place this card in any deck": the one path for a hire,
     a Snake-stacked Pig and every dismissal route, so the deck is always the seat policy's same choice."""
-    dest = _pig_dest(p, S, C, rng)
+    dest = D.pig_destination(p, S, C, rng)
     _place_in_deck(dest, kind, S, rng)
-    _log(S[3], O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
+    _log(S.shared, O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
 
 
 @njit(**INLINE, **INTERNAL)
@@ -332,7 +346,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
     Inlined, with the rare Pig in a call of its own: an ordinary call copies every field of every
     array in the state tuples, which cost more than the work here."""
     pc, pv, dism, sh, toon, mk = S
-    cards = C[0]
+    cards = C.cards
     stt, rf, log = O
     stt[ST_DISMISSED, p, kind] += 1
     pv[p, DISMS] += 1
@@ -348,7 +362,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
 
 @njit(**INLINE, **INTERNAL)
 def _dismiss_grid(p, g, why, S, C, O, rng):
-    pc, pv = S[0], S[1]
+    pc, pv = S.rows, S.seat
     kind = pc[p, GK, g]
     _remove_grid(p, pc, pv, g)
     _to_pile(p, kind, why, S, C, O, rng)
@@ -370,7 +384,7 @@ def _rabbit_target(p, kind, pc, pv, rules):
 def _snake(p, i_snake, mask, prev, S, C, O, rng):
     """Snake's placement ability (§3.4).  Returns the new base mask and previous-placed card."""
     pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    cards, rules = C.cards, C.rules
     stt, rf, log = O
     slot = pc[p, GS, i_snake]
     if pv[p, DN] > 0:
@@ -421,12 +435,12 @@ def _place_all(p, S, C, O, rng):
     The reveal loop (``_place_run``) is an ordinary call that takes only the arrays it reads: a call
     that passes the state tuples copies every field of every array in them, every flip.  A Snake's
     ability, which touches the whole state, runs between the loop's parts."""
-    pc, pv = S[0], S[1]
+    pc, pv = S.rows, S.seat
     pv[p, QN] = 0
     mask = _base_mask(p, pc, pv)
     prev = np.int64(-1)
     while True:
-        mask, prev, i = _place_run(p, pc, pv, C[0], C[1], mask, prev)
+        mask, prev, i = _place_run(p, pc, pv, C.cards, C.rules, mask, prev)
         if i < 0:
             return
         mask, prev = _snake(p, i, mask, prev, S, C, O, rng)
@@ -510,7 +524,7 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
 
 @njit(**INLINE, **INTERNAL)
 def _flip(p, S, C, O, rng):
-    pc, pv = S[0], S[1]
+    pc, pv = S.rows, S.seat
     shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
     _place_all(p, S, C, O, rng)
 
@@ -663,7 +677,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
 @njit(**INLINE)
 def _fame(p, S, C):
     """Check Fame for seat p: ``_score_player`` on just the arrays it reads."""
-    return _score_player(p, S[0], S[1], S[3], S[5], C[0], C[1])
+    return _score_player(p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
@@ -705,7 +719,7 @@ def _sort_market(mk, Wd, cards):
 @njit(**INLINE)
 def _refill(S, C):
     pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    cards, rules = C.cards, C.rules
     Wd = np.int64(sh[W])
     short = False
     for s in range(Wd):
@@ -727,7 +741,7 @@ def _refill(S, C):
 
 @njit(**INLINE, **INTERNAL)
 def _log_market(S, O):
-    sh, mk = S[3], S[5]
+    sh, mk = S.shared, S.market
     log = O[2]
     if sh[LOGON] == 0:
         return
@@ -745,7 +759,7 @@ def _log_market(S, O):
 @njit(**INLINE)
 def _decay(S, C, O):
     """1-2 players: discard the leftmost and rightmost market cards, then refill (§6.4)."""
-    sh, mk = S[3], S[5]
+    sh, mk = S.shared, S.market
     log = O[2]
     Wd = np.int64(sh[W])
     for s in (0, Wd - 1):
@@ -756,39 +770,7 @@ def _decay(S, C, O):
     _refill(S, C)
 
 
-# -- sub-choices made by a policy ------------------------------------------------------------------------
-@njit(**CALL, **INTERNAL)
-def _choose_grid_card(p, slot, S, C, rng):
-    """A face-up, dismissable card of p's grid (in ``slot`` if slot >= 0), or -1: lowest value."""
-    pc, pv = S[0], S[1]
-    cards, pol, val = C[0], C[3], C[5]
-    n_ok = np.int64(0)  # typed from the start: a literal 0 would compile below() once more for it
-    best = -1
-    bv = 1e18
-    for i in range(pv[p, GN]):
-        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
-            continue
-        if slot >= 0 and pc[p, GS, i] != slot:
-            continue
-        n_ok += 1
-        v = val[pc[p, GK, i]]
-        if v < bv:
-            bv = v
-            best = i
-    if n_ok <= 1 or int(pol[p, 0]) != POL_RANDOM:
-        return best
-    pick = below(rng, n_ok)
-    for i in range(pv[p, GN]):
-        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
-            continue
-        if slot >= 0 and pc[p, GS, i] != slot:
-            continue
-        if pick == 0:
-            return i
-        pick -= 1
-    return best
-
-
+# -- banners and market actions ----------------------------------------------------------------------
 @njit(**CALL, **INTERNAL)
 def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
     """A When Hired banner (§10): Butterfly, Horse, Pig, Peacock."""
@@ -796,7 +778,6 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
     cards, rules, prices, pol, prio, val = C
     log = O[2]
     h = cards[kind, C_HIRED]
-    code = int(pol[p, 0])
     if h == H_GAIN:
         pv[p, SPEND] += cards[kind, C_HA]
         if from_snake != 0:
@@ -813,10 +794,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
             if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
                 g = i
                 break
-        take = g >= 0 and _free_dismiss_ok(p, pv, rules)
-        if take and code == POL_RANDOM:
-            take = random(rng) < 0.5
-        if take:
+        if g >= 0 and _free_dismiss_ok(p, pv, rules) and D.takes_free_dismissal(p, C, rng):
             _dismiss_grid(p, g, np.int64(WHY_BUTTERFLY), S, C, O, rng)
     elif h == H_MARKET_DISCARD:
         m = _mean_value(p, pc, pv, val)
@@ -824,11 +802,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
             k = mk[0, s]
             if k < 0:
                 continue
-            if code == POL_RANDOM:
-                drop = random(rng) < 0.5
-            else:
-                drop = val[k] < m
-            if drop:
+            if D.horse_discards(p, k, m, C, rng):
                 _log(sh, log, EV_DISCARD, p, k, 0, 0, 0, 0, 0)
                 mk[0, s] = -1
                 sh[DISCARDED] += 1
@@ -841,7 +815,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
 @njit(**INLINE)
 def _hire(p, s, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
-    cards, prices = C[0], C[2]
+    cards, prices = C.cards, C.prices
     stt, rf, log = O
     k = mk[0, s]
     pv[p, SPEND] -= prices[s]
@@ -860,8 +834,8 @@ def _hire(p, s, S, C, O, rng):
 
 @njit(**INLINE)
 def _dismiss_legal(p, g, S, C):
-    pc, pv = S[0], S[1]
-    cards, rules = C[0], C[1]
+    pc, pv = S.rows, S.seat
+    cards, rules = C.cards, C.rules
     if pc[p, GF, g] != 0:
         return False
     k = pc[p, GK, g]
@@ -872,8 +846,8 @@ def _dismiss_legal(p, g, S, C):
 
 @njit(**INLINE)
 def _apply(p, a, S, C, O, rng):
-    pc, pv = S[0], S[1]
-    cards = C[0]
+    pc, pv = S.rows, S.seat
+    cards = C.cards
     if a == A_END:
         pv[p, ACTS] = 0
     elif a < A_DISMISS:
@@ -903,14 +877,14 @@ def _hook_may_act(p, pc, pv, cards):
 def _hooks(p, S, C, O, X, rng):
     """End-of-turn hooks; the common case of no hook that can act returns without a call that passes
     the state."""
-    if _hook_may_act(p, S[0], S[1], C[0]):
+    if _hook_may_act(p, S.rows, S.seat, C.cards):
         _run_hooks(p, S, C, O, rng)
 
 
 @njit(**CALL, **INTERNAL)
 def _run_hooks(p, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    cards, rules = C.cards, C.rules
     # Hooks resolve in reading order (base slots, then extra rows), within a stack bottom to top: by the
     # key (slot, arrival sequence), unique per card.  A hook only removes grid cards (never adds or moves
     # one), so the next hook is the smallest key above the last one among the cards still in the grid --
@@ -937,7 +911,7 @@ def _run_hooks(p, S, C, O, rng):
                 _dismiss_grid(p, i, np.int64(WHY_DONKEY), S, C, O, rng)
         elif hook == K_ALLIGATOR:
             if s % 3 < 2:
-                g = _choose_grid_card(p, np.int64(s + 1), S, C, rng)
+                g = D.grid_card_to_dismiss(p, np.int64(s + 1), S, C, rng)
                 if g >= 0 and _free_dismiss_ok(p, pv, rules):
                     _dismiss_grid(p, g, np.int64(WHY_ALLIGATOR), S, C, O, rng)
 
@@ -946,7 +920,7 @@ def _run_hooks(p, S, C, O, rng):
 def _skunk(S, C, O, rng):
     """The least-fame hook (§5): its checks inline, the dismissal (when due) in a call."""
     pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    cards, rules = C.cards, C.rules
     P = np.int64(sh[NP])
     if P < 2:
         return
@@ -973,13 +947,13 @@ def _skunk(S, C, O, rng):
 
 @njit(**CALL, **INTERNAL)
 def _skunk_dismiss(who, S, C, O, rng):
-    g = _choose_grid_card(who, np.int64(-1), S, C, rng)
+    g = D.grid_card_to_dismiss(who, np.int64(-1), S, C, rng)
     if g >= 0:
-        _log(S[3], O[2], EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
+        _log(S.shared, O[2], EV_SKUNK, who, 0, 0, 0, 0, 0, 0)
         _dismiss_grid(who, g, np.int64(WHY_SKUNK), S, C, O, rng)
 
 
-# -- policies (the interpreter; policies.py documents codes and parameters) -------------------------
+# -- legal market actions (decide.py chooses among them) -------------------------------------------
 # Hot loops use the array forms (_hire_ok, _dismiss_ok): pulling arrays out of the state tuples
 # inside a loop costs reference-count traffic on every iteration.
 @njit(**INLINE, **INTERNAL)
@@ -999,222 +973,7 @@ def _dismiss_ok(p, g, pc, pv, cards, rules):
 
 @njit(**INLINE)
 def _hire_legal(p, s, S, C):
-    return _hire_ok(p, s, S[1], S[5], C[2])
-
-
-@njit(**INLINE, **INTERNAL)
-def _cheap_dismiss(p, below_value, reserve, S, C):
-    """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
-    pc, pv = S[0], S[1]
-    cards, rules, val = C[0], C[1], C[5]
-    best = -1
-    bv = 1e18
-    if not _min_cards_ok(p, pv, rules):
-        return A_END
-    spend = pv[p, SPEND]
-    for g in range(pv[p, GN]):
-        # _dismiss_ok written out, and with non-short-circuit tests: one hard-to-predict branch, not four
-        k = pc[p, GK, g]
-        v = val[k]
-        if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend) & (v < bv):
-            bv = v
-            best = g
-    if best < 0 or bv > below_value:
-        return A_END
-    if pv[p, SPEND] - cards[pc[p, GK, best], C_DCOST] < reserve:
-        return A_END
-    return A_DISMISS + best
-
-
-@njit(**INLINE, **INTERNAL)
-def _price_factor(price, expo):
-    """price^expo with a floor of 1; the common expo = 1 skips pow()."""
-    x = max(1.0, float(price))
-    return x if expo == 1.0 else x ** expo
-
-
-@njit(**INLINE, **INTERNAL)
-def _fpc(p, min_gain, expo, below_value, reserve, S, C):
-    """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
-
-    A deck of n cards with mean value m shows about min(n, 6) * m fame; a hire or a dismissal is
-    scored by the change of that estimate divided by price^expo.  Unspent fame is lost at Cleanup,
-    so a slightly negative ``min_gain`` still buys near-average cards (and keeps the market moving).
-    """
-    pc, pv, dism, sh, toon, mk = S
-    cards, prices, val = C[0], C[2], C[5]
-    m = _mean_value(p, pc, pv, val)
-    n = _owned(p, pv)
-    now = min(n, 6) * m
-    best = A_END
-    bs = -1e18
-    spend = pv[p, SPEND]
-    for s in range(np.int64(sh[W])):
-        # Scored whether or not the slot is open and affordable (an empty slot reads some card's value),
-        # then one combined, non-short-circuit test: data-dependent branches here mispredict often.
-        k = mk[0, s]
-        gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
-        score = gain / _price_factor(prices[s], expo)
-        if (k >= 0) & (prices[s] <= spend) & (not gain <= min_gain) & (score > bs):
-            bs = score
-            best = s
-    d = _cheap_dismiss(p, below_value, reserve, S, C)
-    if d != A_END and n > 1:
-        k = pc[p, GK, d - A_DISMISS]
-        gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now
-        score = gain / _price_factor(cards[k, C_DCOST], expo)
-        if gain > 0 and score > bs:
-            best = d
-    return best
-
-
-@njit(**CALL, **INTERNAL)
-def _quick_fame(p, extra, seed, n_flips, S, C, X):
-    """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
-    pc, pv, dism, sh, toon, mk = S
-    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng = X
-    xsh[:] = 0
-    xsh[NP] = 1
-    xsh[W] = sh[W]
-    for r in range(mk.shape[0]):  # element loops: an array-to-array slice copy needs NRT
-        for s in range(mk.shape[1]):
-            xmk[r, s] = mk[r, s]
-    for k in range(dism.shape[1]):
-        xdism[0, k] = dism[p, k]
-    tot = 0
-    XS = (xpc, xpv, xdism, xsh, xtoon, xmk)
-    XO = (xstt, xrf, xlog)
-    p0 = np.int64(0)
-    for j in range(n_flips):
-        seed_state(seed + np.uint64(j), rng)
-        xpv[0, :] = 0
-        xpv[0, DTOT] = pv[p, DTOT]
-        xpv[0, DSTART] = pv[p, DSTART]
-        n = 0
-        for i in range(pv[p, DN]):
-            xpc[0, DECK, n] = pc[p, DECK, i]
-            n += 1
-        for i in range(pv[p, GN]):
-            xpc[0, DECK, n] = pc[p, GK, i]
-            n += 1
-        if extra >= 0:
-            xpc[0, DECK, n] = extra
-            n += 1
-        xpv[0, DN] = n
-        # Snake draws a random unseen toon card in these estimates.
-        tn = sh[TN]
-        for i in range(tn):
-            xtoon[i] = toon[i]
-        shuffle(rng, xtoon, np.int64(tn))
-        xsh[TN] = tn
-        _flip(p0, XS, C, XO, rng)
-        tot += _fame(p0, XS, C)
-    return tot / max(1, n_flips)
-
-
-@njit(**CALL, **INTERNAL)
-def _synergy(p, S, C, X, rng):
-    pc, pv, dism, sh, toon, mk = S
-    prices, pol = C[2], C[3]
-    flips = max(1, int(pol[p, 1]))
-    expo = pol[p, 2]
-    min_gain = pol[p, 3]
-    seed = next_u64(rng)
-    base = _quick_fame(p, np.int64(-1), seed, flips, S, C, X)
-    best = -1
-    bs = 0.0
-    for s in range(np.int64(sh[W])):
-        if _hire_ok(p, s, pv, mk, prices):
-            gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
-            if gain <= min_gain:
-                continue
-            score = gain / _price_factor(prices[s], expo)
-            if score > bs:
-                bs = score
-                best = s
-    # A junk dismissal competes in the same units: a grid of 6 gains about 6x the deck-mean change.
-    d = _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
-    n = _owned(p, pv)
-    if d != A_END and n > 1:
-        cards, val = C[0], C[5]
-        k = pc[p, GK, d - A_DISMISS]
-        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / _price_factor(cards[k, C_DCOST], expo)
-        if score > bs:
-            return d
-    return best
-
-
-@njit(**CALL, **INTERNAL)
-def _simple_policy(p, code, S, C, rng):
-    """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
-    pol = C[3]
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, prio = C[0], C[1], C[2], C[4]
-    Wd = np.int64(sh[W])
-    if code == POL_RANDOM:
-        n = np.int64(1)  # typed from the start, as in _choose_grid_card
-        for s in range(Wd):
-            if _hire_ok(p, s, pv, mk, prices):
-                n += 1
-        for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules):
-                n += 1
-        pick = below(rng, n)
-        if pick == 0:
-            return A_END
-        pick -= 1
-        for s in range(Wd):
-            if _hire_ok(p, s, pv, mk, prices):
-                if pick == 0:
-                    return s
-                pick -= 1
-        for g in range(pv[p, GN]):
-            if _dismiss_ok(p, g, pc, pv, cards, rules):
-                if pick == 0:
-                    return A_DISMISS + g
-                pick -= 1
-        return A_END
-    if code == POL_HIGHEST:
-        best = -1
-        for s in range(Wd):
-            if _hire_ok(p, s, pv, mk, prices):
-                if best < 0 or cards[mk[0, s], C_RANK] > cards[mk[0, best], C_RANK]:
-                    best = s
-        return best
-    if code == POL_PRIORITY:
-        for j in range(prio.shape[1]):
-            k = prio[p, j]
-            if k < 0:
-                break
-            for s in range(Wd):
-                if mk[0, s] == k and _hire_ok(p, s, pv, mk, prices):
-                    return s
-        if pol[p, 1] == 0:
-            return FALLBACK
-        return A_END
-    return FALLBACK
-
-
-@njit(**INLINE, **INTERNAL)
-def _decide(p, S, C, X, rng):
-    """The non-lookahead policy interpreter: the next market action of seat p.
-
-    One call site for fame_per_cost (inlined): every call that passes the state tuples costs
-    reference-count work on each array they hold.
-    """
-    pol = C[3]
-    code = int(pol[p, 0])
-    min_gain, expo, below_value, reserve = -0.25, 1.0, 0.5, 0.0
-    if code == POL_FPC:
-        min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
-    elif code == POL_SYNERGY:
-        return _synergy(p, S, C, X, rng)
-    elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
-        a = _simple_policy(p, code, S, C, rng)
-        if a != FALLBACK:
-            return a
-    # fame_per_cost, priority's fallback, and lookahead seats inside playouts
-    return _fpc(p, min_gain, expo, below_value, reserve, S, C)
+    return _hire_ok(p, s, S.seat, S.market, C.prices)
 
 
 # -- rounds (§2, §7, §8, §9) ---------------------------------------------------------------------------
@@ -1233,7 +992,7 @@ def _log_grids(S, O):
 
 @njit(**INLINE, **INTERNAL)
 def _record_fame(p, S, O):
-    pc, pv, sh = S[0], S[1], S[3]
+    pc, pv, sh = S.rows, S.seat, S.shared
     stt, rf = O[0], O[1]
     for i in range(pv[p, GN]):
         if pc[p, GF, i] == 0:
@@ -1247,7 +1006,7 @@ def _record_fame(p, S, O):
 @njit(**INLINE, **INTERNAL)
 def _start_round(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
-    rules = C[1]
+    rules = C.rules
     log = O[2]
     P = np.int64(sh[NP])
     sh[ROUND] += 1
@@ -1295,7 +1054,7 @@ def _start_round(S, C, O, rng):
 
 @njit(**CALL, **INTERNAL)
 def _end_solo(reason, S, O):
-    pv, sh = S[1], S[3]
+    pv, sh = S.seat, S.shared
     log = O[2]
     pv[0, WINNER] = 1 if reason == END_SOLO_WIN else 0
     pv[0, SCORE] = pv[0, MAXFAME]
@@ -1306,8 +1065,8 @@ def _end_solo(reason, S, O):
 
 @njit(**INLINE, **INTERNAL)
 def _end_turn(p, S, C, O, X, rng):
-    pv, sh = S[1], S[3]
-    rules = C[1]
+    pv, sh = S.seat, S.shared
+    rules = C.rules
     log = O[2]
     pv[p, ACTS] = 0
     if rules[R_HOOK_TIMING] == 0:
@@ -1322,7 +1081,7 @@ def _end_turn(p, S, C, O, X, rng):
 @njit(**INLINE)
 def _cleanup(S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
-    rules = C[1]
+    rules = C.rules
     log = O[2]
     P = np.int64(sh[NP])
     goal = rules[R_GOAL]
@@ -1374,7 +1133,7 @@ def _cleanup(S, C, O, rng):
 def _final_flip(S, C, O, rng):
     """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
     pc, pv, dism, sh, toon, mk = S
-    rules = C[1]
+    rules = C.rules
     log = O[2]
     P = np.int64(sh[NP])
     bonus = int(rules[R_CRITIC_BONUS])
@@ -1432,7 +1191,7 @@ def _final_flip(S, C, O, rng):
 
 @njit(**INLINE, **INTERNAL)
 def _record_fame_final(p, S, O):
-    pc, pv = S[0], S[1]
+    pc, pv = S.rows, S.seat
     stt = O[0]
     for i in range(pv[p, GN]):
         if pc[p, GF, i] == 0:
@@ -1441,10 +1200,10 @@ def _record_fame_final(p, S, O):
 
 
 @njit(**CALL, **INTERNAL)
-def _advance(S, C, O, X, rng, stop_lookahead):
+def _advance(S, C, O, X, U, rng, stop_lookahead):
     """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
     pc, pv, dism, sh, toon, mk = S
-    rules, pol = C[1], C[3]
+    rules, pol = C.rules, C.policies
     P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
@@ -1469,7 +1228,7 @@ def _advance(S, C, O, X, rng, stop_lookahead):
             while pv[p, ACTS] > 0:
                 if stop_lookahead != 0 and int(pol[p, 0]) == POL_LOOKAHEAD:
                     return 1
-                a = _decide(p, S, C, X, rng)
+                a = D.choose(p, S, C, X, U, rng)
                 _apply(p, a, S, C, O, rng)
                 if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
                     _end_solo(np.int64(END_SOLO_WIN), S, O)
@@ -1485,9 +1244,9 @@ def _advance(S, C, O, X, rng, stop_lookahead):
 # -- state allocation and setup ---------------------------------------------------------------------
 @njit(cache=True, nogil=True, forceinline=False)
 def _alloc(P, K, maxc, T, Wd):
-    S = (np.empty((P, NROW, maxc), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
-         np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(T, dtype=np.int32),
-         np.empty((2, Wd), dtype=np.int32))
+    S = State(np.empty((P, NROW, maxc), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
+              np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(T, dtype=np.int32),
+              np.empty((2, Wd), dtype=np.int32))
     _clear_state(S, P, Wd)
     return S
 
@@ -1495,7 +1254,7 @@ def _alloc(P, K, maxc, T, Wd):
 @njit(**CALL, **INTERNAL)
 def _setup(S, C, rng):
     pc, pv, dism, sh, toon, mk = S
-    cards, rules = C[0], C[1]
+    cards, rules = C.cards, C.rules
     P = np.int64(sh[NP])
     solo = P == 1
     col = C_SOLO if solo else C_COPIES
@@ -1552,62 +1311,6 @@ def _copy2(a, b):
             b[x, y] = a[x, y]
 
 
-# Inlined into _play_block (and that into _play_range) at the IR level: as separate functions
-# each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
-@njit(cache=True, nogil=True, inline='always')
-def _lookahead_choose(p, S, C, X, L, rng):
-    """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
-    S2, O2 = L
-    n_play = max(1, int(pol[p, 1]))
-    horizon = int(pol[p, 2])
-    Wd = np.int64(sh[W])
-    cands = np.empty(Wd + 2, dtype=np.int64)
-    nc = 0
-    for s in range(Wd):
-        if _hire_ok(p, s, pv, mk, prices):
-            cands[nc] = s
-            nc += 1
-    d = _cheap_dismiss(p, 1e9, 0.0, S, C)
-    if d != A_END:
-        cands[nc] = d
-        nc += 1
-    cands[nc] = A_END
-    nc += 1
-    if nc == 1:
-        return A_END
-    base = next_u64(rng)
-    rng2 = np.empty(4, dtype=np.uint64)
-    best = np.int64(A_END)  # typed from the start: a literal would compile _apply once more for it
-    bv = -1.0
-    for c in range(nc):
-        tot = 0.0
-        for j in range(n_play):
-            _copy_state(S, S2)
-            s2 = S2[3]
-            s2[LOGON] = 0
-            s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
-            seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
-            shuffle(rng2, S2[4], np.int64(s2[TN]))  # the toon deck order is unseen
-            _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, rng2, np.int64(0))
-            pv2 = S2[1]
-            if s2[END] == END_HORIZON and s2[NP] == 1:
-                tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))
-            else:
-                nw = 0
-                for q in range(s2[NP]):
-                    nw += pv2[q, WINNER]
-                if pv2[p, WINNER] and nw > 0:
-                    tot += 1.0 / nw
-        mean = tot / n_play
-        if mean > bv:
-            bv = mean
-            best = cands[c]
-    return best
-
-
 @njit(cache=True, nogil=True, forceinline=False)
 def _scratch(S, C, K, maxc, T, Wd):
     xpc, xpv, xdism, xsh, xtoon, xmk = _alloc(np.int64(1), K, maxc, T, Wd)
@@ -1626,7 +1329,7 @@ def _lookahead_scratch(P, K, maxc, T, Wd):
 @njit(cache=True, nogil=True, forceinline=False)
 def _workspace(P, C, maxc, T):
     """A state, its scratch, the lookahead's scratch and a generator for a block of games (reset per game)."""
-    cards, prices = C[0], C[2]
+    cards, prices = C.cards, C.prices
     K = cards.shape[0]
     Wd = prices.shape[0]
     S = _alloc(P, K, maxc, T, Wd)
@@ -1634,15 +1337,56 @@ def _workspace(P, C, maxc, T):
 
 
 @njit(cache=True, nogil=True)
-def _play_game(cell_key, index, P, C, maxc, T, O):
+def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
     """Game ``index`` of a cell through the batch's own block loop, into the output tuple O (that game's
     stats, per-round fame and log); returns the final state, which tests inspect."""
     S, X, L, rng = _workspace(P, C, maxc, T)
+    U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     stats, rf, log = O
     outs = (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64), np.zeros((1, 6), dtype=np.int64),
             np.zeros((1, P, 4), dtype=np.int64), stats.reshape((1,) + stats.shape), rf.reshape((1,) + rf.shape))
-    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, L, rng, log, outs)
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs)
     return S
+
+
+def consts(prepared: Prepared) -> Consts:
+    """A prepared cell's constant arrays as the engine reads them."""
+    return Consts(*(prepared[k] for k in ("cards", "rules", "prices", "policies", "priority", "values")))
+
+
+def rule_arrays(prepared: Prepared) -> tuple:
+    """A prepared cell's rule-list arrays (decide.Users' first fields), in the kernels' argument order."""
+    return tuple(prepared[k] for k in RULE_ARRAYS)
+
+
+def no_rules(P: int) -> tuple:
+    """Rule arrays for P seats none of which has rules (engine.RULE_ARRAYS' order)."""
+    return (*pack_seats([None] * P, [None] * P), np.zeros(1, dtype=np.int64), np.zeros(P, dtype=np.int64))
+
+
+RULE_ARRAYS = ("rule_ops", "rule_args", "rule_meta", "rule_span", "rule_params", "rule_flags", "seat_flags")
+
+
+def play_game(prepared: Prepared, cell_key: int, index: int, O: tuple) -> State:
+    """One game of a prepared cell with the engine's own block loop; returns its final :class:`State`.
+
+    For tests: seats with a custom scorer need ``play``/``trace`` (their scorers travel as function
+    pointers); every other seat plays here exactly as in the batch kernel.
+    """
+    maxc, T = (int(x) for x in prepared["sizes"])
+    return _play_game(np.uint64(cell_key), np.int64(index), prepared.n_players, consts(prepared),
+                      rule_arrays(prepared), custom_none(), maxc, T, O)
+
+
+_NONE: list = []
+
+
+def custom_none() -> tuple:
+    """Four 'no scorer' function pointers, typed as ``custom.SCORERS`` (a cfunc's numba type is its pointer
+    type), for the jitted entry points other than the batch kernel."""
+    if not _NONE:
+        _NONE.append((cfunc(custom.SIGNATURE, cache=True)(custom.no_scorer.py_func),) * 4)
+    return _NONE[0]
 
 
 @njit(**INLINE, **INTERNAL)
@@ -1665,7 +1409,7 @@ def _clear_state(S, P, Wd):
 def _reset(S, X, P, Wd):
     """S and the scratch X as _alloc and _scratch return them, in place (a block reuses them)."""
     _clear_state(S, P, Wd)
-    _clear_state((X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
+    _clear_state(State(X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
     X[6][:] = 0
     X[7][:] = 0
     X[8][:] = 0
@@ -1673,23 +1417,25 @@ def _reset(S, X, P, Wd):
 
 @njit(**INLINE, **INTERNAL)
 def _count_owned(S, stt):
-    pc, pv = S[0], S[1]
-    for p in range(np.int64(S[3][NP])):
+    pc, pv = S.rows, S.seat
+    for p in range(np.int64(S.shared[NP])):
         for i in range(pv[p, DN]):
             stt[ST_OWNED, p, pc[p, DECK, i]] += 1
         for i in range(pv[p, GN]):
             stt[ST_OWNED, p, pc[p, GK, i]] += 1
 
 
-@njit(cache=True, nogil=True, inline='always')  # see _lookahead_choose
-def _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, outs):
+# Inlined into _play_range at the IR level: as a separate function it re-optimised and re-codegened the whole
+# game engine once more (about 3 s of cold compile).
+@njit(cache=True, nogil=True, inline='always')
+def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs):
     """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
     game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
     an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
     score, win, game_out, seat_out, stats, round_fame = outs
-    pol = C[3]
-    Wd = np.int64(C[2].shape[0])
-    sh = S[3]
+    pol = C.policies
+    Wd = np.int64(C.prices.shape[0])
+    sh = S.shared
     logon = 1 if log.shape[0] > 1 else 0
     need_la = False
     for p in range(P):
@@ -1703,11 +1449,11 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, outs):
         O = (stats[i], round_fame[i], log)
         _setup(S, C, rng)
         if not need_la:
-            _advance(S, C, O, X, rng, np.int64(0))
+            _advance(S, C, O, X, U, rng, np.int64(0))
         else:
-            while _advance(S, C, O, X, rng, np.int64(1)) == 1:
+            while _advance(S, C, O, X, U, rng, np.int64(1)) == 1:
                 p = (sh[FIRST] + sh[TURN]) % P
-                a = _lookahead_choose(p, S, C, X, L, rng)
+                a = D.lookahead_choose(p, S, C, X, U, L, rng)
                 _apply(p, a, S, C, O, rng)
         _count_owned(S, O[0])
         _write_row(i, S, score, win, game_out, seat_out)
@@ -1738,32 +1484,41 @@ def _write_row(i, S, score, win, game_out, seat_out):
 # play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I32_1, _I32_2, _F64_1, _F64_2 = types.int32[::1], types.int32[:, ::1], types.float64[::1], types.float64[:, ::1]
 _CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, T
+_I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
+# the rule arrays (ops, args, meta, span, params, rule flags, seat flags) and the four seats' scorers
+_USERS = (_I64_2, _F64_2, _I64_2, _I64_2, _F64_2, _I64_1, _I64_1, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
          types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_OUTS,
-                         types.int32[:, ::1])  # the event log (one row: off)
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS,
+                         *_OUTS, types.int32[:, ::1])  # the event log (one row: off)
 BLOCK = 64  # games per call of _play_range: many blocks per thread keep the threads evenly loaded
 
 
 @njit(cache=True, nogil=True)
 def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+                ops, args, meta, span, params, rule_flags, seat_flags, scorers,
                 score, win, game_out, seat_out, stats, round_fame, log):
     """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output.
 
     A ``log`` of more than one row records the events (trace_game, one game); returns the rows written.
     """
-    C = (cards, rules, prices, pol, prio, val)
+    C = Consts(cards, rules, prices, pol, prio, val)
     # One state, scratch and generator for the whole block (reset per game): about 20 allocations fewer a game.
     S, X, L, rng = _workspace(P, C, maxc, T)
-    _play_block(cell_key, start, lo, hi, P, C, S, X, L, rng, log, (score, win, game_out, seat_out, stats, round_fame))
-    return np.int64(S[3][LOGN])
+    U = D.users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
+                maxc)
+    _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log,
+                (score, win, game_out, seat_out, stats, round_fame))
+    return np.int64(S.shared[LOGN])
 
 
-PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_OUTS)
+PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_USERS,
+                        *_OUTS)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+               ops, args, meta, span, params, rule_flags, seat_flags, scorers,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell, in blocks of BLOCK; pass ``_play_range`` as ``play_range``."""
     n = score.shape[0]
@@ -1771,20 +1526,31 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
         lo = np.int64(b) * BLOCK
         log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         play_range(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
+                   ops, args, meta, span, params, rule_flags, seat_flags, scorers,
                    score, win, game_out, seat_out, stats, round_fame, log)
 
 
 def batch_kernel():
-    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``."""
-    return pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
+    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``.
+
+    ``_play_range`` stops compiling too: a call with four scorer dispatchers then converts them to the
+    function pointers of its one signature instead of compiling the engine again for their types.
+    """
+    kernel = pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
+    if hasattr(_play_range, "disable_compile"):
+        _play_range.disable_compile()
+    return kernel
 
 
-def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds):
+def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds, users=None):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
     Plain Python around the batch's own compiled ``_play_range``: a jitted wrapper would link and
     re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
+    ``users`` are the rule arrays and four scorers (``FlipToons._users``); None: no rules or custom seats.
     """
+    if users is None:
+        users = (*no_rules(P), custom.scorers([]))
     K = cards.shape[0]
     score = np.zeros((1, P), dtype=np.int64)
     win = np.zeros((1, P), dtype=np.float64)
@@ -1795,18 +1561,24 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
     batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
     rows = _play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
-                       prices, pol, prio, val, np.int64(maxc), np.int64(T), score, win, game_out, seat_out, stats,
-                       round_fame, log)
+                       prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, score, win, game_out, seat_out,
+                       stats, round_fame, log)
     return score, win, game_out, log[:rows].copy()
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def first_decision(cell_key, index, P, C, maxc, T):
+def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
     """Game ``index`` advanced to its first lookahead decision (for latency benchmarks and tests)."""
     S, X, L, rng = _workspace(P, C, maxc, T)
+    U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
-    K = C[0].shape[0]
+    K = C.cards.shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
-    _advance(S, C, O, X, rng, np.int64(1))
-    return S, X, L, O, rng
+    _advance(S, C, O, X, U, rng, np.int64(1))
+    return S, X, U, L, O, rng
+
+
+# The decision interface: engine functions call D.<name> only when they are compiled, after both modules
+# are loaded, so this import sits last (decide.py imports the engine's rules and constants).
+from boardsim.games.fliptoons import decide as D  # noqa: E402

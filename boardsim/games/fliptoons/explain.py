@@ -78,7 +78,7 @@ class Table:
         pol[:, 2] = 1.0
         pol[:, 3] = 0.5
         prio = np.full((players, 1), -1, dtype=np.int32)
-        self.C = (card_arr, _rules.encode_rules(resolved), prices, pol, prio, _cards.card_values(table))
+        self.C = E.Consts(card_arr, _rules.encode_rules(resolved), prices, pol, prio, _cards.card_values(table))
         K = len(self.names)
         maxc = int(card_arr[:, _cards.C_COPIES].sum() + card_arr[:, _cards.C_SOLO].sum() + 16)
         self.S = E._alloc(players, K, maxc, maxc, len(prices))

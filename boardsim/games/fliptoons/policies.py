@@ -1,8 +1,9 @@
 """FlipToons purchase heuristics as data.
 
-One jitted interpreter (``engine._decide`` / ``engine._lookahead_choose``) switches on the code in
+The decision interface (``decide.choose`` / ``decide.lookahead_choose``) switches on the code in
 column 0 of the policy matrix and reads the parameters after it; the priority list is encoded into a
-separate int array.  Sub-choices inside banners and hooks (Horse discards, Pig destination,
+separate int array.  The ``rules`` and ``custom`` policies read the decision view of
+docs/rules/fliptoons.md instead.  Sub-choices inside banners and hooks (Horse discards, Pig destination,
 Butterfly, Alligator and Skunk targets) follow the seat's policy: ``random`` picks at random, every
 other policy takes the lowest-value card, discards market cards worth less than its deck average and
 sends the Pig to the opponent with the most fame.
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from boardsim.errors import BadInput
-from boardsim.games.base import Option, Policy, Seat, resolve_options
+from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.fliptoons import engine as E
 
 DEFAULT_ORDER = ["Elephant", "Bear", "Tiger", "Peacock", "Alligator", "Turkey", "Lion", "Rooster", "Deer",
@@ -54,6 +55,10 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                "playouts use fame_per_cost",
                (Option("playouts", 30, "playouts per candidate", "int", 1, 10000),
                 Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100))),
+        rules_policy(E.POL_RULES, "an ordered list of hire / dismiss / pass rules over the decision view "
+                                  "(docs/rules/fliptoons.md); no rule applies: pass"),
+        custom_policy(E.POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
+                                    "(docs/rules/fliptoons.md, Decision view)"),
     )
 
 

@@ -144,13 +144,11 @@ def test_tiger_does_not_count_a_pig_that_left():
 def test_no_pig_stays_in_a_pile_in_whole_games():
     prep = GAME.prepare(2, [Seat("random"), Seat("random")], None, GAME.card_table())
     pig = list(GAME.card_table()["name"]).index("Pig")
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
     pig_dismissals = 0
     for index in range(150):
         O = (np.zeros((E.N_STATS, 2, prep["cards"].shape[0]), np.int32), np.zeros((2, 60), np.int16),
              np.zeros((1, E.LOG_W), np.int32))
-        S = E._play_game(np.uint64(3), np.int64(index), 2, C, maxc, T, O)
+        S = E.play_game(prep, 3, index, O)
         assert S[2][:, pig].sum() == 0
         pig_dismissals += int(O[0][E.ST_DISMISSED, :, pig].sum())
     assert pig_dismissals > 0

@@ -22,18 +22,16 @@ def prepared(players, policies=("fame_per_cost",), rules=None, edits=None, param
 
 def final_state(prep, key, index):
     """Play one game through the engine and return its final state tuple."""
-    maxc, T = (int(x) for x in prep["sizes"])
     P = prep.n_players
     K = prep["cards"].shape[0]
-    C = (prep["cards"], prep["rules"], prep["prices"], prep["policies"], prep["priority"], prep["values"])
     O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-    return E._play_game(np.uint64(key), np.int64(index), P, C, maxc, T, O), O
+    return E.play_game(prep, key, index, O), O
 
 
 def test_registered():
     assert get("fliptoons") is GAME
     assert GAME.default_policy == "fame_per_cost"
-    assert set(ALL_POLICIES + ["lookahead"]) == set(GAME.policy_names())
+    assert set(ALL_POLICIES + ["lookahead", "rules", "custom"]) == set(GAME.policy_names())
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

@@ -1,0 +1,701 @@
+"""FlipToons decisions: every choice a player makes, behind one interface the engine calls.
+
+The engine (``engine.py``) holds only the rules; whenever a player must choose it asks this module:
+
+- :func:`choose`: the next market action (hire a market slot, pay to dismiss a grid card, or end the
+  turn), for every policy but ``lookahead``; :func:`lookahead_choose` for a lookahead seat;
+- :func:`pig_destination`: whose deck a hired or dismissed Pig goes to;
+- :func:`grid_card_to_dismiss`: the card an Alligator or the Skunk dismisses;
+- :func:`takes_free_dismissal`: whether a Butterfly's free dismissal is taken;
+- :func:`horse_discards`: whether a Horse discards a market card.
+
+Built-in policies (``policies.py`` declares their codes and parameters) switch on column 0 of the policy
+matrix.  The ``rules`` and ``custom`` policies (docs/rules/fliptoons.md, "Decision view") see the same
+decision view: the decision features :data:`DECISION_FEATURES`, one ``count_<Card>`` per card, and one
+candidate row per legal market action with the columns :data:`CANDIDATE_COLUMNS`.  A rule list is
+interpreted by :func:`_rules_choice` over arrays (a new rule list or ``$param`` never recompiles); a
+custom scorer is called through a function pointer.  The sub-choices other than the market action use
+the documented default (the built-in, non-random choice) for both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from boardsim.games.fliptoons.cards import C_CBD, C_DCOST, C_RANK
+from boardsim.games.fliptoons.engine import (
+    A_DISMISS,
+    A_END,
+    ACTS,
+    CALL,
+    DECK,
+    DN,
+    DSTART,
+    DTOT,
+    END,
+    END_HORIZON,
+    FAME,
+    GF,
+    GK,
+    GN,
+    GS,
+    HORIZON,
+    INLINE,
+    INTERNAL,
+    LOGON,
+    MAXFAME,
+    NP,
+    POL_CUSTOM,
+    POL_FPC,
+    POL_HIGHEST,
+    POL_LOOKAHEAD,
+    POL_PRIORITY,
+    POL_RANDOM,
+    POL_RULES,
+    POL_SYNERGY,
+    R_GOAL,
+    ROUND,
+    SPEND,
+    TN,
+    WINNER,
+    State,
+    W,
+    _advance,
+    _apply,
+    _copy_state,
+    _dismiss_ok,
+    _fame,
+    _flip,
+    _hire_ok,
+    _mean_value,
+    _min_cards_ok,
+    _owned,
+)
+from boardsim.rng import below, next_u64, random, seed_state, shuffle
+from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
+
+FALLBACK = -2  # a simple policy defers to fame_per_cost
+__all__ = ["POL_LOOKAHEAD", "choose", "lookahead_choose", "pig_destination", "grid_card_to_dismiss",
+           "takes_free_dismissal", "horse_discards", "decision_features", "rule_actions", "CANDIDATE_COLUMNS"]
+
+
+# -- the decision view of the rules and custom policies ------------------------------------------------
+DECISION_FEATURES = ("round", "players", "fame", "spend", "actions", "leader_fame", "fame_rank", "deck_size",
+                     "mean_value", "toon_left", "market_cards", "hire_gain_per_cost")
+(F_ROUND, F_PLAYERS, F_FAME, F_SPEND, F_ACTIONS, F_LEADER, F_FAME_RANK, F_DECK, F_MEAN, F_TOON, F_MARKET,
+ F_HIRE_GPC) = range(12)
+ND = len(DECISION_FEATURES)  # then one count_<Card> per card, then the candidate's features
+CANDIDATE_COLUMNS = ("kind", "card", "price", "slot", "gain", "gain_per_cost", "value", "rank", "copies_left")
+(X_KIND, X_CARD, X_PRICE, X_SLOT, X_GAIN, X_GPC, X_VALUE, X_RANK, X_COPIES) = range(9)
+NX = len(CANDIDATE_COLUMNS)
+KIND_HIRE, KIND_DISMISS, KIND_PASS = 0.0, 1.0, 2.0
+NO_HIRE = -1000.0  # hire_gain_per_cost when fame_per_cost would hire nothing
+MIN_GAIN = -0.25  # fame_per_cost's default: a hire must gain more than this to be its choice
+
+ACT_HIRE, ACT_DISMISS, ACT_PASS = range(3)
+HIRE_ATTRS = ("best_gain_per_cost", "best_gain", "cheapest", "highest_rank", "highest_value")
+DISMISS_ATTRS = ("lowest_value", "best_gain_per_cost", "cheapest")
+# the candidate column each attribute target maximises, and its sign (-1: the smallest wins); first on ties.
+# Hire's best_gain_per_cost is fame_per_cost's own choice (the hire column's gain must beat MIN_GAIN too).
+HIRE_COL = np.array([X_GPC, X_GAIN, X_PRICE, X_RANK, X_VALUE], dtype=np.int64)
+HIRE_SIGN = np.array([1.0, 1.0, -1.0, 1.0, 1.0])
+DISMISS_COL = np.array([X_VALUE, X_GPC, X_PRICE], dtype=np.int64)
+DISMISS_SIGN = np.array([-1.0, 1.0, -1.0])
+
+# what a seat's rules read, so a decision computes only that (rule_flags per rule, seat_flags per seat)
+RF_CANDIDATE, RF_COPIES, RF_COUNTS = 1, 2, 4
+RF_ALL = RF_CANDIDATE | RF_COPIES | RF_COUNTS
+
+
+def count_feature(card: str) -> str:
+    """``count_<Card>``: the feature name of a card's owned count (other characters become ``_``)."""
+    return "count_" + re.sub(r"[^A-Za-z0-9_]", "_", card)
+
+
+def decision_features(card_names: Sequence[str]) -> tuple[str, ...]:
+    """Every name a rule condition may read, in the order of the feature vector."""
+    return DECISION_FEATURES + tuple(count_feature(n) for n in card_names) + CANDIDATE_COLUMNS[1:]
+
+
+def rule_actions(card_names: Sequence[str]) -> tuple[Action, ...]:
+    names = tuple(card_names)
+    return (
+        Action("hire", "target", "hire a market card: a card name (its leftmost affordable slot) or an attribute "
+               "picking among the affordable slots", names + HIRE_ATTRS),
+        Action("dismiss", "target", "pay to dismiss a face-up grid card: a card name (its first legal copy) or an "
+               "attribute picking among the legal dismissals", names + DISMISS_ATTRS),
+        Action("pass", "flag", "end the turn, hiring nothing"),
+    )
+
+
+def rule_flags(rules: RuleArrays, n_seats: int, custom_seats: Sequence[int], n_cards: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Per rule and per seat, which lazily computed features its conditions read (RF_* bits).
+
+    A custom seat's scorer gets every column, so it has them all."""
+    n_rules = rules.meta.shape[0]
+    per_rule = np.zeros(n_rules, dtype=np.int64)
+    for r in range(n_rules):
+        row = 2 * r
+        for op, arg in zip(rules.ops[row], rules.args[row], strict=True):
+            if op != OP_FEATURE:
+                continue
+            f = int(arg)
+            if f >= ND + n_cards:
+                per_rule[r] |= RF_CANDIDATE
+                if f == ND + n_cards + X_COPIES - 1:
+                    per_rule[r] |= RF_COPIES
+            elif f >= ND:
+                per_rule[r] |= RF_COUNTS
+    per_seat = np.zeros(n_seats, dtype=np.int64)
+    for s in range(n_seats):
+        lo, hi = rules.span[s]
+        for r in range(lo, hi):
+            per_seat[s] |= per_rule[r]
+        if s in custom_seats:
+            per_seat[s] = RF_ALL
+    return per_rule, per_seat
+
+
+class Users(NamedTuple):
+    """The rules and custom policies' inputs (from prepare) and their per-block scratch buffers."""
+
+    ops: np.ndarray  # rulelist.RuleArrays' fields
+    args: np.ndarray
+    meta: np.ndarray
+    span: np.ndarray
+    params: np.ndarray  # per seat: its $params, the params vector of its scorer
+    rule_flags: np.ndarray  # RF_* bits per rule
+    seat_flags: np.ndarray  # RF_* bits per seat
+    scorers: tuple  # custom.SCORERS: one scorer per seat (custom.no_scorer where none)
+    features: np.ndarray  # decision features, count_<Card>, then the candidate a rule's target picked
+    candidates: np.ndarray  # one row per legal action, CANDIDATE_COLUMNS
+    scores: np.ndarray
+    actions: np.ndarray  # each candidate row's engine action
+    stack: np.ndarray  # rulelist.evaluate's scratch
+    toon_counts: np.ndarray  # copies of each card in the toon deck
+
+
+@njit(cache=True, nogil=True)
+def users(R, scorers, K, Wd, maxc):
+    """The Users of a block of games: the rule arrays and scorers, and buffers sized once (never per decision)."""
+    ops, args, meta, span, params, rule_flags, seat_flags = R
+    rows = Wd + maxc + 1  # every market slot, every grid card, and passing
+    return Users(ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                 np.zeros(ND + K + NX - 1), np.zeros((rows, NX)), np.zeros(rows), np.zeros(rows, dtype=np.int64),
+                 np.zeros(STACK), np.zeros(K))
+
+
+@njit(**INLINE, **INTERNAL)
+def _user_choice(p, code, S, C, U):
+    """A rules or custom seat's market action: the decision view, then its rules or its scorer.
+
+    Inlined into the engine's game loop, and _rules_choice into it: a call passing the state, constants and
+    these arrays (each array is about ten arguments) cost a third of the games per second, for about 10% more
+    cold compile time inlined."""
+    pc, pv, sh, toon, mk = S.rows, S.seat, S.shared, S.toon, S.market
+    cards, rules, prices, val = C.cards, C.rules, C.prices, C.values
+    feat, cand, act = U.features, U.candidates, U.actions
+    K = cards.shape[0]
+    flags = U.seat_flags[p]
+    P = np.int64(sh[NP])
+    Wd = np.int64(sh[W])
+    m = _mean_value(p, pc, pv, val)
+    n = _owned(p, pv)
+    now = min(n, 6) * m
+    # candidates: the legal hires (slot order), the legal paid dismissals (grid order), passing
+    nr = 0
+    fpc_row = -1  # fame_per_cost's hire, with its default parameters
+    bs = -1e18
+    for s in range(Wd):
+        if _hire_ok(p, s, pv, mk, prices):
+            k = mk[0, s]
+            # fame_per_cost's expected grid-fame gain, the same expression (so the same bits)
+            gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
+            gpc = gain / _price_factor(prices[s], 1.0)
+            if gain > MIN_GAIN and gpc > bs:
+                bs = gpc
+                fpc_row = nr
+            _candidate(cand, nr, KIND_HIRE, k, prices[s], s, gain, gpc, val[k], cards[k, C_RANK])
+            act[nr] = s
+            nr += 1
+    nh = nr
+    if _min_cards_ok(p, pv, rules):
+        spend = pv[p, SPEND]
+        for g in range(pv[p, GN]):
+            k = pc[p, GK, g]
+            # engine._dismiss_ok past its deck-size test, without short-circuits (as _cheap_dismiss)
+            if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend):
+                gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now if n > 1 else 0.0
+                gpc = gain / _price_factor(cards[k, C_DCOST], 1.0)
+                _candidate(cand, nr, KIND_DISMISS, k, cards[k, C_DCOST], pc[p, GS, g], gain, gpc, val[k],
+                           cards[k, C_RANK])
+                act[nr] = A_DISMISS + g
+                nr += 1
+    nd = nr
+    if nd == 0:  # passing is the only legal action: nothing to decide, so no features to compute
+        return A_END
+    _candidate(cand, nr, KIND_PASS, -1, 0, -1, 0.0, 0.0, 0.0, -1)
+    cand[nr, X_COPIES] = 0.0
+    act[nr] = A_END
+    nr += 1
+    # decision features
+    leader = pv[0, FAME]
+    above = 0
+    for q in range(P):
+        leader = max(leader, pv[q, FAME])
+        if pv[q, FAME] > pv[p, FAME]:
+            above += 1
+    feat[F_ROUND] = sh[ROUND]
+    feat[F_PLAYERS] = P
+    feat[F_FAME] = pv[p, FAME]
+    feat[F_SPEND] = pv[p, SPEND]
+    feat[F_ACTIONS] = pv[p, ACTS]
+    feat[F_LEADER] = leader
+    feat[F_FAME_RANK] = 1 + above
+    feat[F_DECK] = n
+    feat[F_MEAN] = m
+    feat[F_TOON] = sh[TN]
+    n_mk = 0
+    for s in range(Wd):
+        if mk[0, s] >= 0:
+            n_mk += 1
+    feat[F_MARKET] = n_mk
+    feat[F_HIRE_GPC] = bs if fpc_row >= 0 else NO_HIRE
+    # the lazily computed parts, only for seats whose rules read them (and every custom seat)
+    if flags & RF_COUNTS:
+        for k in range(K):
+            feat[ND + k] = 0.0
+        for i in range(pv[p, DN]):
+            feat[ND + pc[p, DECK, i]] += 1.0
+        for i in range(pv[p, GN]):
+            feat[ND + pc[p, GK, i]] += 1.0
+    if flags & RF_COPIES:
+        tc = U.toon_counts
+        tc[:] = 0.0
+        for i in range(sh[TN]):
+            tc[toon[i]] += 1.0
+        for r in range(nd):
+            cand[r, X_COPIES] = tc[int(cand[r, X_CARD])]
+    if code == POL_CUSTOM:
+        sc = U.scores
+        U.scorers[p](feat[: ND + K], cand[:nr], U.params[p], sc[:nr])
+        best = 0
+        for i in range(1, nr):
+            if sc[i] > sc[best]:
+                best = i
+        return act[best]
+    return _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, U.ops, U.args, U.meta, U.span, U.params,
+                         U.rule_flags, U.stack)
+
+
+@njit(**INLINE, **INTERNAL)
+def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank):
+    """Row r of the candidate matrix, but copies_left (filled only when read)."""
+    cand[r, X_KIND] = kind
+    cand[r, X_CARD] = card
+    cand[r, X_PRICE] = price
+    cand[r, X_SLOT] = slot
+    cand[r, X_GAIN] = gain
+    cand[r, X_GPC] = gpc
+    cand[r, X_VALUE] = value
+    cand[r, X_RANK] = rank
+
+
+@njit(**INLINE, **INTERNAL)
+def _pick(cand, lo, hi, target, K, col, sign):
+    """The candidate row in [lo, hi) a target names: card ``target`` (< K) its first row, otherwise the row
+    with the largest ``sign * cand[row, col]`` (first on ties); -1 if none."""
+    best = -1
+    if target < K:
+        for r in range(lo, hi):
+            if cand[r, X_CARD] == target:
+                return r
+        return best
+    bv = -np.inf
+    for r in range(lo, hi):
+        v = sign * cand[r, col]
+        if v > bv:
+            bv = v
+            best = r
+    return best
+
+
+@njit(**INLINE, **INTERNAL)
+def _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, ops, args, meta, span, params, rule_flags, stack):
+    """The first rule whose target finds a legal candidate and whose condition holds; none: pass."""
+    lo, hi = span[p, 0], span[p, 1]
+    tail = ND + K
+    for r in range(lo, hi):
+        a = meta[r, 0]
+        t = meta[r, 1]
+        if a == ACT_PASS:
+            row = nd
+        elif a == ACT_HIRE:
+            if t == K:  # best_gain_per_cost: fame_per_cost's hire
+                row = fpc_row
+            else:
+                j = max(t - K, 0)
+                row = _pick(cand, 0, nh, t, K, HIRE_COL[j], HIRE_SIGN[j])
+        else:
+            j = max(t - K, 0)
+            row = _pick(cand, nh, nd, t, K, DISMISS_COL[j], DISMISS_SIGN[j])
+        if row < 0:
+            continue
+        if rule_flags[r] & RF_CANDIDATE:
+            for c in range(1, NX):
+                feat[tail + c - 1] = cand[row, c]
+        if evaluate(ops, args, 2 * r, feat, params[p], stack) != 0.0:
+            return act[row]
+    return A_END
+
+
+# -- sub-choices inside banners and hooks: a random seat picks at random, every other seat as documented ------
+@njit(**INLINE, **INTERNAL)
+def takes_free_dismissal(p, C, rng):
+    """Whether p takes a Butterfly's free dismissal of its target (always, except a random seat: a coin)."""
+    if int(C.policies[p, 0]) == POL_RANDOM:
+        return random(rng) < 0.5
+    return True
+
+
+@njit(**INLINE, **INTERNAL)
+def horse_discards(p, k, mean, C, rng):
+    """Whether p's Horse discards market card ``k``: one worth less than p's deck average ``mean``."""
+    if int(C.policies[p, 0]) == POL_RANDOM:
+        return random(rng) < 0.5
+    return C.values[k] < mean
+
+
+@njit(**CALL, **INTERNAL)
+def pig_destination(p, S, C, rng):
+    """Where p's Pig goes: a player's deck, or the toon deck (-1)."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    P = np.int64(sh[NP])
+    if P == 1:
+        return -1
+    if int(pol[p, 0]) == POL_RANDOM:
+        return below(rng, np.int64(P + 1)) - 1
+    # the opponent with the most fame this round (the leader), nearest seat first on ties
+    best = -1
+    bf = -(1 << 30)
+    for d in range(1, P):
+        q = (p + d) % P
+        if pv[q, FAME] > bf:
+            bf = pv[q, FAME]
+            best = q
+    return best
+
+
+@njit(**CALL, **INTERNAL)
+def grid_card_to_dismiss(p, slot, S, C, rng):
+    """The face-up, dismissable card of p's grid (in ``slot`` if slot >= 0) that an Alligator or Skunk
+    dismisses, or -1: the lowest-value one."""
+    pc, pv = S.rows, S.seat
+    cards, pol, val = C.cards, C.policies, C.values
+    n_ok = np.int64(0)  # typed from the start: a literal 0 would compile below() once more for it
+    best = -1
+    bv = 1e18
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
+            continue
+        if slot >= 0 and pc[p, GS, i] != slot:
+            continue
+        n_ok += 1
+        v = val[pc[p, GK, i]]
+        if v < bv:
+            bv = v
+            best = i
+    if n_ok <= 1 or int(pol[p, 0]) != POL_RANDOM:
+        return best
+    pick = below(rng, n_ok)
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
+            continue
+        if slot >= 0 and pc[p, GS, i] != slot:
+            continue
+        if pick == 0:
+            return i
+        pick -= 1
+    return best
+
+
+# -- built-in policies ----------------------------------------------------------------------------------
+@njit(**INLINE, **INTERNAL)
+def _cheap_dismiss(p, below_value, reserve, S, C):
+    """The lowest-value legal paid dismissal if it is junk (value <= below_value) and affordable."""
+    pc, pv = S.rows, S.seat
+    cards, rules, val = C.cards, C.rules, C.values
+    best = -1
+    bv = 1e18
+    if not _min_cards_ok(p, pv, rules):
+        return A_END
+    spend = pv[p, SPEND]
+    for g in range(pv[p, GN]):
+        # _dismiss_ok written out, and with non-short-circuit tests: one hard-to-predict branch, not four
+        k = pc[p, GK, g]
+        v = val[k]
+        if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend) & (v < bv):
+            bv = v
+            best = g
+    if best < 0 or bv > below_value:
+        return A_END
+    if pv[p, SPEND] - cards[pc[p, GK, best], C_DCOST] < reserve:
+        return A_END
+    return A_DISMISS + best
+
+
+@njit(**INLINE, **INTERNAL)
+def _price_factor(price, expo):
+    """price^expo with a floor of 1; the common expo = 1 skips pow()."""
+    x = max(1.0, float(price))
+    return x if expo == 1.0 else x ** expo
+
+
+@njit(**INLINE, **INTERNAL)
+def _fpc(p, min_gain, expo, below_value, reserve, S, C):
+    """Greedy: the hire or junk dismissal that most raises expected grid fame per fame spent.
+
+    A deck of n cards with mean value m shows about min(n, 6) * m fame; a hire or a dismissal is
+    scored by the change of that estimate divided by price^expo.  Unspent fame is lost at Cleanup,
+    so a slightly negative ``min_gain`` still buys near-average cards (and keeps the market moving).
+    """
+    pc, pv, dism, sh, toon, mk = S
+    cards, prices, val = C.cards, C.prices, C.values
+    m = _mean_value(p, pc, pv, val)
+    n = _owned(p, pv)
+    now = min(n, 6) * m
+    best = A_END
+    bs = -1e18
+    spend = pv[p, SPEND]
+    for s in range(np.int64(sh[W])):
+        # Scored whether or not the slot is open and affordable (an empty slot reads some card's value),
+        # then one combined, non-short-circuit test: data-dependent branches here mispredict often.
+        k = mk[0, s]
+        gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
+        score = gain / _price_factor(prices[s], expo)
+        if (k >= 0) & (prices[s] <= spend) & (not gain <= min_gain) & (score > bs):
+            bs = score
+            best = s
+    d = _cheap_dismiss(p, below_value, reserve, S, C)
+    if d != A_END and n > 1:
+        k = pc[p, GK, d - A_DISMISS]
+        gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now
+        score = gain / _price_factor(cards[k, C_DCOST], expo)
+        if gain > 0 and score > bs:
+            best = d
+    return best
+
+
+@njit(**CALL, **INTERNAL)
+def _quick_fame(p, extra, seed, n_flips, S, C, X):
+    """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
+    pc, pv, dism, sh, toon, mk = S
+    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng = X
+    xsh[:] = 0
+    xsh[NP] = 1
+    xsh[W] = sh[W]
+    for r in range(mk.shape[0]):  # element loops: an array-to-array slice copy needs NRT
+        for s in range(mk.shape[1]):
+            xmk[r, s] = mk[r, s]
+    for k in range(dism.shape[1]):
+        xdism[0, k] = dism[p, k]
+    tot = 0
+    XS = State(xpc, xpv, xdism, xsh, xtoon, xmk)
+    XO = (xstt, xrf, xlog)
+    p0 = np.int64(0)
+    for j in range(n_flips):
+        seed_state(seed + np.uint64(j), rng)
+        xpv[0, :] = 0
+        xpv[0, DTOT] = pv[p, DTOT]
+        xpv[0, DSTART] = pv[p, DSTART]
+        n = 0
+        for i in range(pv[p, DN]):
+            xpc[0, DECK, n] = pc[p, DECK, i]
+            n += 1
+        for i in range(pv[p, GN]):
+            xpc[0, DECK, n] = pc[p, GK, i]
+            n += 1
+        if extra >= 0:
+            xpc[0, DECK, n] = extra
+            n += 1
+        xpv[0, DN] = n
+        # Snake draws a random unseen toon card in these estimates.
+        tn = sh[TN]
+        for i in range(tn):
+            xtoon[i] = toon[i]
+        shuffle(rng, xtoon, np.int64(tn))
+        xsh[TN] = tn
+        _flip(p0, XS, C, XO, rng)
+        tot += _fame(p0, XS, C)
+    return tot / max(1, n_flips)
+
+
+@njit(**CALL, **INTERNAL)
+def _synergy(p, S, C, X, rng):
+    pc, pv, dism, sh, toon, mk = S
+    prices, pol = C.prices, C.policies
+    flips = max(1, int(pol[p, 1]))
+    expo = pol[p, 2]
+    min_gain = pol[p, 3]
+    seed = next_u64(rng)
+    base = _quick_fame(p, np.int64(-1), seed, flips, S, C, X)
+    best = -1
+    bs = 0.0
+    for s in range(np.int64(sh[W])):
+        if _hire_ok(p, s, pv, mk, prices):
+            gain = _quick_fame(p, np.int64(mk[0, s]), seed, flips, S, C, X) - base
+            if gain <= min_gain:
+                continue
+            score = gain / _price_factor(prices[s], expo)
+            if score > bs:
+                bs = score
+                best = s
+    # A junk dismissal competes in the same units: a grid of 6 gains about 6x the deck-mean change.
+    d = _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
+    n = _owned(p, pv)
+    if d != A_END and n > 1:
+        cards, val = C.cards, C.values
+        k = pc[p, GK, d - A_DISMISS]
+        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / _price_factor(cards[k, C_DCOST], expo)
+        if score > bs:
+            return d
+    return best
+
+
+@njit(**CALL, **INTERNAL)
+def _simple_policy(p, code, S, C, rng):
+    """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
+    pol = C.policies
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, prio = C.cards, C.rules, C.prices, C.priority
+    Wd = np.int64(sh[W])
+    if code == POL_RANDOM:
+        n = np.int64(1)  # typed from the start, as in grid_card_to_dismiss
+        for s in range(Wd):
+            if _hire_ok(p, s, pv, mk, prices):
+                n += 1
+        for g in range(pv[p, GN]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
+                n += 1
+        pick = below(rng, n)
+        if pick == 0:
+            return A_END
+        pick -= 1
+        for s in range(Wd):
+            if _hire_ok(p, s, pv, mk, prices):
+                if pick == 0:
+                    return s
+                pick -= 1
+        for g in range(pv[p, GN]):
+            if _dismiss_ok(p, g, pc, pv, cards, rules):
+                if pick == 0:
+                    return A_DISMISS + g
+                pick -= 1
+        return A_END
+    if code == POL_HIGHEST:
+        best = -1
+        for s in range(Wd):
+            if _hire_ok(p, s, pv, mk, prices):
+                if best < 0 or cards[mk[0, s], C_RANK] > cards[mk[0, best], C_RANK]:
+                    best = s
+        return best
+    if code == POL_PRIORITY:
+        for j in range(prio.shape[1]):
+            k = prio[p, j]
+            if k < 0:
+                break
+            for s in range(Wd):
+                if mk[0, s] == k and _hire_ok(p, s, pv, mk, prices):
+                    return s
+        if pol[p, 1] == 0:
+            return FALLBACK
+        return A_END
+    return FALLBACK
+
+
+@njit(**INLINE, **INTERNAL)
+def choose(p, S, C, X, U, rng):
+    """The next market action of seat p (a lookahead seat plays fame_per_cost here, inside playouts).
+
+    One call site for fame_per_cost (inlined): every call that passes the state tuples costs
+    reference-count work on each array they hold.
+    """
+    pol = C.policies
+    code = int(pol[p, 0])
+    min_gain, expo, below_value, reserve = -0.25, 1.0, 0.5, 0.0
+    if code == POL_FPC:
+        min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
+    elif code == POL_SYNERGY:
+        return _synergy(p, S, C, X, rng)
+    elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
+        a = _simple_policy(p, code, S, C, rng)
+        if a != FALLBACK:
+            return a
+    elif code == POL_RULES or code == POL_CUSTOM:
+        return _user_choice(p, code, S, C, U)
+    # fame_per_cost, priority's fallback, and lookahead seats inside playouts
+    return _fpc(p, min_gain, expo, below_value, reserve, S, C)
+
+
+# Inlined into the engine's _play_block (and that into _play_range) at the IR level: as separate functions
+# each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
+@njit(cache=True, nogil=True, inline='always')
+def lookahead_choose(p, S, C, X, U, L, rng):
+    """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
+    pc, pv, dism, sh, toon, mk = S
+    cards, rules, prices, pol, prio, val = C
+    S2, O2 = L
+    n_play = max(1, int(pol[p, 1]))
+    horizon = int(pol[p, 2])
+    Wd = np.int64(sh[W])
+    cands = np.empty(Wd + 2, dtype=np.int64)
+    nc = 0
+    for s in range(Wd):
+        if _hire_ok(p, s, pv, mk, prices):
+            cands[nc] = s
+            nc += 1
+    d = _cheap_dismiss(p, 1e9, 0.0, S, C)
+    if d != A_END:
+        cands[nc] = d
+        nc += 1
+    cands[nc] = A_END
+    nc += 1
+    if nc == 1:
+        return A_END
+    base = next_u64(rng)
+    rng2 = np.empty(4, dtype=np.uint64)
+    best = np.int64(A_END)  # typed from the start: a literal would compile _apply once more for it
+    bv = -1.0
+    for c in range(nc):
+        tot = 0.0
+        for j in range(n_play):
+            _copy_state(S, S2)
+            s2 = S2.shared
+            s2[LOGON] = 0
+            s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
+            seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
+            shuffle(rng2, S2.toon, np.int64(s2[TN]))  # the toon deck order is unseen
+            _apply(p, cands[c], S2, C, O2, rng2)
+            _advance(S2, C, O2, X, U, rng2, np.int64(0))
+            pv2 = S2.seat
+            if s2[END] == END_HORIZON and s2[NP] == 1:
+                tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))
+            else:
+                nw = 0
+                for q in range(s2[NP]):
+                    nw += pv2[q, WINNER]
+                if pv2[p, WINNER] and nw > 0:
+                    tot += 1.0 / nw
+        mean = tot / n_play
+        if mean > bv:
+            bv = mean
+            best = cands[c]
+    return best
+
