@@ -77,3 +77,4 @@ def test_labels_show_a_name_or_a_digest_of_the_rules():
     assert a.label().startswith("rules(rules#") and a.label().endswith(",t=7)") and a.label() != b.label()
     assert Seat("rules", {"name": "tiger-rush", "rules": [], "t": 7}).label() == "tiger-rush(t=7)"
     assert Seat("custom", {"function": "my.bots:greedy"}).label() == "custom(function=greedy)"
+    assert Seat("custom", {"function": "my.bots:greedy", "name": "mine", "w": 2}).label() == "mine(w=2)"

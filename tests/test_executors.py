@@ -125,3 +125,20 @@ def test_cli_reports_a_bad_executor_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: --executor: unknown executor 'mpi' (known: local, processes, dask)",
                    "error: --executor: dask needs --scheduler tcp://host:port, --scheduler-file FILE or --dask-local N"]
+
+
+def test_a_custom_scorer_plays_the_same_on_every_executor(dask_client, pool, tmp_path):
+    # workers import the scorer again from its "module:function" path
+    sc = parse({"name": "custom-everywhere", "game": "fliptoons", "players": 2, "games": GAMES, "seed": 4,
+                "chunk_size": CHUNK, "seats": [
+                    {"policy": "custom", "params": {"function": "tests.games.fliptoons.scorers:fame_per_cost"}},
+                    {"policy": "priority"}]})
+    local = boardsim.sweep(sc, out=tmp_path / "local", progress=False)
+    same_tables(local, boardsim.sweep(sc, out=tmp_path / "dask", progress=False,
+                                      executor=DaskExecutor(client=dask_client)))
+    same_tables(local, boardsim.sweep(sc, out=tmp_path / "pool", progress=False, executor=pool))
+    # and it is the built-in it reproduces
+    builtin = boardsim.sweep(parse({**sc.raw, "name": "builtin", "seats": [{"policy": "fame_per_cost"},
+                                                                           {"policy": "priority"}]}),
+                             out=tmp_path / "builtin", progress=False)
+    assert local.summary["wins"].tolist() == builtin.summary["wins"].tolist()

@@ -221,6 +221,8 @@ class Seat:
                     parts.append(f"rules#{stable_hash(v)[:6]}")
                 continue
             if k == "function":
+                if "name" in self.params:
+                    continue
                 v = getattr(v, "__name__", v) if not isinstance(v, str) else v.rpartition(":")[2]
             parts.append(f"{k}={v}")
         return f"{head}({','.join(parts)})" if parts else head
@@ -472,16 +474,23 @@ class Game(ABC):
     rule_actions: tuple[Action, ...] = ()
     rule_features: tuple[str, ...] = ()
 
-    def seat_rules(self, seats: Sequence[Seat]) -> RuleArrays:
-        """Every seat's compiled rules and ``$params`` (BadInput keyed ``seats[i].params.rules[j]...``)."""
+    def seat_rules(self, seats: Sequence[Seat], actions: Sequence[Action] | None = None,
+                   features: Sequence[str] | None = None) -> RuleArrays:
+        """Every seat's compiled rules and ``$params`` (BadInput keyed ``seats[i].params.rules[j]...``).
+
+        ``actions`` and ``features`` default to the game's own; a game whose targets or features depend on
+        the cell (its card names) passes that cell's.
+        """
+        actions = self.rule_actions if actions is None else actions
+        features = self.rule_features if features is None else features
         per_seat: list[list | None] = []
         values: list[dict[str, float] | None] = []
         for i, seat in enumerate(seats):
             pol = self.policy(seat.policy)
             values.append(rule_params(seat.params, [o.name for o in pol.params]) if pol.open else None)
             if pol.open and any(o.kind == "rules" for o in pol.params):
-                per_seat.append(compile_rules(seat.params.get("rules"), self.rule_actions, self.rule_features,
-                                              values[-1], f"seats[{i}].params.rules"))
+                per_seat.append(compile_rules(seat.params.get("rules"), actions, features, values[-1],
+                                              f"seats[{i}].params.rules"))
             else:
                 per_seat.append(None)
         return pack_seats(per_seat, values)

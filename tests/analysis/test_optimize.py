@@ -62,3 +62,15 @@ def test_supported_precision_follows_the_indistinguishable_candidates():
     # a wide interval makes every candidate indistinguishable: coarser steps
     steps = supported_precision(tried, np.array([1.0, 5.0]), 0.30, 0.2, np.array([3.0, 7.0]), [False, True])
     assert steps == [1.0, 1.0]
+
+
+def test_improves_a_rule_threshold_that_starts_deliberately_bad():
+    # a FlipToons rule list that hires nothing before round $start: start = 14 wastes most of the game
+    import boardsim
+
+    mine = boardsim.rules_policy([{"hire": "best_gain_per_cost", "if": "round >= $start"}], start=14)
+    r = boardsim.optimize("fliptoons", [mine, "fame_per_cost"], 0, {"start": [1, 14]}, players=2, games=400,
+                          check_games=4000, maxiter=3, popsize=4, seed=3)
+    start, best = r.check.set_index("which").loc["start"], r.check.set_index("which").loc["best"]
+    assert best["win_lo"] > start["win_hi"]
+    assert r.best["start"] < 14 and r.improvement["effect_lo"] > 0  # paired on the same fresh deals

@@ -101,8 +101,7 @@ class FlipToons(Game):
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
         """The rules seats' compiled rules and every open seat's $params (engine.RULE_ARRAYS); checks custom
         scorers too, so a bad function fails here, before any game."""
-        view = _DecisionView(self, names)
-        arrays = Game.seat_rules(view, seats)  # type: ignore[arg-type]
+        arrays = self.seat_rules(seats, decide.rule_actions(names), decide.decision_features(names))
         self.seat_scorers(seats)
         custom_seats = [i for i, s in enumerate(seats) if s.policy == "custom"]
         rule_flags, seat_flags = decide.rule_flags(arrays, len(seats), custom_seats, len(names))
@@ -155,15 +154,6 @@ class FlipToons(Game):
             200_000, R, self._users(prepared),
         )
         return format_trace(prepared, score[0], win[0], game_out[0], log)
-
-
-class _DecisionView:
-    """What ``Game.seat_rules`` reads of a game, for one cell's card names (a card file may rename cards)."""
-
-    def __init__(self, game: FlipToons, names: Sequence[str]):
-        self.policy = game.policy
-        self.rule_actions = decide.rule_actions(names)
-        self.rule_features = decide.decision_features(names)
 
 
 GAME = FlipToons()
