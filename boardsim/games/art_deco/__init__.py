@@ -12,12 +12,14 @@ import pandas as pd
 from boardsim.errors import BadInput
 from boardsim.games.art_deco import balance, engine, rules
 from boardsim.games.art_deco import cards as _cards
-from boardsim.games.art_deco.decide import ACTIONS, FEATURES, POLICIES, POLICY_WIDTH
+from boardsim.games.art_deco.decide import ACTIONS, FEATURES, POLICIES, POLICY_WIDTH, RuleTables, rule_tables
 from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.base import Game, Prepared, Seat, stable_hash
 from boardsim.rulelist import RuleArrays
 
-RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)  # the rule arrays as Prepared.arrays names
+# the rule arrays and rule tables as Prepared.arrays names
+RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
+TABLE_KEYS = tuple("table_" + f for f in RuleTables._fields)
 
 
 class ArtDeco(Game):
@@ -62,8 +64,12 @@ class ArtDeco(Game):
             "rules": rules.encode_rules(resolved, debug),
             "deck": deck,
             "policies": self.policy_matrix(seats, POLICY_WIDTH),
-            **dict(zip(RULE_KEYS, self.seat_rules(seats), strict=True)),
         }
+        rule_arrays = self.seat_rules(seats)
+        arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
+        tables = rule_tables(arrays["policies"], rule_arrays, arrays["rules"], deck,
+                             engine.collection_capacity(arrays["rules"]))
+        arrays.update(zip(TABLE_KEYS, tables, strict=True))
         self.seat_scorers(seats)  # a custom scorer that cannot be called fails here, before any game
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
 
@@ -88,12 +94,13 @@ class ArtDeco(Game):
 
 
 def _inputs(prepared: Prepared) -> tuple:
-    """The rule vector, deck, policy matrix and rule arrays as the compiled engine's signature takes them
+    """The rule vector, deck, policy matrix, rule tables and rule arrays as the compiled engine takes them
     (C-contiguous and writeable, e.g. after a worker unpickles them)."""
     def arr(name: str) -> np.ndarray:
         return np.require(prepared[name], requirements=["C", "W"])
 
-    return arr("rules"), arr("deck"), arr("policies"), RuleArrays(*(arr(k) for k in RULE_KEYS))
+    return (arr("rules"), arr("deck"), arr("policies"), RuleTables(*(arr(k) for k in TABLE_KEYS)),
+            RuleArrays(*(arr(k) for k in RULE_KEYS)))
 
 
 def _check_playable(n_players: int, resolved: Mapping[str, Any], deck: np.ndarray) -> None:

@@ -20,7 +20,9 @@ docs/rules/art-deco.md, "Decision view (rules and custom policies)".
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
 from boardsim.games.art_deco import rules as R
@@ -36,7 +38,7 @@ from boardsim.games.art_deco.state import (
     price,
 )
 from boardsim.games.base import Option, Policy, custom_policy, rules_policy
-from boardsim.rulelist import Action, evaluate
+from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
 
 RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM = range(7)
 
@@ -255,14 +257,16 @@ def sell_margin(pol, seat):
 @njit(cache=True, nogil=True)
 def may_sell(pol, seat, sale_factor):
     """Whether ``seat`` can ever sell: at a sale factor <= 1 no card sells above its value, so a
-    deterministic built-in sells only with a margin <= 0; random, rules and custom seats may."""
+    deterministic built-in sells only with a margin <= 0; random and custom seats may."""
     code = int(pol[seat, 0])
-    return code == RANDOM or code >= RULES or sale_factor > 1.0 or sell_margin(pol, seat) <= 0
+    if code == RULES:  # unless its sell rules can never hold (rule_tables)
+        return pol[seat, P_MAY_SELL] != 0.0
+    return code == RANDOM or code == CUSTOM or sale_factor > 1.0 or sell_margin(pol, seat) <= 0
 
 
 # == the three decisions the engine asks for =================================================================
 @njit(cache=True, nogil=True, inline="always")
-def auction_start(S, st, pol, n_players, q, value, max_bid):
+def auction_start(S, st, pol, T, n_players, q, value, max_bid):
     """Seat ``q``'s limits for the auction of a card of ``value`` (``max_bid``: ceiling and credit).
 
     Cash, cards and standings stay fixed during an auction, so each seat's spending limit, the leader
@@ -276,6 +280,10 @@ def auction_start(S, st, pol, n_players, q, value, max_bid):
         lo, hi = bid_limits(pol, q, value, st[q, C_CARDS], max_bid)
         S.aux[q, A_LIM] = lo
         S.aux[q, A_LIM_LEADER] = hi
+    elif S.codes[q, 2] != 0:  # a rule list's limits from its tables
+        i = T.vidx[value]
+        S.aux[q, A_LIM] = min(max_bid, T.bid[q, 0, i, st[q, C_CARDS]])
+        S.aux[q, A_LIM_LEADER] = min(max_bid, T.bid[q, 1, i, st[q, C_CARDS]])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -287,7 +295,7 @@ def bid(S, st, pol, rules, rl, scorers, n_players, s, r, rnd, pile, value, min_b
     code = S.codes[s, 0]
     if code == RANDOM:
         return choose_bid(pol, s, r, value, min_bid, S.aux[s, A_MAX], st[s, C_CARDS], False)
-    if code < RULES:  # choose_bid's reservation rule: the minimum bid while it is within the limit
+    if code < RULES or S.codes[s, 2] != 0:  # the minimum bid while it is within the auction's limit
         lim = S.aux[s, A_LIM_LEADER] if high == S.aux[s, A_LEADER] else S.aux[s, A_LIM]
         return min_bid if min_bid <= lim else -1
     if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
@@ -296,11 +304,13 @@ def bid(S, st, pol, rules, rl, scorers, n_players, s, r, rnd, pile, value, min_b
 
 
 @njit(cache=True, nogil=True, inline="always")
-def buy(S, st, pol, rules, rl, scorers, n_players, p, r, rnd, pile, value, cost):
+def buy(S, st, pol, T, rules, rl, scorers, n_players, p, r, rnd, pile, value, cost):
     """Whether the auction winner ``p`` buys a shown card of ``value`` at ``cost`` (which it can pay)."""
     code = S.codes[p, 0]
     if code < RULES:
         return wants_direct(pol, p, r, value, cost, st[p, C_CARDS])
+    if S.codes[p, 3] != 0:
+        return T.buy[p, T.vidx[value], st[p, C_CARDS]] != 0
     return _open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost)
 
 
@@ -447,7 +457,7 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
     cand[i, K_SLOT] = slot
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
     f = S.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
@@ -466,7 +476,7 @@ def _open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid
     return min_bid if _best(scorers[s], f, S.cand, 2, rl.params[s], S.scores) == 1 else -1
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
     f = S.feats[p]
     _view(f, st, rules, n_players, p, rnd, pile, BUY)
@@ -481,7 +491,7 @@ def _open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
     return _best(scorers[p], f, S.cand, 2, rl.params[p], S.scores) == 1
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _target(S, p, n_cards, rnd, sale_factor, target):
     """The sellable card (acquired before ``rnd``) a ``sell`` rule's target picks; first on ties; -1: none."""
     pick = -1
@@ -504,7 +514,7 @@ def _target(S, p, n_cards, rnd, sale_factor, target):
     return pick
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def _open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
     n_cards = st[p, C_CARDS]
     n_ok = 0
@@ -547,3 +557,135 @@ def _open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
             n += 1
     best = _best(scorers[p], f, S.cand, n, rl.params[p], S.scores)
     return -1 if best == 0 else int(S.cand[best, K_SLOT])
+
+
+# == rule lists as tables ====================================================================================
+# A rule list's bid and buy answers usually depend on little: the card's value and the cards the seat holds
+# (and the cell's constants and $params).  For such a list ``prepare`` works every answer out once, into
+# tables the engine looks up as cheaply as a built-in reads its reservation price; a list reading anything
+# else (cash, the round, the high bid...) is interpreted at each decision.  Either way the answers are the
+# interpreter's own, so results do not depend on which path a seat takes.
+BID_TABLE_FEATURES = frozenset({F_DECISION, F_VALUE, F_CARDS, F_NEEDED, F_MIN_CARDS, F_LEADER_IS_HIGH})
+BUY_TABLE_FEATURES = frozenset({F_DECISION, F_VALUE, F_PRICE, F_GAIN, F_CARDS, F_NEEDED, F_MIN_CARDS})
+SELL_DOMAIN_FEATURES = BUY_TABLE_FEATURES
+MAX_TABLE = 1 << 16  # table cells (distinct card values x collection sizes) per seat; beyond it, interpret
+# policy-matrix columns of a rules seat (its numbers travel in the rule arrays instead)
+P_BID_TABLE, P_BUY_TABLE, P_MAY_SELL = 1, 2, 3
+
+
+class RuleTables(NamedTuple):
+    """Rule-list answers worked out before play, indexed by a card value's index and the cards held."""
+
+    vidx: np.ndarray  # (max value + 1,) int64: a value's column (-1: not in the deck)
+    bid: np.ndarray  # (P, 2, values, cap + 1) int64: the highest bid, leader not / leader holding the high bid
+    buy: np.ndarray  # (P, values, cap + 1) int64: 1 when the seat buys a shown card of that value
+
+
+def _reads(rl: RuleArrays, seat: int, actions: tuple[int, ...]) -> set[int]:
+    """The features the seat's rules of ``actions`` read, in their conditions or amounts."""
+    out: set[int] = set()
+    for r in range(rl.span[seat, 0], rl.span[seat, 1]):
+        if rl.meta[r, 0] in actions:
+            for row in (2 * r, 2 * r + 1):
+                out |= {int(a) for op, a in zip(rl.ops[row], rl.args[row], strict=True) if op == OP_FEATURE}
+    return out
+
+
+def rule_tables(pol: np.ndarray, rl: RuleArrays, rules_vec: np.ndarray, deck: np.ndarray, cap: int) -> RuleTables:
+    """Mark each rules seat's table and sale columns in ``pol`` and build its tables (see above)."""
+    n = pol.shape[0]
+    values = np.unique(deck)
+    vidx = np.full(int(values[-1]) + 1, -1, dtype=np.int64)
+    vidx[values] = np.arange(values.size)
+    small = values.size * (cap + 1) <= MAX_TABLE
+    for q in range(n):
+        if int(pol[q, 0]) != RULES:
+            continue
+        pol[q, P_BID_TABLE] = small and _reads(rl, q, (ACT_BID_UP_TO, ACT_PASS)) <= BID_TABLE_FEATURES
+        pol[q, P_BUY_TABLE] = small and _reads(rl, q, (ACT_BUY_UP_TO, ACT_DECLINE)) <= BUY_TABLE_FEATURES
+        pol[q, P_MAY_SELL] = 1.0
+    shape = (values.size, cap + 1) if small else (0, 0)
+    tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64))
+    if small:
+        _fill_tables(pol, rl, rules_vec, values, tables)
+    for q in range(n):  # a seat whose sell rules can never hold never sells: skip its sales, as for a built-in
+        if int(pol[q, 0]) == RULES and small and _reads(rl, q, (ACT_SELL,)) <= SELL_DOMAIN_FEATURES:
+            pol[q, P_MAY_SELL] = _may_sell(rl, q, rules_vec, values, cap)
+    return tables
+
+
+@njit(cache=True, nogil=True)
+def _fill_tables(pol, rl, rules, values, T):
+    f = np.zeros(N_FEATURES)
+    stack = np.zeros(STACK)
+    min_cards = int(rules[R.R_MIN_CARDS])
+    direct_factor = rules[R.R_DIRECT_FACTOR]
+    for q in range(pol.shape[0]):
+        if int(pol[q, 0]) != RULES:
+            continue
+        params = rl.params[q]
+        for i in range(values.size):
+            v = values[i]
+            for n in range(T.bid.shape[3]):
+                f[:] = 0.0
+                f[F_VALUE] = v
+                f[F_CARDS] = n
+                f[F_NEEDED] = max(0, min_cards - n)
+                f[F_MIN_CARDS] = min_cards
+                if pol[q, P_BID_TABLE] != 0:
+                    f[F_DECISION] = BID
+                    for lead in range(2):
+                        f[F_LEADER_IS_HIGH] = lead
+                        T.bid[q, lead, i, n] = _bid_limit(rl, q, f, params, stack)
+                    f[F_LEADER_IS_HIGH] = 0.0
+                if pol[q, P_BUY_TABLE] != 0:
+                    cost = price(v, direct_factor)
+                    f[F_DECISION] = BUY
+                    f[F_PRICE] = cost
+                    f[F_GAIN] = v - cost
+                    T.buy[q, i, n] = _up_to(rl, q, f, stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
+
+
+@njit(cache=True, nogil=True)
+def _bid_limit(rl, s, f, params, stack):
+    """The highest bid the seat's bid rules allow: the first holding ``bid_up_to`` rule whose amount reaches
+    the minimum bid is taken, so a minimum bid is made exactly when it is <= the largest amount (rounded
+    down with the slack) among the holding ``bid_up_to`` rules before the first holding ``pass``."""
+    best = -1
+    for r in range(rl.span[s, 0], rl.span[s, 1]):
+        act = rl.meta[r, 0]
+        if act == ACT_BID_UP_TO:
+            if evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0:
+                a = evaluate(rl.ops, rl.args, 2 * r + 1, f, params, stack) + SLACK
+                if a == a:  # NaN allows no bid
+                    best = max(best, int(math.floor(min(a, 1e15))))
+        elif act == ACT_PASS:
+            if evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0:
+                break
+    return max(best, -1)
+
+
+@njit(cache=True, nogil=True)
+def _may_sell(rl, q, rules, values, cap):
+    """Whether any of the seat's sell rules can hold for some card value and collection size."""
+    f = np.zeros(N_FEATURES)
+    stack = np.zeros(STACK)
+    min_cards = int(rules[R.R_MIN_CARDS])
+    sale_factor = rules[R.R_SALE_FACTOR]
+    for r in range(rl.span[q, 0], rl.span[q, 1]):
+        if rl.meta[r, 0] != ACT_SELL:
+            continue
+        for v in values:
+            for n in range(1, cap + 1):
+                c = price(v, sale_factor)
+                f[:] = 0.0
+                f[F_DECISION] = SELL
+                f[F_VALUE] = v
+                f[F_PRICE] = c
+                f[F_GAIN] = c - v
+                f[F_CARDS] = n
+                f[F_NEEDED] = max(0, min_cards - n)
+                f[F_MIN_CARDS] = min_cards
+                if evaluate(rl.ops, rl.args, 2 * r, f, rl.params[q], stack) != 0.0:
+                    return True
+    return False

@@ -128,7 +128,7 @@ def _remove_card(cval, cround, st, p, k):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_game(seed, n_players, rules, deck, pol, rl, scorers, st, score, win, S, log):
+def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
     Every choice a seat makes is asked of ``decide`` (``pol``: the built-in policy rows; ``rl``: the
@@ -210,7 +210,7 @@ def play_game(seed, n_players, rules, deck, pol, rl, scorers, st, score, win, S,
             n_passed = 0
             for q in range(n_players):
                 passed[q] = False
-                D.auction_start(S, st, pol, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
+                D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
                 if high < 0 and n_passed == n_players:
@@ -263,7 +263,7 @@ def play_game(seed, n_players, rules, deck, pol, rl, scorers, st, score, win, S,
                     cost = price(c, direct_factor)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                     affordable = cost <= D.spend_limit(st, high, credit)
-                    if affordable and D.buy(S, st, pol, rules, rl, scorers, n_players, high, r, rnd, tail - head, c,
+                    if affordable and D.buy(S, st, pol, T, rules, rl, scorers, n_players, high, r, rnd, tail - head, c,
                                             cost):
                         st[high, C_CASH] -= cost
                         st[high, C_PAID] += cost
@@ -347,13 +347,16 @@ def collection_capacity(rules):
 
 
 @njit(cache=True, nogil=True)
-def _play_range(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out, log):
+def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log):
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
     cap = collection_capacity(rules)
-    codes = np.empty((n_players, 2), dtype=np.int64)
+    codes = np.zeros((n_players, 4), dtype=np.int64)
     for q in range(n_players):
         codes[q, 0] = int(pol[q, 0])
         codes[q, 1] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
+        if codes[q, 0] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
+            codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
+            codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
     S = Scratch(
         np.empty(deck.shape[0], dtype=np.int64),
         np.empty((n_players, cap), dtype=np.int64),
@@ -368,12 +371,12 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, sc
         np.zeros(cap + 1, dtype=np.float64),
         np.zeros(STACK, dtype=np.float64),
     )
-    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out,
+    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
                        log, S)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _play_games(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out, log,
+def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
                 S):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
     arrays and taking the per-game row views costs no reference counting."""
@@ -381,7 +384,7 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, sc
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         rounds, end, n_log, left, unsold = play_game(
-            seed, n_players, rules, deck, pol, rl, scorers, seat_out[i], score[i], win[i], S, log,
+            seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
         )
         game_out[i, 0] = rounds
         game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
@@ -392,7 +395,7 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, sc
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def play_batch_kernel(key, first, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out):
+def play_batch_kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell; each writes only its own rows."""
     n = score.shape[0]
     n_blocks = min(n, 256)
@@ -400,19 +403,19 @@ def play_batch_kernel(key, first, n_players, rules, deck, pol, rl, scorers, scor
     for b in prange(n_blocks):
         lo = b * n // n_blocks
         hi = (b + 1) * n // n_blocks
-        _play_range(key, first, lo, hi, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out,
+        _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
                     no_log)
 
 
 @njit(cache=True, nogil=True)
-def trace_kernel(key, index, n_players, rules, deck, pol, rl, scorers, max_events):
+def trace_kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events):
     """One game with its event log, through the same ``play_game``."""
     score = np.zeros((1, n_players), dtype=np.int64)
     win = np.zeros((1, n_players), dtype=np.float64)
     seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, rl, scorers, score, win, seat_out, game_out,
+    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
                         log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
 
@@ -426,7 +429,9 @@ _C1I = types.int64[::1]
 _C2F = types.float64[:, ::1]
 _C2I = types.int64[:, ::1]
 RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
-_ARGS = (types.uint64, _I64, _I64, _C1F, _C1I, _C2F, RULE_ARRAYS, custom.SCORERS)
+RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
+                                          np.zeros((1, 1, 1), np.int64)))
+_ARGS = (types.uint64, _I64, _I64, _C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS, custom.SCORERS)
 BATCH_SIG = _ARGS + (_C2I, _C2F, types.int64[:, :, ::1], _C2I)
 TRACE_SIG = _ARGS + (_I64,)
 _COMPILING = threading.Lock()
@@ -442,12 +447,13 @@ def _compiled(kernel, sig):
     return kernel
 
 
-def play_batch(key, first, n_players, rules, deck, pol, rl: RuleArrays, scorers, score, win, seat_out, game_out):
+def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, score, win, seat_out,
+               game_out):
     """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``)."""
-    _compiled(play_batch_kernel, BATCH_SIG)(key, first, n_players, rules, deck, pol, rl, scorers, score, win, seat_out,
-                                      game_out)
+    kernel = _compiled(play_batch_kernel, BATCH_SIG)
+    kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
 
 
-def trace_game(key, index, n_players, rules, deck, pol, rl: RuleArrays, scorers, max_events):
+def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
     """One game's results and its event log (at most ``max_events`` rows)."""
-    return _compiled(trace_kernel, TRACE_SIG)(key, index, n_players, rules, deck, pol, rl, scorers, max_events)
+    return _compiled(trace_kernel, TRACE_SIG)(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events)

@@ -59,7 +59,7 @@ class Scratch(NamedTuple):
     shown: np.ndarray  # (direct_buy_max + 1,) the cards turned up for a direct purchase
     aux: np.ndarray  # (P, N_AUX) per-auction limits (A_* columns)
     rng: np.ndarray  # (4,) uint64 generator seed state
-    codes: np.ndarray  # (P, 2) policy code, and whether the seat may ever sell
+    codes: np.ndarray  # (P, 4) policy code, may it ever sell, bids from tables, buys from tables
     feats: np.ndarray  # (P, N_FEATURES) each open seat's decision view (decide.FEATURES)
     cand: np.ndarray  # (rows, N_COLUMNS) a custom scorer's candidate matrix (decide.COLUMNS)
     scores: np.ndarray  # (rows,) the scorer's output

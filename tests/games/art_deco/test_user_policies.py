@@ -74,6 +74,23 @@ def test_every_seat_a_rule_list_matches_the_default_table():
     assert_same(play(seats, key=5, n=3000), play([Seat("eligibility")] * 4, key=5, n=3000))
 
 
+def test_interpreted_rules_match_tabled_ones():
+    # reading the high bid, cash or the round sends a rule list to the per-decision interpreter instead of
+    # the tables worked out before play (decide.rule_tables); the answers must be the same
+    interpreted = [
+        {"bid_up_to": "value * $hard", "if": "cards_held < $target and high_bid >= 0"},
+        {"bid_up_to": "value", "if": "round >= 1"},
+        {"buy_up_to": "value * $hard", "if": "cards_held < $target and cash > -1000000"},
+        {"buy_up_to": "value"},
+        {"sell": "best_gain", "if": "gain >= $margin and cards_held > min_cards and round > 0"},
+    ]
+    seat = Seat("rules", {"rules": interpreted, "hard": 1.7, "target": 6, "margin": 1})
+    builtin = Seat("eligibility", {"hard": 1.7, "target": 6})
+    for game_rules in RULE_SETS:
+        table = [Seat("blocker"), Seat("random")]
+        assert_same(play([seat] + table, game_rules, key=9), play([builtin] + table, game_rules, key=9))
+
+
 def test_blocker_rules_read_the_high_bidder_at_each_turn():
     blocker = Seat("blocker", {"multiple": 1.1, "cap": 6})
     rules = Seat("rules", {"rules": BLOCKER_RULES, "m": 1.1, "cap": 6, "margin": 1})
