@@ -6,7 +6,7 @@ that reproduces it, and the custom scorer from ``tests/games/art_deco/scorers.py
 The three are timed in alternation, best of ``--rounds``, on one thread (the machine may be shared, so
 CPU seconds are the figure to compare), on the same seeds; the results are checked identical first.
 
-Run:  python benchmarks/bench_policies_art_deco.py [--games N] [--policy eligibility|par] [--rounds 3]
+Run:  python benchmarks/bench_policies_art_deco.py [--games N] [--policy eligibility|par] [--rounds 3] [--one]
 """
 
 from __future__ import annotations
@@ -56,12 +56,16 @@ def main() -> None:
     ap.add_argument("--policy", default="eligibility", choices=sorted(EQUIVALENT))
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--one", action="store_true", help="only seat 0 plays the kind; the others play the built-in")
     args = ap.parse_args()
     numba.set_num_threads(1)
     game = get("art_deco")
     builtin, rules, custom = EQUIVALENT[args.policy]
     kinds = {"built-in": Seat(args.policy, builtin), "rules": Seat("rules", rules), "custom": Seat("custom", custom)}
-    prepared = {k: game.prepare(args.players, [s] * args.players, {}, game.card_table()) for k, s in kinds.items()}
+    def table(seat: Seat) -> list[Seat]:
+        return [seat] + [kinds["built-in"] if args.one else seat] * (args.players - 1)
+
+    prepared = {k: game.prepare(args.players, table(s), {}, game.card_table()) for k, s in kinds.items()}
     first = {k: game.play(p, 7, 0, 5000) for k, p in prepared.items()}  # compile or load, and check equality
     for k in ("rules", "custom"):
         assert all(np.array_equal(first[k][c], first["built-in"][c]) for c in first[k]), f"{k} differs"
@@ -69,7 +73,8 @@ def main() -> None:
     for r in range(args.rounds):
         for k in kinds:  # alternate, so a burst of load elsewhere hits each kind alike
             best[k] = max(best[k], cpu_rate(game, prepared[k], args.games, 100 + r))
-    print(f"art_deco {args.players}p, {args.policy} and its equivalents, 1 thread, best of {args.rounds} "
+    who = "seat 0 (the others built-in)" if args.one else "every seat"
+    print(f"art_deco {args.players}p, {args.policy} and its equivalents in {who}, 1 thread, best of {args.rounds} "
           f"x {args.games:,} games:")
     for k in kinds:
         print(f"  {k:9s} {best[k]:>12,.0f} games per CPU second  ({best[k] / best['built-in']:.2f} of built-in)")

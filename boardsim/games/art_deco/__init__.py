@@ -12,7 +12,15 @@ import pandas as pd
 from boardsim.errors import BadInput
 from boardsim.games.art_deco import balance, engine, rules
 from boardsim.games.art_deco import cards as _cards
-from boardsim.games.art_deco.decide import ACTIONS, FEATURES, POLICIES, POLICY_WIDTH, RuleTables, rule_tables
+from boardsim.games.art_deco.decide import (
+    ACTIONS,
+    FEATURES,
+    POLICIES,
+    POLICY_WIDTH,
+    RuleTables,
+    asks_each_time,
+    rule_tables,
+)
 from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.base import Game, Prepared, Seat, stable_hash
 from boardsim.rulelist import RuleArrays
@@ -80,17 +88,21 @@ class ArtDeco(Game):
         seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         engine.play_batch(
-            np.uint64(cell_key), start, p, *_inputs(prepared), self.seat_scorers(prepared.seats),
+            np.uint64(cell_key), start, p, *_inputs(prepared), self._scorers(prepared),
             score, win, seat_out, game_out,
         )
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         score, win, seat_out, game_out, log = engine.trace_game(
-            np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self.seat_scorers(prepared.seats),
+            np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
             100_000,
         )
         return format_trace(prepared, score, win, seat_out, game_out, log)
+
+    def _scorers(self, prepared: Prepared) -> tuple | None:
+        """The engine's scorer tuple, or None when no seat is asked at each decision (the faster kernel)."""
+        return self.seat_scorers(prepared.seats) if asks_each_time(prepared["policies"]) else None
 
 
 def _inputs(prepared: Prepared) -> tuple:

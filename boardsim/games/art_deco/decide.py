@@ -287,35 +287,38 @@ def auction_start(S, st, pol, T, n_players, q, value, max_bid):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def bid(S, st, pol, rules, rl, scorers, n_players, s, r, rnd, pile, value, min_bid, high, high_bid, n_in):
-    """What seat ``s`` bids at its turn, or -1 to pass.
+def asked_each_time(S, p, decision):
+    """Whether seat ``p`` is a rule list or scorer asked at each such decision (``open_bid``,
+    ``open_buy``, ``open_sell``) rather than answered by ``bid``, ``buy`` and ``sell``."""
+    if S.codes[p, 0] < RULES:
+        return False
+    if decision == BID:
+        return S.codes[p, 2] == 0  # no bid table
+    if decision == BUY:
+        return S.codes[p, 3] == 0  # no buy table
+    return S.codes[p, 1] != 0  # a rule list whose sell rules can never hold keeps its cards without asking
 
-    ``high`` is the high bidder (-1: none yet) at ``high_bid``; ``n_in`` seats have not passed.
-    """
-    code = S.codes[s, 0]
-    if code == RANDOM:
+
+@njit(cache=True, nogil=True, inline="always")
+def bid(S, st, pol, s, r, value, min_bid, high):
+    """What seat ``s`` bids at its turn, or -1 to pass (``high``: the high bidder, -1 for none yet)."""
+    if S.codes[s, 0] == RANDOM:
         return choose_bid(pol, s, r, value, min_bid, S.aux[s, A_MAX], st[s, C_CARDS], False)
-    if code < RULES or S.codes[s, 2] != 0:  # the minimum bid while it is within the auction's limit
-        lim = S.aux[s, A_LIM_LEADER] if high == S.aux[s, A_LEADER] else S.aux[s, A_LIM]
-        return min_bid if min_bid <= lim else -1
-    if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
-        return -1
-    return _open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in)
+    # the minimum bid while it is within the auction's limit (auction_start)
+    lim = S.aux[s, A_LIM_LEADER] if high == S.aux[s, A_LEADER] else S.aux[s, A_LIM]
+    return min_bid if min_bid <= lim else -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def buy(S, st, pol, T, rules, rl, scorers, n_players, p, r, rnd, pile, value, cost):
+def buy(S, st, pol, T, p, r, value, cost):
     """Whether the auction winner ``p`` buys a shown card of ``value`` at ``cost`` (which it can pay)."""
-    code = S.codes[p, 0]
-    if code < RULES:
+    if S.codes[p, 0] < RULES:
         return wants_direct(pol, p, r, value, cost, st[p, C_CARDS])
-    if S.codes[p, 3] != 0:
-        return T.buy[p, T.vidx[value], st[p, C_CARDS]] != 0
-    return _open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost)
+    return T.buy[p, T.vidx[value], st[p, C_CARDS]] != 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sell(S, st, pol, rules, rl, scorers, n_players, p, r, rnd, pile):
+def sell(S, st, pol, rules, p, r, rnd):
     """The collection slot of the card seat ``p`` sells this round, or -1 to keep them all.
 
     Only cards acquired before round ``rnd`` may be sold.
@@ -323,9 +326,8 @@ def sell(S, st, pol, rules, rl, scorers, n_players, p, r, rnd, pile):
     cround = S.cround
     cval = S.cval
     n_cards = st[p, C_CARDS]
-    code = S.codes[p, 0]
     pick = -1
-    if code == RANDOM:
+    if S.codes[p, 0] == RANDOM:
         n_ok = 0
         for k in range(n_cards):
             if cround[p, k] < rnd:
@@ -338,8 +340,6 @@ def sell(S, st, pol, rules, rl, scorers, n_players, p, r, rnd, pile):
                         pick = k
                         break
                     which -= 1
-    elif code >= RULES:
-        pick = _open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile)
     elif S.codes[p, 1] != 0 and n_cards > rules[R.R_MIN_CARDS]:  # a built-in keeps enough cards to win
         best_gain = 0
         margin = sell_margin(pol, p)
@@ -458,7 +458,10 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
+def open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
+    """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
+    if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
+        return -1
     f = S.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
     f[F_VALUE] = value
@@ -477,7 +480,8 @@ def _open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
+def open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
+    """``buy`` for a seat asked at each decision."""
     f = S.feats[p]
     _view(f, st, rules, n_players, p, rnd, pile, BUY)
     f[F_VALUE] = value
@@ -515,7 +519,8 @@ def _target(S, p, n_cards, rnd, sale_factor, target):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
+def open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
+    """``sell`` for a rules or custom seat."""
     n_cards = st[p, C_CARDS]
     n_ok = 0
     for k in range(n_cards):
@@ -688,4 +693,13 @@ def _may_sell(rl, q, rules, values, cap):
                 f[F_MIN_CARDS] = min_cards
                 if evaluate(rl.ops, rl.args, 2 * r, f, rl.params[q], stack) != 0.0:
                     return True
+    return False
+
+
+def asks_each_time(pol: np.ndarray) -> bool:
+    """Whether any seat of this policy matrix (after ``rule_tables``) is asked at each decision."""
+    for row in pol:
+        code = int(row[0])
+        if code == CUSTOM or code == RULES and not (row[P_BID_TABLE] and row[P_BUY_TABLE] and not row[P_MAY_SELL]):
+            return True
     return False

@@ -127,7 +127,7 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
 def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -221,11 +221,15 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     min_bid = min_open if high < 0 else bid + 1
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    b = D.bid(S, st, pol, rules, rl, scorers, n_players, s, r, rnd, tail - head, v, min_bid, high,
-                              bid, n_players - n_passed)
-                    if b >= 0 and (b < min_bid or b > S.aux[s, A_MAX]):  # A_MAX: min(ceiling, what it can pay)
-                        if debug:
-                            st[s, C_ILLEGAL] += 1
+                    # scorers is None: the kernel for built-ins and tabled rule lists, without this branch
+                    if scorers is not None and D.asked_each_time(S, s, D.BID):
+                        b = D.open_bid(S, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid, high,
+                                       bid, n_players - n_passed)
+                    else:
+                        b = D.bid(S, st, pol, s, r, v, min_bid, high)
+                    # decide returns only legal bids; debug mode checks (A_MAX: min(ceiling, what it can pay))
+                    if debug and b >= 0 and (b < min_bid or b > S.aux[s, A_MAX]):
+                        st[s, C_ILLEGAL] += 1
                         b = -1
                     if b >= 0:
                         high = s
@@ -263,8 +267,14 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     cost = price(c, direct_factor)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                     affordable = cost <= D.spend_limit(st, high, credit)
-                    if affordable and D.buy(S, st, pol, T, rules, rl, scorers, n_players, high, r, rnd, tail - head, c,
-                                            cost):
+                    take = False
+                    if not affordable:
+                        pass
+                    elif scorers is not None and D.asked_each_time(S, high, D.BUY):
+                        take = D.open_buy(S, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
+                    else:
+                        take = D.buy(S, st, pol, T, high, r, c, cost)
+                    if take:
                         st[high, C_CASH] -= cost
                         st[high, C_PAID] += cost
                         st[high, C_DIRECT] += 1
@@ -292,10 +302,12 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     if p == n_players:
                         p = 0
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    pick = D.sell(S, st, pol, rules, rl, scorers, n_players, p, r, rnd, tail - head)
-                    if pick >= 0 and (pick >= st[p, C_CARDS] or cround[p, pick] >= rnd):
-                        if debug:
-                            st[p, C_ILLEGAL] += 1
+                    if scorers is not None and D.asked_each_time(S, p, D.SELL):
+                        pick = D.open_sell(S, st, rules, rl, scorers, n_players, p, rnd, tail - head)
+                    else:
+                        pick = D.sell(S, st, pol, rules, p, r, rnd)
+                    if debug and pick >= 0 and (pick >= st[p, C_CARDS] or cround[p, pick] >= rnd):
+                        st[p, C_ILLEGAL] += 1
                         pick = -1
                     if pick >= 0:
                         c = _remove_card(cval, cround, st, p, pick)
@@ -432,16 +444,20 @@ RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
                                           np.zeros((1, 1, 1), np.int64)))
 _ARGS = (types.uint64, _I64, _I64, _C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS, custom.SCORERS)
-BATCH_SIG = _ARGS + (_C2I, _C2F, types.int64[:, :, ::1], _C2I)
-TRACE_SIG = _ARGS + (_I64,)
+_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)
+# With scorers = None (no seat is asked at each decision: built-ins and tabled rule lists only) numba prunes
+# every call to decide.open_*: their many arguments in the bidding loop cost the built-ins ~15% of their speed.
+BATCH_SIG = {True: _ARGS + _OUT, False: _ARGS[:-1] + (types.none,) + _OUT}
+TRACE_SIG = {True: _ARGS + (_I64,), False: _ARGS[:-1] + (types.none, _I64)}
 _COMPILING = threading.Lock()
 
 
 def _compiled(kernel, sig):
-    """``kernel`` compiled for ``sig`` only (a no-op under NUMBA_DISABLE_JIT)."""
-    if hasattr(kernel, "signatures") and not kernel.signatures:
+    """``kernel`` compiled for ``sig``, and for no signature it is not given (a no-op under NUMBA_DISABLE_JIT)."""
+    if hasattr(kernel, "signatures") and sig not in kernel.signatures:
         with _COMPILING:
-            if not kernel.signatures:
+            if sig not in kernel.signatures:
+                kernel.disable_compile(False)
                 kernel.compile(sig)
                 kernel.disable_compile()
     return kernel
@@ -449,11 +465,16 @@ def _compiled(kernel, sig):
 
 def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, score, win, seat_out,
                game_out):
-    """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``)."""
-    kernel = _compiled(play_batch_kernel, BATCH_SIG)
+    """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
+
+    ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
+    (``decide.asks_each_time``): the kernel compiled for None has no code for such seats.
+    """
+    kernel = _compiled(play_batch_kernel, BATCH_SIG[scorers is not None])
     kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
 
 
 def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
     """One game's results and its event log (at most ``max_events`` rows)."""
-    return _compiled(trace_kernel, TRACE_SIG)(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events)
+    kernel = _compiled(trace_kernel, TRACE_SIG[scorers is not None])
+    return kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events)

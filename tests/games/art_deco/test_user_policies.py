@@ -131,7 +131,14 @@ def test_a_swept_param_changes_play_without_recompiling():
                   Seat("par")])
     assert high["overbid"][:, 0].mean() > low["overbid"][:, 0].mean()
     assert other["overbid"][:, 0].sum() > 0
-    assert len(engine.play_batch_kernel.signatures) == compiled == 1
+    assert len(engine.play_batch_kernel.signatures) == compiled
+    # a rule list read at each decision (it reads the round) runs in the other of the kernel's two signatures
+    asked = [{"bid_up_to": "value * $t", "if": "round > 0"}]
+    play([Seat("rules", {"rules": asked, "t": 1.0}), Seat("par")])
+    compiled = len(engine.play_batch_kernel.signatures)
+    assert not np.array_equal(play([Seat("rules", {"rules": asked, "t": 1.5}), Seat("par")])["overbid"],
+                              play([Seat("rules", {"rules": asked, "t": 1.0}), Seat("par")])["overbid"])
+    assert len(engine.play_batch_kernel.signatures) == compiled <= 2
 
 
 @pytest.mark.parametrize(("rules", "key", "words"), [
