@@ -12,9 +12,22 @@ import pandas as pd
 from boardsim.errors import BadInput
 from boardsim.games.art_deco import balance, engine, rules
 from boardsim.games.art_deco import cards as _cards
+from boardsim.games.art_deco.decide import (
+    ACTIONS,
+    FEATURES,
+    POLICIES,
+    POLICY_WIDTH,
+    RuleTables,
+    asks_each_time,
+    rule_tables,
+)
 from boardsim.games.art_deco.explain import format_trace
-from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
 from boardsim.games.base import Game, Prepared, Seat, stable_hash
+from boardsim.rulelist import RuleArrays
+
+# the rule arrays and rule tables as Prepared.arrays names
+RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
+TABLE_KEYS = tuple("table_" + f for f in RuleTables._fields)
 
 
 class ArtDeco(Game):
@@ -30,6 +43,8 @@ class ArtDeco(Game):
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
     balance = balance
+    rule_actions = ACTIONS
+    rule_features = FEATURES
 
     def card_table(
         self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
@@ -58,6 +73,12 @@ class ArtDeco(Game):
             "deck": deck,
             "policies": self.policy_matrix(seats, POLICY_WIDTH),
         }
+        rule_arrays = self.seat_rules(seats)
+        arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
+        tables = rule_tables(arrays["policies"], rule_arrays, arrays["rules"], deck,
+                             engine.collection_capacity(arrays["rules"]))
+        arrays.update(zip(TABLE_KEYS, tables, strict=True))
+        self.seat_scorers(seats)  # a custom scorer that cannot be called fails here, before any game
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
@@ -67,17 +88,31 @@ class ArtDeco(Game):
         seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         engine.play_batch(
-            np.uint64(cell_key), start, p, prepared["rules"], prepared["deck"], prepared["policies"],
+            np.uint64(cell_key), start, p, *_inputs(prepared), self._scorers(prepared),
             score, win, seat_out, game_out,
         )
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         score, win, seat_out, game_out, log = engine.trace_game(
-            np.uint64(cell_key), index, prepared.n_players, prepared["rules"], prepared["deck"],
-            prepared["policies"], 100_000,
+            np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
+            100_000,
         )
         return format_trace(prepared, score, win, seat_out, game_out, log)
+
+    def _scorers(self, prepared: Prepared) -> tuple | None:
+        """The engine's scorer tuple, or None when no seat is asked at each decision (the faster kernel)."""
+        return self.seat_scorers(prepared.seats) if asks_each_time(prepared["policies"]) else None
+
+
+def _inputs(prepared: Prepared) -> tuple:
+    """The rule vector, deck, policy matrix, rule tables and rule arrays as the compiled engine takes them
+    (C-contiguous and writeable, e.g. after a worker unpickles them)."""
+    def arr(name: str) -> np.ndarray:
+        return np.require(prepared[name], requirements=["C", "W"])
+
+    return (arr("rules"), arr("deck"), arr("policies"), RuleTables(*(arr(k) for k in TABLE_KEYS)),
+            RuleArrays(*(arr(k) for k in RULE_KEYS)))
 
 
 def _check_playable(n_players: int, resolved: Mapping[str, Any], deck: np.ndarray) -> None:

@@ -9,43 +9,36 @@ unbought go to the ring's tail, i.e. the bottom of the pile.
 from __future__ import annotations
 
 import math
+import threading
 
+import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
-from boardsim import rng
+from boardsim import custom, rng
+from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco.policies import BLOCKER, RANDOM, bid_limits, choose_bid, sell_margin, wants_direct
-
-SEAT_COUNTERS = (
-    "cash",
-    "cards_held",
-    "cards_sold",
-    "paid",
-    "sold_value",
-    "held_value",
-    "dealt_value",
-    "eligible",
-    "auctions_won",
-    "direct_buys",
-    "overbid",
-    "illegal",
-)
-(
-    C_CASH,
-    C_CARDS,
-    C_SOLD_N,
-    C_PAID,
-    C_SOLD_VAL,
-    C_HELD_VAL,
-    C_DEALT,
-    C_ELIG,
+from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEAT: the engine's output layout)
+    A_MAX,
     C_AUCT,
+    C_CARDS,
+    C_CASH,
+    C_DEALT,
     C_DIRECT,
-    C_OVERBID,
+    C_ELIG,
+    C_HELD_VAL,
     C_ILLEGAL,
-) = range(len(SEAT_COUNTERS))
-N_SEAT = len(SEAT_COUNTERS)
+    C_OVERBID,
+    C_PAID,
+    C_SOLD_N,
+    C_SOLD_VAL,
+    N_AUX,
+    N_SEAT,
+    SEAT_COUNTERS,
+    Scratch,
+    price,
+)
+from boardsim.rulelist import STACK, RuleArrays, pack_seats
 
 GAME_COUNTERS = ("pile_left", "unsold")
 END_REASONS = ("rounds", "pile_empty")
@@ -56,11 +49,6 @@ N_GAME = 3 + len(GAME_COUNTERS)
 # trace log: one row per event (round, event, seat, a, b)
 EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP, EV_SELL, EV_END = range(11)
 LOG_WIDTH = 5
-# per-seat auction scratch (aux columns): spending limit, the leader a blocker watches (-2: none),
-# highest bid when that leader is not / is the high bidder
-A_MAX, A_LEADER, A_LIM, A_LIM_LEADER = range(4)
-N_AUX = 4
-NO_CREDIT_LIMIT = 1 << 40
 
 
 _rand = rng.step  # the generator in four scalars (see rng.step)
@@ -105,13 +93,6 @@ def _log(log, n_log, rnd, ev, seat, a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _price(value, factor):
-    if factor == 1.0:  # the default, and floor(v + 0.5) == v: skip the float round trip
-        return value
-    return int(math.floor(value * factor + 0.5))
-
-
-@njit(cache=True, nogil=True, inline="always")
 def opening_range(value, open_factor, ceiling):
     """The lowest legal first bid and the highest legal bid on a card of ``value``.
 
@@ -146,42 +127,25 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _max_spend(st, p, credit):
-    if credit < 0:
-        return NO_CREDIT_LIMIT
-    return st[p, C_CASH] + credit
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _leader_other(st, n_players, me):
-    """The opponent with the best standing (cash + held value); lowest seat on ties."""
-    best = -1
-    best_val = 0
-    for q in range(n_players):
-        if q == me:
-            continue
-        val = st[q, C_CASH] + st[q, C_HELD_VAL]
-        if best < 0 or val > best_val:
-            best = q
-            best_val = val
-    return best
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cval, cround, passed, shown, aux, state,
-              log):
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
-    ``codes`` holds each seat's policy code (column 0 of ``pol`` as integers) and whether it may ever
-    sell.  Returns (rounds played, end reason, log rows written, pile left, unsold count).  ``ring``,
-    ``cval``, ``cround``, ``passed``, ``shown``, ``aux`` and ``state`` (the generator's seed) are scratch.
+    Every choice a seat makes is asked of ``decide`` (``pol``: the built-in policy rows; ``rl``: the
+    rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``S`` is the
+    :class:`~boardsim.games.art_deco.state.Scratch` the game works in.  Returns (rounds played, end
+    reason, log rows written, pile left, unsold count).
     """
-    rng.seed_state(seed, state)
-    s0 = state[0]
-    s1 = state[1]
-    s2 = state[2]
-    s3 = state[3]
+    ring = S.ring
+    cval = S.cval
+    cround = S.cround
+    passed = S.passed
+    shown = S.shown
+    rng.seed_state(seed, S.rng)
+    s0 = S.rng[0]
+    s1 = S.rng[1]
+    s2 = S.rng[2]
+    s3 = S.rng[3]
     n_deck = deck.shape[0]
     n_rounds = int(rules[R.R_ROUNDS])
     hand = int(rules[R.R_HAND])
@@ -207,7 +171,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
 
     any_seller = False
     for q in range(n_players):
-        any_seller = any_seller or codes[q, 1] != 0
+        any_seller = any_seller or S.codes[q, 1] != 0
 
     for p in range(n_players):
         for _ in range(hand):
@@ -246,16 +210,7 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
             n_passed = 0
             for q in range(n_players):
                 passed[q] = False
-                # Cash, cards and standings stay fixed during an auction, so each seat's spending
-                # limit, the leader a blocker watches and a deterministic policy's reservation are
-                # worked out once here rather than at each of its bidding turns.
-                max_bid = min(top, _max_spend(st, q, credit))
-                aux[q, A_MAX] = max_bid
-                aux[q, A_LEADER] = _leader_other(st, n_players, q) if codes[q, 0] == BLOCKER else -2
-                if codes[q, 0] != RANDOM:
-                    lo, hi = bid_limits(pol, q, v, st[q, C_CARDS], max_bid)
-                    aux[q, A_LIM] = lo
-                    aux[q, A_LIM_LEADER] = hi
+                D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
                 if high < 0 and n_passed == n_players:
@@ -266,16 +221,16 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                     min_bid = min_open if high < 0 else bid + 1
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    if codes[s, 0] == RANDOM:
-                        max_bid = aux[s, A_MAX]
-                        b = choose_bid(pol, s, r, v, min_bid, max_bid, st[s, C_CARDS], False)
-                        if b >= 0 and (b < min_bid or b > max_bid):
-                            if debug:
-                                st[s, C_ILLEGAL] += 1
-                            b = -1
-                    else:  # choose_bid's reservation rule: the minimum bid while it is within the limit
-                        lim = aux[s, A_LIM_LEADER] if high == aux[s, A_LEADER] else aux[s, A_LIM]
-                        b = min_bid if min_bid <= lim else -1
+                    # scorers is None: the kernel for built-ins and tabled rule lists, without this branch
+                    if scorers is not None and D.asked_each_time(S, s, D.BID):
+                        b = D.open_bid(S, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid, high,
+                                       bid, n_players - n_passed)
+                    else:
+                        b = D.bid(S, st, pol, s, r, v, min_bid, high)
+                    # decide returns only legal bids; debug mode checks (A_MAX: min(ceiling, what it can pay))
+                    if debug and b >= 0 and (b < min_bid or b > S.aux[s, A_MAX]):
+                        st[s, C_ILLEGAL] += 1
+                        b = -1
                     if b >= 0:
                         high = s
                         bid = b
@@ -309,15 +264,22 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                     n_shown += 1
                 for k in range(n_shown):
                     c = shown[k]
-                    price = _price(c, direct_factor)
+                    cost = price(c, direct_factor)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    affordable = price <= _max_spend(st, high, credit)
-                    if affordable and wants_direct(pol, high, r, c, price, st[high, C_CARDS]):
-                        st[high, C_CASH] -= price
-                        st[high, C_PAID] += price
+                    affordable = cost <= D.spend_limit(st, high, credit)
+                    take = False
+                    if not affordable:
+                        pass
+                    elif scorers is not None and D.asked_each_time(S, high, D.BUY):
+                        take = D.open_buy(S, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
+                    else:
+                        take = D.buy(S, st, pol, T, high, r, c, cost)
+                    if take:
+                        st[high, C_CASH] -= cost
+                        st[high, C_PAID] += cost
                         st[high, C_DIRECT] += 1
                         _add_card(cval, cround, st, high, c, rnd)
-                        n_log = _log(log, n_log, rnd, EV_BUY, high, c, price)
+                        n_log = _log(log, n_log, rnd, EV_BUY, high, c, cost)
                     else:
                         _to_bottom(ring, tail, n_deck, c)
                         tail += 1
@@ -339,39 +301,23 @@ def play_game(seed, n_players, rules, deck, pol, codes, st, score, win, ring, cv
                     p += 1
                     if p == n_players:
                         p = 0
-                    pick = -1
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    if codes[p, 0] == RANDOM:
-                        n_ok = 0
-                        for k in range(st[p, C_CARDS]):
-                            if cround[p, k] < rnd:
-                                n_ok += 1
-                        if n_ok > 0 and r < pol[p, 4]:
-                            which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
-                            for k in range(st[p, C_CARDS]):
-                                if cround[p, k] < rnd:
-                                    if which == 0:
-                                        pick = k
-                                        break
-                                    which -= 1
-                    elif codes[p, 1] != 0 and st[p, C_CARDS] > min_cards:
-                        best_gain = 0
-                        margin = sell_margin(pol, p)
-                        for k in range(st[p, C_CARDS]):
-                            if cround[p, k] < rnd:
-                                gain = _price(cval[p, k], sale_factor) - cval[p, k]
-                                if gain >= margin and (pick < 0 or gain > best_gain):
-                                    pick = k
-                                    best_gain = gain
+                    if scorers is not None and D.asked_each_time(S, p, D.SELL):
+                        pick = D.open_sell(S, st, rules, rl, scorers, n_players, p, rnd, tail - head)
+                    else:
+                        pick = D.sell(S, st, pol, rules, p, r, rnd)
+                    if debug and pick >= 0 and (pick >= st[p, C_CARDS] or cround[p, pick] >= rnd):
+                        st[p, C_ILLEGAL] += 1
+                        pick = -1
                     if pick >= 0:
                         c = _remove_card(cval, cround, st, p, pick)
-                        price = _price(c, sale_factor)
-                        st[p, C_CASH] += price
-                        st[p, C_SOLD_VAL] += price
+                        gain = price(c, sale_factor)
+                        st[p, C_CASH] += gain
+                        st[p, C_SOLD_VAL] += gain
                         st[p, C_SOLD_N] += 1
                         _to_bottom(ring, tail, n_deck, c)
                         tail += 1
-                        n_log = _log(log, n_log, rnd, EV_SELL, p, c, price)
+                        n_log = _log(log, n_log, rnd, EV_SELL, p, c, gain)
 
             # 4. next active card
             if rnd == n_rounds:
@@ -413,37 +359,44 @@ def collection_capacity(rules):
 
 
 @njit(cache=True, nogil=True)
-def _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log):
+def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log):
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
     cap = collection_capacity(rules)
-    ring = np.empty(deck.shape[0], dtype=np.int64)
-    cval = np.empty((n_players, cap), dtype=np.int64)
-    cround = np.empty((n_players, cap), dtype=np.int64)
-    passed = np.zeros(n_players, dtype=np.bool_)
-    shown = np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64)
-    aux = np.empty((n_players, N_AUX), dtype=np.int64)
-    state = np.empty(4, dtype=np.uint64)
-    codes = np.empty((n_players, 2), dtype=np.int64)
+    codes = np.zeros((n_players, 4), dtype=np.int64)
     for q in range(n_players):
         codes[q, 0] = int(pol[q, 0])
-        # can this seat ever sell? at a sale factor <= 1 no card sells above its value, so a
-        # deterministic policy sells only with a margin <= 0
-        codes[q, 1] = codes[q, 0] == RANDOM or rules[R.R_SALE_FACTOR] > 1.0 or sell_margin(pol, q) <= 0
-    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                       ring, cval, cround, passed, shown, aux, state, codes)
+        codes[q, 1] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
+        if codes[q, 0] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
+            codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
+            codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
+    S = Scratch(
+        np.empty(deck.shape[0], dtype=np.int64),
+        np.empty((n_players, cap), dtype=np.int64),
+        np.empty((n_players, cap), dtype=np.int64),
+        np.zeros(n_players, dtype=np.bool_),
+        np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64),
+        np.empty((n_players, N_AUX), dtype=np.int64),
+        np.empty(4, dtype=np.uint64),
+        codes,
+        np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
+        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
+        np.zeros(cap + 1, dtype=np.float64),
+        np.zeros(STACK, dtype=np.float64),
+    )
+    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                       log, S)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, log,
-                ring, cval, cround, passed, shown, aux, state, codes):
+def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
+                S):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
     arrays and taking the per-game row views costs no reference counting."""
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         rounds, end, n_log, left, unsold = play_game(
-            seed, n_players, rules, deck, pol, codes, seat_out[i], score[i], win[i],
-            ring, cval, cround, passed, shown, aux, state, log,
+            seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
         )
         game_out[i, 0] = rounds
         game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
@@ -454,7 +407,7 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, score, win, sea
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def play_batch(key, first, n_players, rules, deck, pol, score, win, seat_out, game_out):
+def play_batch_kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell; each writes only its own rows."""
     n = score.shape[0]
     n_blocks = min(n, 256)
@@ -462,16 +415,66 @@ def play_batch(key, first, n_players, rules, deck, pol, score, win, seat_out, ga
     for b in prange(n_blocks):
         lo = b * n // n_blocks
         hi = (b + 1) * n // n_blocks
-        _play_range(key, first, lo, hi, n_players, rules, deck, pol, score, win, seat_out, game_out, no_log)
+        _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                    no_log)
 
 
 @njit(cache=True, nogil=True)
-def trace_game(key, index, n_players, rules, deck, pol, max_events):
+def trace_kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events):
     """One game with its event log, through the same ``play_game``."""
     score = np.zeros((1, n_players), dtype=np.int64)
     win = np.zeros((1, n_players), dtype=np.float64)
     seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, score, win, seat_out, game_out, log)
+    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                        log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
+
+
+# The custom scorers arrive as a tuple of four numba functions; only a kernel compiled for an explicit
+# signature naming their function type (custom.SCORERS) turns them into function pointers, so both
+# entry points are compiled once for these argument types and then refuse any other.
+_I64 = types.int64
+_C1F = types.float64[::1]
+_C1I = types.int64[::1]
+_C2F = types.float64[:, ::1]
+_C2I = types.int64[:, ::1]
+RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
+RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
+                                          np.zeros((1, 1, 1), np.int64)))
+_ARGS = (types.uint64, _I64, _I64, _C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS, custom.SCORERS)
+_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)
+# With scorers = None (no seat is asked at each decision: built-ins and tabled rule lists only) numba prunes
+# every call to decide.open_*: their many arguments in the bidding loop cost the built-ins ~15% of their speed.
+BATCH_SIG = {True: _ARGS + _OUT, False: _ARGS[:-1] + (types.none,) + _OUT}
+TRACE_SIG = {True: _ARGS + (_I64,), False: _ARGS[:-1] + (types.none, _I64)}
+_COMPILING = threading.Lock()
+
+
+def _compiled(kernel, sig):
+    """``kernel`` compiled for ``sig``, and for no signature it is not given (a no-op under NUMBA_DISABLE_JIT)."""
+    if hasattr(kernel, "signatures") and sig not in kernel.signatures:
+        with _COMPILING:
+            if sig not in kernel.signatures:
+                kernel.disable_compile(False)
+                kernel.compile(sig)
+                kernel.disable_compile()
+    return kernel
+
+
+def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, score, win, seat_out,
+               game_out):
+    """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
+
+    ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
+    (``decide.asks_each_time``): the kernel compiled for None has no code for such seats.
+    """
+    kernel = _compiled(play_batch_kernel, BATCH_SIG[scorers is not None])
+    kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
+
+
+def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
+    """One game's results and its event log (at most ``max_events`` rows)."""
+    kernel = _compiled(trace_kernel, TRACE_SIG[scorers is not None])
+    return kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events)

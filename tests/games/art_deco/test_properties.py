@@ -12,7 +12,7 @@ from boardsim.games import get
 from boardsim.games.base import Seat
 
 GAME = get("art_deco")
-POLICIES = [p.name for p in GAME.policies]
+POLICIES = [p.name for p in GAME.policies if not p.open]  # rules and custom need a rule list or scorer
 
 def unplayable_key(rules, players):
     """The option prepare must reject, written out independently of the engine: a deck too small for

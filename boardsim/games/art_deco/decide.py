@@ -1,0 +1,705 @@
+"""Art Deco's decision interface: every choice a seat makes, for every kind of policy.
+
+The engine (``engine.py``) plays the rules and asks this module three questions: what does a seat bid
+at its bidding turn (:func:`bid`), does the auction winner buy a card turned up for a direct purchase
+(:func:`buy`), and which card, if any, does a seat sell (:func:`sell`).  Behind them sit
+
+- the built-in bots, as data: a seat's row of the policy matrix (column 0 the code, then the
+  parameters in the order declared below), so sweeping a parameter never recompiles;
+- ``rules``: an ordered rule list over the decision view below, compiled by ``boardsim.rulelist`` into
+  arrays this module interprets (a new rule list or ``$param`` never recompiles either);
+- ``custom``: a user's ``@numba.njit`` scorer, called through a function pointer with the decision view
+  and one candidate row per legal action.
+
+Every non-random built-in works from a *reservation price* r: it bids the minimum legal amount while
+that amount is <= r (the "+1 up to a cap" style of the spec) and buys a direct-purchase card when its
+price is <= r.  The decision view, the rule actions and the candidate columns are documented in
+docs/rules/art-deco.md, "Decision view (rules and custom policies)".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from boardsim.games.art_deco import rules as R
+from boardsim.games.art_deco.state import (
+    A_LEADER,
+    A_LIM,
+    A_LIM_LEADER,
+    A_MAX,
+    C_CARDS,
+    C_CASH,
+    C_HELD_VAL,
+    NO_CREDIT_LIMIT,
+    price,
+)
+from boardsim.games.base import Option, Policy, custom_policy, rules_policy
+from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
+
+RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM = range(7)
+
+_SELL = Option(
+    "sell_margin",
+    1,
+    "sell a card (keeping enough to win) when its sale price beats its value by at least this",
+    "int",
+    -1000,
+    1000,
+)
+
+POLICIES: tuple[Policy, ...] = (
+    Policy(
+        "random",
+        RANDOM,
+        "random legal moves: passes with pass_prob, else raises by 1..max_raise",
+        (
+            Option("pass_prob", 0.5, "chance of passing at each bidding turn", "float", 0.0, 1.0),
+            Option("max_raise", 3, "largest step over the minimum bid", "int", 1, 100),
+            Option("buy_prob", 0.5, "chance of buying each direct-purchase card", "float", 0.0, 1.0),
+            Option("sell_prob", 0.25, "chance of selling a random sellable card", "float", 0.0, 1.0),
+        ),
+    ),
+    Policy("par", PAR, "bids up to the card's value and buys direct at up to value", (_SELL,)),
+    Policy(
+        "multiple",
+        MULTIPLE,
+        "bids up to multiple x value",
+        (Option("multiple", 1.2, "reservation price as a multiple of value", "float", 0.0, 10.0), _SELL),
+    ),
+    Policy(
+        "eligibility",
+        ELIGIBILITY,
+        "bids up to hard x value until it holds target cards, then only at par",
+        (
+            Option("hard", 1.6, "multiple of value paid while short of target cards", "float", 0.0, 10.0),
+            Option("target", 5, "cards it wants to hold", "int", 0, 100),
+            _SELL,
+        ),
+    ),
+    Policy(
+        "blocker",
+        BLOCKER,
+        "bids multiple x value, but outbids the leader up to value + cap",
+        (
+            Option("multiple", 1.0, "reservation price as a multiple of value", "float", 0.0, 10.0),
+            Option("cap", 4, "how far over value it goes to stop the leader", "int", 0, 1000),
+            _SELL,
+        ),
+    ),
+    rules_policy(RULES, "an ordered rule list of bid_up_to, pass, buy_up_to, decline, sell and keep rules "
+                        "(docs/rules/art-deco.md)"),
+    custom_policy(CUSTOM, "a user's @numba.njit scorer over the legal actions (docs/rules/art-deco.md)"),
+)
+
+POLICY_WIDTH = 5  # code + up to 4 parameters
+
+# -- the decision view: features every rules or custom decision sees (meaning and range in the docs) --------
+FEATURES = (
+    "round",
+    "rounds_left",
+    "decision",
+    "value",
+    "price",
+    "gain",
+    "min_bid",
+    "high_bid",
+    "leader_is_high",
+    "bidders",
+    "max_pay",
+    "cash",
+    "cards_held",
+    "cards_needed",
+    "min_cards",
+    "held_value",
+    "standing",
+    "leader_standing",
+    "opp_max_cards",
+    "pile",
+    "acquired",
+    "sellable",
+)
+(
+    F_ROUND,
+    F_ROUNDS_LEFT,
+    F_DECISION,
+    F_VALUE,
+    F_PRICE,
+    F_GAIN,
+    F_MIN_BID,
+    F_HIGH_BID,
+    F_LEADER_IS_HIGH,
+    F_BIDDERS,
+    F_MAX_PAY,
+    F_CASH,
+    F_CARDS,
+    F_NEEDED,
+    F_MIN_CARDS,
+    F_HELD_VALUE,
+    F_STANDING,
+    F_LEADER_STANDING,
+    F_OPP_MAX_CARDS,
+    F_PILE,
+    F_ACQUIRED,
+    F_SELLABLE,
+) = range(len(FEATURES))
+N_FEATURES = len(FEATURES)
+BID, BUY, SELL = 0, 1, 2  # values of the ``decision`` feature
+
+# -- rule actions ------------------------------------------------------------------------------------------
+SELL_TARGETS = ("best_gain", "lowest_value", "highest_value", "oldest")
+T_BEST_GAIN, T_LOWEST, T_HIGHEST, T_OLDEST = range(len(SELL_TARGETS))
+ACTIONS = (
+    Action("bid_up_to", "amount", "at a bidding turn: bid the minimum legal amount if it is <= this"),
+    Action("pass", "flag", "at a bidding turn: pass"),
+    Action("buy_up_to", "amount", "for a card shown for direct purchase: buy it if its price is <= this"),
+    Action("decline", "flag", "for a card shown for direct purchase: do not buy it"),
+    Action("sell", "target", "at the sale: sell the sellable card the target picks", SELL_TARGETS),
+    Action("keep", "flag", "at the sale: sell nothing"),
+)
+ACT_BID_UP_TO, ACT_PASS, ACT_BUY_UP_TO, ACT_DECLINE, ACT_SELL, ACT_KEEP = range(len(ACTIONS))
+# A rule's amount is compared with this slack, as the built-ins round value x multiple: 0.29 x 100 reaches 29.
+SLACK = 1e-9
+
+# The shared interpreter, inlined: as a call of its own it counted references to each of its five arrays on
+# every evaluation, which made a rule list ~10x slower than the built-in it reproduces.
+_evaluate = njit(nogil=True, inline="always", _nrt=False)(evaluate.py_func)
+
+# -- a custom scorer's candidate matrix: one row per legal action, these columns -----------------------------
+COLUMNS = ("action", "value", "price", "gain", "acquired", "slot")
+K_ACTION, K_VALUE, K_PRICE, K_GAIN, K_ACQUIRED, K_SLOT = range(len(COLUMNS))
+N_COLUMNS = len(COLUMNS)
+DO_NOTHING, DO_BID, DO_BUY, DO_SELL = 0, 1, 2, 3  # values of the ``action`` column
+
+
+# == built-in policies =====================================================================================
+@njit(cache=True, nogil=True, inline="always")
+def reservation(pol, seat, value, n_cards, leader_is_high):
+    """Most ``seat`` would pay for a card of ``value``; -1 means never.
+
+    Policies take the whole matrix and a seat index rather than a row view:
+    a view costs reference counting on every call in the hot loop.
+    """
+    code = int(pol[seat, 0])
+    if code == PAR:
+        return value
+    if code == MULTIPLE:
+        return int(math.floor(pol[seat, 1] * value + 1e-9))
+    if code == ELIGIBILITY:
+        if n_cards < pol[seat, 2]:
+            return int(math.floor(pol[seat, 1] * value + 1e-9))
+        return value
+    if code == BLOCKER:
+        r = int(math.floor(pol[seat, 1] * value + 1e-9))
+        if leader_is_high:
+            r = max(r, value + int(pol[seat, 2]))
+        return r
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def choose_bid(pol, seat, r, value, min_bid, max_bid, n_cards, leader_is_high):
+    """The bid ``seat`` makes, or -1 to pass; ``max_bid`` already folds in ceiling and credit.
+
+    ``r`` is a uniform number the engine draws for every decision, used or not:
+    a generator call under a data-dependent branch is several times slower.
+    """
+    if min_bid > max_bid:
+        return -1
+    if int(pol[seat, 0]) == RANDOM:
+        pass_prob = pol[seat, 1]
+        if r < pass_prob:
+            return -1
+        step = int((r - pass_prob) / (1.0 - pass_prob) * pol[seat, 2])  # r is uniform above pass_prob
+        return min(max_bid, min_bid + step)
+    if min_bid <= reservation(pol, seat, value, n_cards, leader_is_high):
+        return min_bid
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bid_limits(pol, seat, value, n_cards, max_bid):
+    """``choose_bid`` for a deterministic policy as two numbers fixed for one auction.
+
+    Such a seat bids the minimum legal amount while that amount is <= the first number (the
+    second while the leader it watches is the high bidder; the same but for the blocker) and
+    passes otherwise.  Seat cards and cash do not change during an auction, so the engine works
+    these out once per auction instead of at every bidding turn.
+    """
+    lo = min(max_bid, reservation(pol, seat, value, n_cards, False))
+    hi = lo
+    if int(pol[seat, 0]) == BLOCKER:
+        hi = min(max_bid, reservation(pol, seat, value, n_cards, True))
+    return lo, hi
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wants_direct(pol, seat, r, value, price, n_cards):
+    if int(pol[seat, 0]) == RANDOM:
+        return r < pol[seat, 3]
+    return price <= reservation(pol, seat, value, n_cards, False)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sell_margin(pol, seat):
+    """Minimum sale gain for the deterministic policies (their last parameter)."""
+    code = int(pol[seat, 0])
+    if code == PAR:
+        return pol[seat, 1]
+    if code == MULTIPLE:
+        return pol[seat, 2]
+    return pol[seat, 3]  # ELIGIBILITY and BLOCKER
+
+
+@njit(cache=True, nogil=True)
+def may_sell(pol, seat, sale_factor):
+    """Whether ``seat`` can ever sell: at a sale factor <= 1 no card sells above its value, so a
+    deterministic built-in sells only with a margin <= 0; random and custom seats may."""
+    code = int(pol[seat, 0])
+    if code == RULES:  # unless its sell rules can never hold (rule_tables)
+        return pol[seat, P_MAY_SELL] != 0.0
+    return code == RANDOM or code == CUSTOM or sale_factor > 1.0 or sell_margin(pol, seat) <= 0
+
+
+# == the three decisions the engine asks for =================================================================
+@njit(cache=True, nogil=True, inline="always")
+def auction_start(S, st, pol, T, n_players, q, value, max_bid):
+    """Seat ``q``'s limits for the auction of a card of ``value`` (``max_bid``: ceiling and credit).
+
+    Cash, cards and standings stay fixed during an auction, so each seat's spending limit, the leader
+    it watches and a deterministic policy's reservation are worked out once here rather than at each of
+    its bidding turns.
+    """
+    code = S.codes[q, 0]
+    S.aux[q, A_MAX] = max_bid
+    S.aux[q, A_LEADER] = leader_other(st, n_players, q) if code == BLOCKER or code >= RULES else -2
+    if code != RANDOM and code < RULES:
+        lo, hi = bid_limits(pol, q, value, st[q, C_CARDS], max_bid)
+        S.aux[q, A_LIM] = lo
+        S.aux[q, A_LIM_LEADER] = hi
+    elif S.codes[q, 2] != 0:  # a rule list's limits from its tables
+        i = T.vidx[value]
+        S.aux[q, A_LIM] = min(max_bid, T.bid[q, 0, i, st[q, C_CARDS]])
+        S.aux[q, A_LIM_LEADER] = min(max_bid, T.bid[q, 1, i, st[q, C_CARDS]])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def asked_each_time(S, p, decision):
+    """Whether seat ``p`` is a rule list or scorer asked at each such decision (``open_bid``,
+    ``open_buy``, ``open_sell``) rather than answered by ``bid``, ``buy`` and ``sell``."""
+    if S.codes[p, 0] < RULES:
+        return False
+    if decision == BID:
+        return S.codes[p, 2] == 0  # no bid table
+    if decision == BUY:
+        return S.codes[p, 3] == 0  # no buy table
+    return S.codes[p, 1] != 0  # a rule list whose sell rules can never hold keeps its cards without asking
+
+
+@njit(cache=True, nogil=True, inline="always")
+def bid(S, st, pol, s, r, value, min_bid, high):
+    """What seat ``s`` bids at its turn, or -1 to pass (``high``: the high bidder, -1 for none yet)."""
+    if S.codes[s, 0] == RANDOM:
+        return choose_bid(pol, s, r, value, min_bid, S.aux[s, A_MAX], st[s, C_CARDS], False)
+    # the minimum bid while it is within the auction's limit (auction_start)
+    lim = S.aux[s, A_LIM_LEADER] if high == S.aux[s, A_LEADER] else S.aux[s, A_LIM]
+    return min_bid if min_bid <= lim else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def buy(S, st, pol, T, p, r, value, cost):
+    """Whether the auction winner ``p`` buys a shown card of ``value`` at ``cost`` (which it can pay)."""
+    if S.codes[p, 0] < RULES:
+        return wants_direct(pol, p, r, value, cost, st[p, C_CARDS])
+    return T.buy[p, T.vidx[value], st[p, C_CARDS]] != 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sell(S, st, pol, rules, p, r, rnd):
+    """The collection slot of the card seat ``p`` sells this round, or -1 to keep them all.
+
+    Only cards acquired before round ``rnd`` may be sold.
+    """
+    cround = S.cround
+    cval = S.cval
+    n_cards = st[p, C_CARDS]
+    pick = -1
+    if S.codes[p, 0] == RANDOM:
+        n_ok = 0
+        for k in range(n_cards):
+            if cround[p, k] < rnd:
+                n_ok += 1
+        if n_ok > 0 and r < pol[p, 4]:
+            which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
+            for k in range(n_cards):
+                if cround[p, k] < rnd:
+                    if which == 0:
+                        pick = k
+                        break
+                    which -= 1
+    elif S.codes[p, 1] != 0 and n_cards > rules[R.R_MIN_CARDS]:  # a built-in keeps enough cards to win
+        best_gain = 0
+        margin = sell_margin(pol, p)
+        sale_factor = rules[R.R_SALE_FACTOR]
+        for k in range(n_cards):
+            if cround[p, k] < rnd:
+                gain = price(cval[p, k], sale_factor) - cval[p, k]
+                if gain >= margin and (pick < 0 or gain > best_gain):
+                    pick = k
+                    best_gain = gain
+    return pick
+
+
+@njit(cache=True, nogil=True, inline="always")
+def leader_other(st, n_players, me):
+    """The opponent with the best standing (cash + held value); lowest seat on ties."""
+    best = -1
+    best_val = 0
+    for q in range(n_players):
+        if q == me:
+            continue
+        val = st[q, C_CASH] + st[q, C_HELD_VAL]
+        if best < 0 or val > best_val:
+            best = q
+            best_val = val
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def spend_limit(st, p, credit):
+    """Most seat ``p`` may pay: its cash plus the credit limit (``NO_CREDIT_LIMIT`` without one)."""
+    if credit < 0:
+        return NO_CREDIT_LIMIT
+    return st[p, C_CASH] + credit
+
+
+# == rules and custom seats: the decision view, the rule interpreter, the scorer call ========================
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _view(f, st, rules, n_players, p, rnd, pile, decision):
+    """Fill the features every decision shares; the decision's own ones start at 0."""
+    cash = st[p, C_CASH]
+    cards = st[p, C_CARDS]
+    held = st[p, C_HELD_VAL]
+    min_cards = int(rules[R.R_MIN_CARDS])
+    leader = -1
+    lead_val = 0
+    opp_cards = 0
+    for q in range(n_players):
+        if q != p:
+            val = st[q, C_CASH] + st[q, C_HELD_VAL]
+            if leader < 0 or val > lead_val:
+                leader = q
+                lead_val = val
+            opp_cards = max(opp_cards, st[q, C_CARDS])
+    f[F_ROUND] = rnd
+    f[F_ROUNDS_LEFT] = rules[R.R_ROUNDS] - rnd
+    f[F_DECISION] = decision
+    f[F_VALUE] = 0.0
+    f[F_PRICE] = 0.0
+    f[F_GAIN] = 0.0
+    f[F_MIN_BID] = 0.0
+    f[F_HIGH_BID] = 0.0
+    f[F_LEADER_IS_HIGH] = 0.0
+    f[F_BIDDERS] = 0.0
+    f[F_MAX_PAY] = 0.0
+    f[F_CASH] = cash
+    f[F_CARDS] = cards
+    f[F_NEEDED] = max(0, min_cards - cards)
+    f[F_MIN_CARDS] = min_cards
+    f[F_HELD_VALUE] = held
+    f[F_STANDING] = cash + held
+    f[F_LEADER_STANDING] = lead_val
+    f[F_OPP_MAX_CARDS] = opp_cards
+    f[F_PILE] = pile
+    f[F_ACQUIRED] = 0.0
+    f[F_SELLABLE] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _up_to(rl, s, f, stack, cost, up_to, stop):
+    """The rule list's answer to "pay ``cost``?": the first rule of action ``up_to`` whose condition
+    holds and whose amount reaches ``cost`` says yes; a ``stop`` rule whose condition holds, or no rule,
+    says no.  Rules of other actions are skipped."""
+    params = rl.params[s]
+    for r in range(rl.span[s, 0], rl.span[s, 1]):
+        act = rl.meta[r, 0]
+        if act == up_to:
+            if (_evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0
+                    and cost <= _evaluate(rl.ops, rl.args, 2 * r + 1, f, params, stack) + SLACK):
+                return True
+        elif act == stop:
+            if _evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0:
+                return False
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _best(scorer, f, cand, n, params, scores):
+    """The row a custom scorer ranks highest among the first ``n`` candidates (the first on ties)."""
+    scorer(f, cand[:n], params, scores[:n])
+    best = 0
+    for i in range(1, n):
+        if scores[i] > scores[best]:
+            best = i
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row(cand, i, action, value, cost, gain, acquired, slot):
+    cand[i, K_ACTION] = action
+    cand[i, K_VALUE] = value
+    cand[i, K_PRICE] = cost
+    cand[i, K_GAIN] = gain
+    cand[i, K_ACQUIRED] = acquired
+    cand[i, K_SLOT] = slot
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
+    """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
+    if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
+        return -1
+    f = S.feats[s]
+    _view(f, st, rules, n_players, s, rnd, pile, BID)
+    f[F_VALUE] = value
+    f[F_PRICE] = min_bid
+    f[F_GAIN] = value - min_bid
+    f[F_MIN_BID] = min_bid
+    f[F_HIGH_BID] = high_bid if high >= 0 else 0
+    f[F_LEADER_IS_HIGH] = 1.0 if high >= 0 and high == S.aux[s, A_LEADER] else 0.0
+    f[F_BIDDERS] = n_in - 1
+    f[F_MAX_PAY] = S.aux[s, A_MAX]
+    if S.codes[s, 0] == RULES:
+        return min_bid if _up_to(rl, s, f, S.stack, min_bid, ACT_BID_UP_TO, ACT_PASS) else -1
+    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    _row(S.cand, 1, DO_BID, value, min_bid, value - min_bid, -1, -1)
+    return min_bid if _best(scorers[s], f, S.cand, 2, rl.params[s], S.scores) == 1 else -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
+    """``buy`` for a seat asked at each decision."""
+    f = S.feats[p]
+    _view(f, st, rules, n_players, p, rnd, pile, BUY)
+    f[F_VALUE] = value
+    f[F_PRICE] = cost
+    f[F_GAIN] = value - cost
+    f[F_MAX_PAY] = spend_limit(st, p, int(rules[R.R_CREDIT]))
+    if S.codes[p, 0] == RULES:
+        return _up_to(rl, p, f, S.stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
+    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    _row(S.cand, 1, DO_BUY, value, cost, value - cost, -1, -1)
+    return _best(scorers[p], f, S.cand, 2, rl.params[p], S.scores) == 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _target(S, p, n_cards, rnd, sale_factor, target):
+    """The sellable card (acquired before ``rnd``) a ``sell`` rule's target picks; first on ties; -1: none."""
+    pick = -1
+    best = 0.0
+    for k in range(n_cards):
+        if S.cround[p, k] >= rnd:
+            continue
+        v = S.cval[p, k]
+        if target == T_BEST_GAIN:
+            key = price(v, sale_factor) - v
+        elif target == T_LOWEST:
+            key = -v
+        elif target == T_HIGHEST:
+            key = v
+        else:  # T_OLDEST
+            key = -S.cround[p, k]
+        if pick < 0 or key > best:
+            pick = k
+            best = key
+    return pick
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
+    """``sell`` for a rules or custom seat."""
+    n_cards = st[p, C_CARDS]
+    n_ok = 0
+    for k in range(n_cards):
+        if S.cround[p, k] < rnd:
+            n_ok += 1
+    if n_ok == 0:  # keeping is the only legal move
+        return -1
+    f = S.feats[p]
+    _view(f, st, rules, n_players, p, rnd, pile, SELL)
+    f[F_SELLABLE] = n_ok
+    sale_factor = rules[R.R_SALE_FACTOR]
+    if S.codes[p, 0] == RULES:
+        for r in range(rl.span[p, 0], rl.span[p, 1]):
+            act = rl.meta[r, 0]
+            if act == ACT_SELL:
+                k = _target(S, p, n_cards, rnd, sale_factor, rl.meta[r, 1])
+                v = S.cval[p, k]
+                f[F_VALUE] = v
+                f[F_PRICE] = price(v, sale_factor)
+                f[F_GAIN] = f[F_PRICE] - v
+                f[F_ACQUIRED] = S.cround[p, k]
+                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], S.stack) != 0.0:
+                    return k
+            elif act == ACT_KEEP:
+                f[F_VALUE] = 0.0
+                f[F_PRICE] = 0.0
+                f[F_GAIN] = 0.0
+                f[F_ACQUIRED] = 0.0
+                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], S.stack) != 0.0:
+                    return -1
+        return -1
+    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    n = 1
+    for k in range(n_cards):
+        if S.cround[p, k] < rnd:
+            v = S.cval[p, k]
+            c = price(v, sale_factor)
+            _row(S.cand, n, DO_SELL, v, c, c - v, S.cround[p, k], k)
+            n += 1
+    best = _best(scorers[p], f, S.cand, n, rl.params[p], S.scores)
+    return -1 if best == 0 else int(S.cand[best, K_SLOT])
+
+
+# == rule lists as tables ====================================================================================
+# A rule list's bid and buy answers usually depend on little: the card's value and the cards the seat holds
+# (and the cell's constants and $params).  For such a list ``prepare`` works every answer out once, into
+# tables the engine looks up as cheaply as a built-in reads its reservation price; a list reading anything
+# else (cash, the round, the high bid...) is interpreted at each decision.  Either way the answers are the
+# interpreter's own, so results do not depend on which path a seat takes.
+BID_TABLE_FEATURES = frozenset({F_DECISION, F_VALUE, F_CARDS, F_NEEDED, F_MIN_CARDS, F_LEADER_IS_HIGH})
+BUY_TABLE_FEATURES = frozenset({F_DECISION, F_VALUE, F_PRICE, F_GAIN, F_CARDS, F_NEEDED, F_MIN_CARDS})
+SELL_DOMAIN_FEATURES = BUY_TABLE_FEATURES
+MAX_TABLE = 1 << 16  # table cells (distinct card values x collection sizes) per seat; beyond it, interpret
+# policy-matrix columns of a rules seat (its numbers travel in the rule arrays instead)
+P_BID_TABLE, P_BUY_TABLE, P_MAY_SELL = 1, 2, 3
+
+
+class RuleTables(NamedTuple):
+    """Rule-list answers worked out before play, indexed by a card value's index and the cards held."""
+
+    vidx: np.ndarray  # (max value + 1,) int64: a value's column (-1: not in the deck)
+    bid: np.ndarray  # (P, 2, values, cap + 1) int64: the highest bid, leader not / leader holding the high bid
+    buy: np.ndarray  # (P, values, cap + 1) int64: 1 when the seat buys a shown card of that value
+
+
+def _reads(rl: RuleArrays, seat: int, actions: tuple[int, ...]) -> set[int]:
+    """The features the seat's rules of ``actions`` read, in their conditions or amounts."""
+    out: set[int] = set()
+    for r in range(rl.span[seat, 0], rl.span[seat, 1]):
+        if rl.meta[r, 0] in actions:
+            for row in (2 * r, 2 * r + 1):
+                out |= {int(a) for op, a in zip(rl.ops[row], rl.args[row], strict=True) if op == OP_FEATURE}
+    return out
+
+
+def rule_tables(pol: np.ndarray, rl: RuleArrays, rules_vec: np.ndarray, deck: np.ndarray, cap: int) -> RuleTables:
+    """Mark each rules seat's table and sale columns in ``pol`` and build its tables (see above)."""
+    n = pol.shape[0]
+    values = np.unique(deck)
+    vidx = np.full(int(values[-1]) + 1, -1, dtype=np.int64)
+    vidx[values] = np.arange(values.size)
+    small = values.size * (cap + 1) <= MAX_TABLE
+    for q in range(n):
+        if int(pol[q, 0]) != RULES:
+            continue
+        pol[q, P_BID_TABLE] = small and _reads(rl, q, (ACT_BID_UP_TO, ACT_PASS)) <= BID_TABLE_FEATURES
+        pol[q, P_BUY_TABLE] = small and _reads(rl, q, (ACT_BUY_UP_TO, ACT_DECLINE)) <= BUY_TABLE_FEATURES
+        pol[q, P_MAY_SELL] = 1.0
+    shape = (values.size, cap + 1) if small else (0, 0)
+    tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64))
+    if small:
+        _fill_tables(pol, rl, rules_vec, values, tables)
+    for q in range(n):  # a seat whose sell rules can never hold never sells: skip its sales, as for a built-in
+        if int(pol[q, 0]) == RULES and small and _reads(rl, q, (ACT_SELL,)) <= SELL_DOMAIN_FEATURES:
+            pol[q, P_MAY_SELL] = _may_sell(rl, q, rules_vec, values, cap)
+    return tables
+
+
+@njit(cache=True, nogil=True)
+def _fill_tables(pol, rl, rules, values, T):
+    f = np.zeros(N_FEATURES)
+    stack = np.zeros(STACK)
+    min_cards = int(rules[R.R_MIN_CARDS])
+    direct_factor = rules[R.R_DIRECT_FACTOR]
+    for q in range(pol.shape[0]):
+        if int(pol[q, 0]) != RULES:
+            continue
+        params = rl.params[q]
+        for i in range(values.size):
+            v = values[i]
+            for n in range(T.bid.shape[3]):
+                f[:] = 0.0
+                f[F_VALUE] = v
+                f[F_CARDS] = n
+                f[F_NEEDED] = max(0, min_cards - n)
+                f[F_MIN_CARDS] = min_cards
+                if pol[q, P_BID_TABLE] != 0:
+                    f[F_DECISION] = BID
+                    for lead in range(2):
+                        f[F_LEADER_IS_HIGH] = lead
+                        T.bid[q, lead, i, n] = _bid_limit(rl, q, f, params, stack)
+                    f[F_LEADER_IS_HIGH] = 0.0
+                if pol[q, P_BUY_TABLE] != 0:
+                    cost = price(v, direct_factor)
+                    f[F_DECISION] = BUY
+                    f[F_PRICE] = cost
+                    f[F_GAIN] = v - cost
+                    T.buy[q, i, n] = _up_to(rl, q, f, stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
+
+
+@njit(cache=True, nogil=True)
+def _bid_limit(rl, s, f, params, stack):
+    """The highest bid the seat's bid rules allow: the first holding ``bid_up_to`` rule whose amount reaches
+    the minimum bid is taken, so a minimum bid is made exactly when it is <= the largest amount (rounded
+    down with the slack) among the holding ``bid_up_to`` rules before the first holding ``pass``."""
+    best = -1
+    for r in range(rl.span[s, 0], rl.span[s, 1]):
+        act = rl.meta[r, 0]
+        if act == ACT_BID_UP_TO:
+            if evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0:
+                a = evaluate(rl.ops, rl.args, 2 * r + 1, f, params, stack) + SLACK
+                if a == a:  # NaN allows no bid
+                    best = max(best, int(math.floor(min(a, 1e15))))
+        elif act == ACT_PASS:
+            if evaluate(rl.ops, rl.args, 2 * r, f, params, stack) != 0.0:
+                break
+    return max(best, -1)
+
+
+@njit(cache=True, nogil=True)
+def _may_sell(rl, q, rules, values, cap):
+    """Whether any of the seat's sell rules can hold for some card value and collection size."""
+    f = np.zeros(N_FEATURES)
+    stack = np.zeros(STACK)
+    min_cards = int(rules[R.R_MIN_CARDS])
+    sale_factor = rules[R.R_SALE_FACTOR]
+    for r in range(rl.span[q, 0], rl.span[q, 1]):
+        if rl.meta[r, 0] != ACT_SELL:
+            continue
+        for v in values:
+            for n in range(1, cap + 1):
+                c = price(v, sale_factor)
+                f[:] = 0.0
+                f[F_DECISION] = SELL
+                f[F_VALUE] = v
+                f[F_PRICE] = c
+                f[F_GAIN] = c - v
+                f[F_CARDS] = n
+                f[F_NEEDED] = max(0, min_cards - n)
+                f[F_MIN_CARDS] = min_cards
+                if evaluate(rl.ops, rl.args, 2 * r, f, rl.params[q], stack) != 0.0:
+                    return True
+    return False
+
+
+def asks_each_time(pol: np.ndarray) -> bool:
+    """Whether any seat of this policy matrix (after ``rule_tables``) is asked at each decision."""
+    for row in pol:
+        code = int(row[0])
+        if code == CUSTOM or code == RULES and not (row[P_BID_TABLE] and row[P_BUY_TABLE] and not row[P_MAY_SELL]):
+            return True
+    return False

@@ -1,0 +1,74 @@
+"""The layout of an Art Deco game's state: the engine and the decision interface both read it.
+
+A seat's counters are one int64 row (``st[p, C_CASH]`` ...).  The per-game scratch arrays travel as one
+:class:`Scratch` named tuple, which Numba compiles to the same code as the separate arrays it holds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+SEAT_COUNTERS = (
+    "cash",
+    "cards_held",
+    "cards_sold",
+    "paid",
+    "sold_value",
+    "held_value",
+    "dealt_value",
+    "eligible",
+    "auctions_won",
+    "direct_buys",
+    "overbid",
+    "illegal",
+)
+(
+    C_CASH,
+    C_CARDS,
+    C_SOLD_N,
+    C_PAID,
+    C_SOLD_VAL,
+    C_HELD_VAL,
+    C_DEALT,
+    C_ELIG,
+    C_AUCT,
+    C_DIRECT,
+    C_OVERBID,
+    C_ILLEGAL,
+) = range(len(SEAT_COUNTERS))
+N_SEAT = len(SEAT_COUNTERS)
+
+# per-seat auction scratch (aux columns): spending limit, the leader the seat watches (-2: none),
+# highest bid when that leader is not / is the high bidder
+A_MAX, A_LEADER, A_LIM, A_LIM_LEADER = range(4)
+N_AUX = 4
+NO_CREDIT_LIMIT = 1 << 40
+
+
+class Scratch(NamedTuple):
+    """One game's working arrays, allocated once per batch block and reused by every game in it."""
+
+    ring: np.ndarray  # (deck,) the pile as a ring buffer
+    cval: np.ndarray  # (P, cap) value of each card in a seat's collection
+    cround: np.ndarray  # (P, cap) round each of those cards was acquired (0 = dealt)
+    passed: np.ndarray  # (P,) bool: the seat passed in this auction
+    shown: np.ndarray  # (direct_buy_max + 1,) the cards turned up for a direct purchase
+    aux: np.ndarray  # (P, N_AUX) per-auction limits (A_* columns)
+    rng: np.ndarray  # (4,) uint64 generator seed state
+    codes: np.ndarray  # (P, 4) policy code, may it ever sell, bids from tables, buys from tables
+    feats: np.ndarray  # (P, N_FEATURES) each open seat's decision view (decide.FEATURES)
+    cand: np.ndarray  # (rows, N_COLUMNS) a custom scorer's candidate matrix (decide.COLUMNS)
+    scores: np.ndarray  # (rows,) the scorer's output
+    stack: np.ndarray  # (rulelist.STACK,) the rule interpreter's scratch
+
+
+@njit(cache=True, nogil=True, inline="always")
+def price(value, factor):
+    """A card's price at a direct-buy or sale ``factor``: value x factor, rounded half up."""
+    if factor == 1.0:  # the default, and floor(v + 0.5) == v: skip the float round trip
+        return value
+    return int(math.floor(value * factor + 0.5))
