@@ -39,6 +39,7 @@ from boardsim.games.art_deco.state import (
 )
 from boardsim.games.base import Option, Policy, custom_policy, rules_policy
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
+from boardsim.rulelist import evaluate_inline as _evaluate
 
 RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM = range(7)
 
@@ -163,10 +164,6 @@ ACTIONS = (
 ACT_BID_UP_TO, ACT_PASS, ACT_BUY_UP_TO, ACT_DECLINE, ACT_SELL, ACT_KEEP = range(len(ACTIONS))
 # A rule's amount is compared with this slack, as the built-ins round value x multiple: 0.29 x 100 reaches 29.
 SLACK = 1e-9
-
-# The shared interpreter, inlined: as a call of its own it counted references to each of its five arrays on
-# every evaluation, which made a rule list ~10x slower than the built-in it reproduces.
-_evaluate = njit(nogil=True, inline="always", _nrt=False)(evaluate.py_func)
 
 # -- a custom scorer's candidate matrix: one row per legal action, these columns -----------------------------
 COLUMNS = ("action", "value", "price", "gain", "acquired", "slot")
