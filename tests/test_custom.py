@@ -78,3 +78,16 @@ def test_labels_show_a_name_or_a_digest_of_the_rules():
     assert Seat("rules", {"name": "tiger-rush", "rules": [], "t": 7}).label() == "tiger-rush(t=7)"
     assert Seat("custom", {"function": "my.bots:greedy"}).label() == "custom(function=greedy)"
     assert Seat("custom", {"function": "my.bots:greedy", "name": "mine", "w": 2}).label() == "mine(w=2)"
+
+
+def test_simulate_takes_a_custom_policy_seat_and_matches_the_builtin_it_copies():
+    import boardsim
+    from tests.games.fliptoons import scorers
+
+    mine = boardsim.custom_policy(scorers.fame_per_cost)
+    assert mine.params["function"] == "tests.games.fliptoons.scorers:fame_per_cost"  # travels as a path
+    a = boardsim.simulate("fliptoons", 300, [mine, "priority"], seed=5, players=2)
+    b = boardsim.simulate("fliptoons", 300, ["fame_per_cost", "priority"], seed=5, players=2)
+    assert (a.filter(like="score_").to_numpy() == b.filter(like="score_").to_numpy()).all()
+    with pytest.raises(BadInput, match="function: two_arguments does not compile"):
+        boardsim.custom_policy(scorer_examples.two_arguments)
