@@ -8,13 +8,11 @@ commit message.
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
 
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
+from tests.fingerprint import result_digest
 
 KEY = 0xF7F7
 FPC = ("fame_per_cost", {})
@@ -59,13 +57,7 @@ def digest(case: str) -> str:
     seats, rules, n = CASES[case]
     prep = GAME.prepare(len(seats), [Seat(p, params) for p, params in seats], rules, GAME.card_table())
     result = GAME.play(prep, KEY, 0, n)
-    h = hashlib.sha256()
-    for name in sorted(result):
-        arr = np.ascontiguousarray(result[name])
-        h.update(name.encode())
-        h.update(str(arr.dtype).encode())
-        h.update(arr.tobytes())
-    return h.hexdigest()[:16]
+    return result_digest(result)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -7,13 +7,11 @@ for exact greedy placement; a deliberate change of the rules or of a policy rege
 
 from __future__ import annotations
 
-import hashlib
-
-import numpy as np
 import pytest
 
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME
+from tests.fingerprint import result_digest
 
 KEY = 0xF1A9
 # (seat 0, seat 1, rules, games): the default policies on every fixed goal, so each goal kind is in play,
@@ -56,13 +54,7 @@ def digest(case: str) -> str:
     (a, pa), (b, pb), rules, n = CASES[case]
     prep = GAME.prepare(2, [Seat(a, pa), Seat(b, pb)], rules, GAME.card_table())
     result = GAME.play(prep, KEY, 0, n)
-    h = hashlib.sha256()
-    for name in sorted(result):
-        arr = np.ascontiguousarray(result[name])
-        h.update(name.encode())
-        h.update(str(arr.dtype).encode())
-        h.update(arr.tobytes())
-    return h.hexdigest()[:16]
+    return result_digest(result)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
