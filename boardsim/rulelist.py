@@ -393,4 +393,5 @@ def amount(rl, r, features, seat, stack):
 # The interpreter as an engine's hot loop calls it: inlined into the caller and without reference counting of
 # its array arguments.  As a call of its own it counted five arrays in and out at every evaluation, which made
 # Art Deco's interpreted rule lists several times slower than the work itself.
-evaluate_inline = njit(nogil=True, inline="always", _nrt=False)(evaluate.py_func)
+# (Under NUMBA_DISABLE_JIT=1 ``evaluate`` is the plain function and has no ``py_func``.)
+evaluate_inline = njit(nogil=True, inline="always", _nrt=False)(getattr(evaluate, "py_func", evaluate))
