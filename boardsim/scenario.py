@@ -300,11 +300,22 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None
-    if path is not None and '"function"' in repr(scenario.raw).replace("'", '"'):
+    if path is not None and _names_a_scorer(scenario.raw):
         # a custom scorer's "module:function" may sit beside the scenario; spawned workers inherit sys.path
         custom.search_path(Path(path).parent)
     scenario.cells()  # validate every cell now, before a long run starts
     return scenario
+
+
+def _names_a_scorer(value: Any) -> bool:
+    """Whether a parsed scenario names a custom scorer anywhere: a ``function`` parameter of a seat or a
+    tournament policy, or a grid key ``seats[i].params.function``."""
+    if isinstance(value, Mapping):
+        return any(k == "function" or str(k).endswith(".params.function") or _names_a_scorer(v)
+                   for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_names_a_scorer(v) for v in value)
+    return False
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -109,3 +109,14 @@ def test_the_custom_policy_example_ranks_its_scorer():
     assert done.returncode == 0, done.stderr
     ratings = done.stdout.split("\n\n")[1]
     assert "fame_now(late=9)" in ratings and "fame_per_cost" in ratings and "highest_rank" in ratings
+
+
+def test_a_scorer_named_only_in_the_grid_is_looked_up_beside_the_scenario(tmp_path):
+    (tmp_path / "grid_bots_beside.py").write_text(
+        "from numba import njit\n\n@njit\ndef cheap(features, candidates, params, scores):\n"
+        "    for i in range(candidates.shape[0]):\n        scores[i] = -candidates[i, 2]\n")
+    sc = write({"name": "grid-beside", "game": "fliptoons", "players": 2, "games": 40,
+                "seats": [{"policy": "custom", "params": {"function": "tests.games.fliptoons.scorers:fame_per_cost"}},
+                          {"policy": "fame_per_cost"}],
+                "grid": {"seats[0].params.function": ["grid_bots_beside:cheap"]}}, tmp_path / "grid.toml")
+    assert load_scenario(sc).cells()[0].seats[0].params["function"] == "grid_bots_beside:cheap"
