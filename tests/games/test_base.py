@@ -14,16 +14,16 @@ from numba import njit, types
 from boardsim.games import get
 from boardsim.games.base import Seat, pointer_kernel
 
-# Two games of each pointer-kernel engine and a trace, as JSON: run here (jitted) and interpreted.
+# Two games of each engine and a trace, as JSON: run here (jitted) and interpreted.
 SCRIPT = """
 import json, warnings
 from boardsim.games import get
 from boardsim.games.base import Seat
 warnings.simplefilter("ignore")  # interpreted uint64 generator arithmetic wraps, as it does when jitted
 out = {}
-for name in ("fliptoons", "wagons"):
+for name in ("art_deco", "fliptoons", "wagons"):
     g = get(name)
-    prep = g.prepare(2, [Seat(g.default_policy)] * 2, {}, g.card_table())
+    prep = g.prepare(g.default_players, [Seat(g.default_policy)] * g.default_players, {}, g.card_table())
     r = g.play(prep, 11, 3, 2)
     out[name] = [r["score"].tolist(), r["win"].tolist(), g.trace(prep, 11, 4)]
 print(json.dumps(out))
@@ -34,9 +34,9 @@ def test_pointer_kernels_run_interpreted_and_match_the_jitted_games():
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
     interpreted = json.loads(done.stdout)
-    for name in ("fliptoons", "wagons"):
+    for name in ("art_deco", "fliptoons", "wagons"):
         g = get(name)
-        prep = g.prepare(2, [Seat(g.default_policy)] * 2, {}, g.card_table())
+        prep = g.prepare(g.default_players, [Seat(g.default_policy)] * g.default_players, {}, g.card_table())
         r = g.play(prep, 11, 3, 2)
         assert interpreted[name] == [r["score"].tolist(), r["win"].tolist(), g.trace(prep, 11, 4)]
 

@@ -129,7 +129,8 @@ def _check_playable(n_players: int, resolved: Mapping[str, Any], deck: np.ndarra
     # The engine's own bounds: a first bid must lie in [lowest opening bid, value + bid_ceiling].
     factor, ceiling = resolved["open_min_bid"], resolved["bid_ceiling"]
     values = np.unique(deck).tolist()
-    ranges = [engine.opening_range.py_func(v, factor, ceiling) for v in values]
+    # (the plain function under NUMBA_DISABLE_JIT=1, which has no py_func)
+    ranges = [getattr(engine.opening_range, "py_func", engine.opening_range)(v, factor, ceiling) for v in values]
     if all(lo > hi for lo, hi in ranges):
         # The smallest card comes closest: lowest opening bid - value = ceil((open_min_bid - 1) x value)
         # grows with the value.  The factor bound is rounded down so that it is itself allowed.
