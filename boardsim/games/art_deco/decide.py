@@ -608,7 +608,7 @@ def rule_tables(pol: np.ndarray, rl: RuleArrays, rules_vec: np.ndarray, deck: np
         pol[q, P_MAY_SELL] = 1.0
     shape = (values.size, cap + 1) if small else (0, 0)
     tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64))
-    if small:
+    if small and (pol[:, 0] == RULES).any():  # no rules seat: nothing to fill, nothing to compile
         _fill_tables(pol, rl, rules_vec, values, tables)
     for q in range(n):  # a seat whose sell rules can never hold never sells: skip its sales, as for a built-in
         if int(pol[q, 0]) == RULES and small and _reads(rl, q, (ACT_SELL,)) <= SELL_DOMAIN_FEATURES:

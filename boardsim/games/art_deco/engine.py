@@ -38,6 +38,7 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEA
     Scratch,
     price,
 )
+from boardsim.games.base import pointer_kernel
 from boardsim.rulelist import STACK, RuleArrays, pack_seats
 
 GAME_COUNTERS = ("pile_left", "unsold")
@@ -127,7 +128,7 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False)
 def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -358,6 +359,25 @@ def collection_capacity(rules):
     return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
+                S):
+    """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
+    arrays and taking the per-game row views costs no reference counting."""
+    n_log = 0
+    for i in range(lo, hi):
+        seed = rng.game_seed(key, first + i)
+        rounds, end, n_log, left, unsold = play_game(
+            seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
+        )
+        game_out[i, 0] = rounds
+        game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
+        game_out[i, 2] = end
+        game_out[i, 3] = left
+        game_out[i, 4] = unsold
+    return n_log
+
+
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log):
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
@@ -387,54 +407,12 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
                        log, S)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
-                S):
-    """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
-    arrays and taking the per-game row views costs no reference counting."""
-    n_log = 0
-    for i in range(lo, hi):
-        seed = rng.game_seed(key, first + i)
-        rounds, end, n_log, left, unsold = play_game(
-            seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
-        )
-        game_out[i, 0] = rounds
-        game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
-        game_out[i, 2] = end
-        game_out[i, 3] = left
-        game_out[i, 4] = unsold
-    return n_log
-
-
-@njit(parallel=True, cache=True, nogil=True)
-def play_batch_kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
-    """Games first..first+n-1 of a cell; each writes only its own rows."""
-    n = score.shape[0]
-    n_blocks = min(n, 256)
-    no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
-    for b in prange(n_blocks):
-        lo = b * n // n_blocks
-        hi = (b + 1) * n // n_blocks
-        _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                    no_log)
-
-
-@njit(cache=True, nogil=True)
-def trace_kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events):
-    """One game with its event log, through the same ``play_game``."""
-    score = np.zeros((1, n_players), dtype=np.int64)
-    win = np.zeros((1, n_players), dtype=np.float64)
-    seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
-    game_out = np.zeros((1, N_GAME), dtype=np.int64)
-    log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = _play_range(key, index, 0, 1, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                        log)
-    return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
-
-
-# The custom scorers arrive as a tuple of four numba functions; only a kernel compiled for an explicit
-# signature naming their function type (custom.SCORERS) turns them into function pointers, so both
-# entry points are compiled once for these argument types and then refuse any other.
+# The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
+# naming their function type (custom.SCORERS) turns them into function pointers, so the engine (_play_range)
+# is compiled for these argument types and then refuses any other.  With scorers = None (no seat is asked at
+# each decision: built-ins and tabled rule lists only) numba prunes every call to decide.open_*: their many
+# arguments in the bidding loop cost the built-ins ~15% of their speed.  So there are two variants, each
+# compiled only when a cell first needs it.
 _I64 = types.int64
 _C1F = types.float64[::1]
 _C1I = types.int64[::1]
@@ -443,24 +421,44 @@ _C2I = types.int64[:, ::1]
 RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
                                           np.zeros((1, 1, 1), np.int64)))
-_ARGS = (types.uint64, _I64, _I64, _C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS, custom.SCORERS)
-_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)
-# With scorers = None (no seat is asked at each decision: built-ins and tabled rule lists only) numba prunes
-# every call to decide.open_*: their many arguments in the bidding loop cost the built-ins ~15% of their speed.
-BATCH_SIG = {True: _ARGS + _OUT, False: _ARGS[:-1] + (types.none,) + _OUT}
-TRACE_SIG = {True: _ARGS + (_I64,), False: _ARGS[:-1] + (types.none, _I64)}
+_IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, T, rl
+_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
+_SCORERS = {True: custom.SCORERS, False: types.none}
+# key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
+RANGE_SIG = {k: _I64(types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I) for k, sc in _SCORERS.items()}
+BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.uint64, _I64, _I64, *_IN, sc, *_OUT)
+             for k, sc in _SCORERS.items()}
+
+
+def _batch(play_range, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
+    """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
+    ``_play_range`` as a function pointer: the kernel does not link (and re-optimise) the engine's code."""
+    n = score.shape[0]
+    n_blocks = min(n, 256)
+    no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
+    for b in prange(n_blocks):
+        lo = b * n // n_blocks
+        hi = (b + 1) * n // n_blocks
+        play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                   no_log)
+
+
+# one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
+_BATCH = {k: njit(parallel=True, cache=True, nogil=True)(_batch) for k in (True, False)}
 _COMPILING = threading.Lock()
 
 
-def _compiled(kernel, sig):
-    """``kernel`` compiled for ``sig``, and for no signature it is not given (a no-op under NUMBA_DISABLE_JIT)."""
-    if hasattr(kernel, "signatures") and sig not in kernel.signatures:
+def _engine(asks: bool) -> tuple:
+    """(kernel, engine) for the scorer variant, compiled on first use (no-ops under NUMBA_DISABLE_JIT)."""
+    kernel = _BATCH[asks]
+    if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
         with _COMPILING:
-            if sig not in kernel.signatures:
-                kernel.disable_compile(False)
-                kernel.compile(sig)
-                kernel.disable_compile()
-    return kernel
+            if RANGE_SIG[asks] not in _play_range.signatures:
+                _play_range.disable_compile(False)
+                pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
+                # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
+                _play_range.disable_compile()
+    return kernel, _play_range
 
 
 def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, score, win, seat_out,
@@ -468,13 +466,21 @@ def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: Rul
     """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
 
     ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
-    (``decide.asks_each_time``): the kernel compiled for None has no code for such seats.
+    (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
     """
-    kernel = _compiled(play_batch_kernel, BATCH_SIG[scorers is not None])
-    kernel(key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
+    kernel, engine = _engine(scorers is not None)
+    kernel(engine, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
 
 
 def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
-    """One game's results and its event log (at most ``max_events`` rows)."""
-    kernel = _compiled(trace_kernel, TRACE_SIG[scorers is not None])
-    return kernel(key, index, n_players, rules, deck, pol, T, rl, scorers, max_events)
+    """One game's results and its event log (at most ``max_events`` rows): plain Python around the batch's
+    own compiled ``_play_range`` (one game, log on); a jitted wrapper would link and re-optimise the engine."""
+    _, engine = _engine(scorers is not None)
+    score = np.zeros((1, n_players), dtype=np.int64)
+    win = np.zeros((1, n_players), dtype=np.float64)
+    seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, N_GAME), dtype=np.int64)
+    log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
+    n_log = engine(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules, deck, pol, T,
+                   rl, scorers, score, win, seat_out, game_out, log)
+    return score[0], win[0], seat_out[0], game_out[0], log[:n_log]

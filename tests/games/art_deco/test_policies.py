@@ -16,11 +16,11 @@ def test_policy_list_is_pinned():
 
 def test_new_parameter_values_do_not_recompile():
     simulate("art_deco", 100, [("multiple", {"multiple": 1.1})] * 4, seed=1)
-    before = len(engine.play_batch_kernel.signatures)
+    before = len(engine._play_range.signatures)
     for m in (0.5, 1.7, 2.3):
         simulate("art_deco", 100, [("multiple", {"multiple": m}), "blocker"], seed=1, players=3,
                  rules={"rounds": 7, "sale_price_factor": 1.3}, cards={"v12": {"copies": 2}})
-    assert len(engine.play_batch_kernel.signatures) == before
+    assert len(engine._play_range.signatures) == before
 
 
 def test_higher_multiple_pays_more():
