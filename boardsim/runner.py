@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from boardsim import rng, seating
+from boardsim import rng, seating, sums
 from boardsim.analysis.stats import game_sums
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
@@ -278,32 +278,18 @@ class Aggregate:
         if isinstance(out, Aggregate):
             self.merge(out)
             return
-        score = np.asarray(out["score"], dtype=np.int64)  # no copy when it is int64 already
+        score = np.ascontiguousarray(out["score"], dtype=np.int64)  # no copy when it is int64 already
         self._check_room(score)
-        units = np.rint(out["win"] * WIN_UNITS).astype(np.int64)
-        self.games += score.shape[0]
-        self.wins += game_sums(units)
-        self._add_deal_sums(out, units, score)
-        # turn order counted from the game's first player, so a random first player is handled too
-        order = (out["position"] - out["first_player"][:, None]) % self.n_players
-        np.add.at(self.wins_by_position, order.ravel(), units.ravel())
-        self.score_sum += game_sums(score)
-        self.score_sq += np.einsum("ij,ij->j", score, score)
+        n = score.shape[0]
+        if n % self.n_arr:
+            raise ValueError(f"a chunk of {n} games is not whole deals of {self.n_arr} arrangements")
+        if n:
+            self._add_sums(out, score)
         if "counters" in out:  # all seat counters as one block (Game.result_arrays): one pass
             self.counter_sum += game_sums(out["counters"])
         else:
             for k, name in enumerate(self.seat_counters):
                 self.counter_sum[:, k] += game_sums(out[name])
-        self.no_winner += int((np.einsum("ij->i", units) == 0).sum())
-        self.rounds_sum += int(out["rounds"].sum())
-        self.end_counts += np.bincount(out["end"], minlength=self.n_end)[: self.n_end]
-        for j in range(self.n_players):
-            values, counts = np.unique(score[:, j], return_counts=True)
-            for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-                self.score_hist.setdefault(v, np.zeros(self.n_players, dtype=np.int64))[j] += c
-        values, counts = np.unique(out["rounds"], return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
-            self.rounds_hist[v] = self.rounds_hist.get(v, 0) + c
         if self.game is not None:
             for name, arr in self.game.chunk_stats(out).items():
                 if name in self.extra:
@@ -330,26 +316,35 @@ class Aggregate:
             raise OverflowError(f"scores up to {top:.0f} over {self.games + score.shape[0]:,} games overflow the "
                                 "64-bit sums of squared scores")
 
-    def _add_deal_sums(self, out: Mapping[str, np.ndarray], units: np.ndarray, score: np.ndarray) -> None:
-        """Per-deal and per-arrangement sums; rows come in arrangement-major blocks (``play_chunk``)."""
-        A, P = self.n_arr, self.n_players
-        n = units.shape[0]
-        if n % A:
-            raise ValueError(f"a chunk of {n} games is not whole deals of {A} arrangements")
-        count = n // A
-        self.deals += count
-        gm = self.group_matrix()
-        blocks = units.reshape(A, count, P)
-        per_deal = np.einsum("kij->ij", blocks)  # (count, P): Y summed over arrangements
-        per_deal_score = np.einsum("kij->ij", score.reshape(A, count, P))
-        self.deal_win_sq += np.einsum("ij,ij->j", per_deal, per_deal)
-        self.deal_score_sq += np.einsum("ij,ij->j", per_deal_score, per_deal_score)
-        g_deal, g_score = per_deal @ gm, per_deal_score @ gm
-        self.group_win_sq += np.einsum("ij,ij->j", g_deal, g_deal)
-        self.group_score_sq += np.einsum("ij,ij->j", g_score, g_score)
-        self.arr_wins += np.einsum("kij->kj", blocks)
-        g_games = blocks @ gm  # (A, count, G)
-        self.arr_group_win_sq += np.einsum("kig,kig->kg", g_games, g_games)
+    def _add_sums(self, out: Mapping[str, np.ndarray], score: np.ndarray) -> None:
+        """Every sum over games, deals and arrangements in one compiled pass (``sums.add_chunk``); rows come
+        in arrangement-major blocks (``play_chunk``)."""
+        flat = np.ascontiguousarray  # the compiled pass takes C-contiguous arrays: one signature
+        rounds = flat(out["rounds"], dtype=np.int64)
+        score_lo, score_hi = int(score.min()), int(score.max())
+        rounds_lo, rounds_hi = int(rounds.min()), int(rounds.max())
+        score_counts = np.zeros((score_hi - score_lo + 1, self.n_players), dtype=np.int64)
+        rounds_counts = np.zeros(rounds_hi - rounds_lo + 1, dtype=np.int64)
+        no_winner, rounds_sum = sums.add_chunk(
+            flat(out["win"], dtype=np.float64), score, flat(out["position"], dtype=np.int64),
+            flat(out["first_player"], dtype=np.int64), rounds, flat(out["end"], dtype=np.int64), self.n_arr,
+            np.array(self.groups, dtype=np.int64), float(WIN_UNITS), score_lo, rounds_lo, self.wins,
+            self.wins_by_position, self.score_sum, self.score_sq, self.end_counts, self.deal_win_sq,
+            self.deal_score_sq, self.group_win_sq, self.group_score_sq, self.arr_wins, self.arr_group_win_sq,
+            score_counts, rounds_counts)
+        self.games += score.shape[0]
+        self.deals += score.shape[0] // self.n_arr
+        self.no_winner += int(no_winner)
+        self.rounds_sum += int(rounds_sum)
+        for k in np.flatnonzero(score_counts.any(axis=1)).tolist():
+            v = score_lo + k
+            if v in self.score_hist:
+                self.score_hist[v] += score_counts[k]
+            else:
+                self.score_hist[v] = score_counts[k].copy()
+        for k in np.flatnonzero(rounds_counts).tolist():
+            v = rounds_lo + k
+            self.rounds_hist[v] = self.rounds_hist.get(v, 0) + int(rounds_counts[k])
 
     def merge(self, other: Aggregate) -> None:
         """Add another aggregate's sums; all whole numbers, so the order of merging never matters."""

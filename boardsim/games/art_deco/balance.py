@@ -6,8 +6,10 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
-from boardsim.analysis.stats import game_sums, mean_interval, wilson
+from boardsim.analysis.stats import mean_interval, wilson
+from boardsim.games.art_deco.state import SEAT_COUNTERS
 
 # The report prints this under the overbid chart (the spec's "what a simulator must expect").  It is an
 # algebraic identity: score = held + sold - paid, and at price factor 1 a direct buy adds its value to both
@@ -25,23 +27,63 @@ CHART_NOTES = {"overbid": IDENTITY}
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    win = out["win"]
-    eligible = out["eligible"].astype(bool)
-    dealt = np.where(eligible, out["dealt_value"], np.iinfo(np.int64).min)
-    best = dealt.max(axis=1, keepdims=True)
-    has_winner = np.einsum("ij->i", win) > 0
-    # share of the win that went to a player holding the best dealt hand among eligible players
-    best_share = np.einsum("ij,ij->i", win, eligible & (dealt == best))
+    """The chunk's sums for the balance tables, in one compiled pass (``_stats``): the NumPy version
+    cost a quarter of a game (0.25 us of 1.4) in a sweep."""
+    counters = np.ascontiguousarray(out["counters"], dtype=np.int64)
+    win = np.ascontiguousarray(out["win"], dtype=np.float64)
+    score = np.ascontiguousarray(out["score"], dtype=np.int64)
+    (with_winner, best12, overbid, overbid_sq, dealt, score_sum, auctions,
+     no_winner) = _stats(win, score, counters, *(_COLUMN[name] for name in _READ))
     return {
-        "games_with_winner": np.array([int(has_winner.sum())]),
-        "best_hand_wins12": np.array([int(np.rint(best_share * 12).sum())]),
-        "overbid": game_sums(out["overbid"]),
-        "overbid_sq": game_sums(out["overbid"] * out["overbid"]),
-        "dealt_value": game_sums(out["dealt_value"]),
-        "score": game_sums(out["score"]),
-        "auctions_won": game_sums(out["auctions_won"]),
-        "no_winner": np.array([int((~has_winner).sum())]),
+        "games_with_winner": np.array([with_winner]),
+        "best_hand_wins12": np.array([best12]),
+        "overbid": overbid,
+        "overbid_sq": overbid_sq,
+        "dealt_value": dealt,
+        "score": score_sum,
+        "auctions_won": auctions,
+        "no_winner": np.array([no_winner]),
     }
+
+
+_COLUMN = {name: k for k, name in enumerate(SEAT_COUNTERS)}
+_READ = ("eligible", "dealt_value", "overbid", "auctions_won")
+
+
+@njit(cache=True, nogil=True)
+def _stats(win, score, counters, c_elig, c_dealt, c_over, c_auct):
+    """Per chunk: games with a winner; the win share (in twelfths) that went to a player holding the best
+    dealt hand among eligible players; per-seat sums of overbid, its square, dealt value, score and
+    auctions won; games with no winner."""
+    n, P = score.shape
+    overbid = np.zeros(P, dtype=np.int64)
+    overbid_sq = np.zeros(P, dtype=np.int64)
+    dealt = np.zeros(P, dtype=np.int64)
+    score_sum = np.zeros(P, dtype=np.int64)
+    auctions = np.zeros(P, dtype=np.int64)
+    with_winner = 0
+    best12 = 0
+    for i in range(n):
+        total = 0.0
+        best = np.iinfo(np.int64).min
+        for j in range(P):
+            total += win[i, j]
+            o = counters[i, j, c_over]
+            overbid[j] += o
+            overbid_sq[j] += o * o
+            dealt[j] += counters[i, j, c_dealt]
+            score_sum[j] += score[i, j]
+            auctions[j] += counters[i, j, c_auct]
+            if counters[i, j, c_elig] != 0:
+                best = max(best, counters[i, j, c_dealt])
+        if total > 0:
+            with_winner += 1
+        share = 0.0
+        for j in range(P):
+            if counters[i, j, c_elig] != 0 and counters[i, j, c_dealt] == best:
+                share += win[i, j]
+        best12 += np.int64(np.rint(share * 12))
+    return with_winner, best12, overbid, overbid_sq, dealt, score_sum, auctions, n - with_winner
 
 
 def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
