@@ -8,16 +8,19 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
 
 - games/s on 1 Numba thread and on all threads (this process, warm cache);
 - games/s on a 2-worker Dask LocalCluster (loopback; each worker
-  ``cores // 2`` threads; cluster start-up and warm-up not counted);
+  ``cores // 2`` threads; cluster start-up and warm-up not counted), and on a
+  1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second;
 - the speed-up of the compiled code over the same code with
   ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
   1-thread rates;
 - ``simulate()`` and the sweep's streamed path as shares of the engine alone on 1 thread
   (``simulate_over_engine``, ``sweep_over_engine``; the engine alone is the kernel in calls of
   ``max_chunk_deals`` with its results thrown away);
-- cold start: wall time of a fresh process that starts Python, imports
-  boardsim and plays 8 games with an empty Numba cache (``NUMBA_CACHE_DIR`` a
-  new temporary folder); warm start: the same again with that cache filled;
+- cold start: wall time (and CPU time, ``cold_start_cpu_s``: on a busy machine
+  the wall time waits for the other work) of a fresh process that starts Python,
+  imports boardsim and plays 8 games with an empty Numba cache
+  (``NUMBA_CACHE_DIR`` a new temporary folder), i.e. the engine's cold compile;
+  warm start: the same again with that cache filled;
 - peak memory (max RSS) of a fresh process streaming about ``--seconds``
   worth of games in the default chunk size.
 
@@ -41,7 +44,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 COLUMNS = ["game", "players", "policy", "cores", "games_per_s_1_thread", "games_per_s_all_threads",
-           "games_per_s_dask_2_workers", "jit_speedup", "games_per_s_no_jit", "cold_start_s", "warm_start_s",
+           "games_per_s_dask_2_workers", "games_per_s_dask_1_worker", "dask_scaling", "jit_speedup",
+           "games_per_s_no_jit", "cold_start_s", "cold_start_cpu_s", "warm_start_s",
            "peak_rss_mb", "games_per_s_engine_1_thread", "simulate_over_engine", "sweep_over_engine", "boardsim",
            "date"]
 
@@ -128,18 +132,25 @@ def probe(args) -> None:
 
 
 def run_probe(game: str, env_extra: dict[str, str], seconds: float) -> tuple[dict, float]:
+    """The probe's JSON line and its wall seconds; its CPU seconds (user + system) are under "cpu_s"."""
+    import resource
+
     env = {**os.environ, **env_extra}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--probe", game, "--probe-seconds", str(seconds)],
                           env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"probe {game} {env_extra} failed:\n{done.stderr[-2000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1]), wall
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out["cpu_s"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, wall
 
 
 # -- the suite ----------------------------------------------------------------
-def bench_game(name: str, seconds: float, dask_ex, nojit: bool) -> dict:
+def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None) -> dict:
     import numba
 
     import boardsim
@@ -162,13 +173,19 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool) -> dict:
     if dask_ex is not None:
         dask_ex.warm(cell)
         row["games_per_s_dask_2_workers"] = rate(cell, seconds, executor=dask_ex, parts=8, first=64)
+    if dask_one is not None:
+        dask_one.warm(cell)
+        row["games_per_s_dask_1_worker"] = rate(cell, seconds, executor=dask_one, parts=8, first=64)
+        if row.get("games_per_s_dask_2_workers"):
+            row["dask_scaling"] = row["games_per_s_dask_2_workers"] / row["games_per_s_dask_1_worker"]
     if nojit:
         # the interpreter is far slower: a short look is enough for a ratio
         slow, _ = run_probe(name, {"NUMBA_DISABLE_JIT": "1"}, min(seconds, 3.0))
         row["games_per_s_no_jit"] = slow["games_per_s"]
         row["jit_speedup"] = row["games_per_s_1_thread"] / slow["games_per_s"]
     with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
-        _, row["cold_start_s"] = run_probe(name, {"NUMBA_CACHE_DIR": cache}, 0)
+        cold, row["cold_start_s"] = run_probe(name, {"NUMBA_CACHE_DIR": cache}, 0)
+        row["cold_start_cpu_s"] = cold["cpu_s"]
         warm, wall = run_probe(name, {"NUMBA_CACHE_DIR": cache}, seconds)
     row["warm_start_s"] = wall - warm["after_start_s"]
     row["peak_rss_mb"] = warm["peak_rss_mb"]
@@ -198,35 +215,38 @@ def main() -> None:
     from boardsim.games import names
 
     games = args.game or names()
-    dask_ex = None
+    dask_ex = dask_one = None
     if not args.no_dask:
         try:
             from boardsim.executors import DaskExecutor
 
             dask_ex = DaskExecutor(local_workers=min(2, os.cpu_count() or 1))
+            dask_one = DaskExecutor(local_workers=1, threads=1)  # the baseline of the scaling figure
         except Exception as e:  # noqa: BLE001 - the other figures are still worth having
             print(f"no Dask figure: {e}", file=sys.stderr)
     rows = []
     try:
         for name in games:
             t0 = time.perf_counter()
-            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit))
+            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit, dask_one))
             print(f"{name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     finally:
-        if dask_ex is not None:
-            dask_ex.close()
+        for ex in (dask_ex, dask_one):
+            if ex is not None:
+                ex.close()
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, COLUMNS)
         w.writeheader()
         for row in rows:
             w.writerow({k: row.get(k, "") for k in COLUMNS})
-    head = f"{'game':<10} {'1 thread':>10} {'all thr.':>10} {'dask 2w':>10} {'jit x':>8} {'cold s':>7} " \
-           f"{'warm s':>7} {'peak MB':>8} {'sim/eng':>8} {'swp/eng':>8}"
+    head = f"{'game':<10} {'1 thread':>10} {'all thr.':>10} {'dask 2w':>10} {'2w/1w':>6} {'jit x':>6} {'cold s':>7} " \
+           f"{'cold cpu':>8} {'warm s':>7} {'peak MB':>8} {'sim/eng':>8} {'swp/eng':>8}"
     print(head)
     for r in rows:
         print(f"{r['game']:<10} {fmt(r['games_per_s_1_thread']):>10} {fmt(r['games_per_s_all_threads']):>10} "
-              f"{fmt(r.get('games_per_s_dask_2_workers')):>10} {fmt(r.get('jit_speedup'), 0):>8} "
-              f"{fmt(r['cold_start_s'], 1):>7} {fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8} "
+              f"{fmt(r.get('games_per_s_dask_2_workers')):>10} {fmt(r.get('dask_scaling'), 2):>6} "
+              f"{fmt(r.get('jit_speedup'), 0):>6} {fmt(r['cold_start_s'], 1):>7} {fmt(r['cold_start_cpu_s'], 1):>8} "
+              f"{fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8} "
               f"{fmt(r['simulate_over_engine'], 2):>8} {fmt(r['sweep_over_engine'], 2):>8}")
     print(f"games/s; {os.cpu_count()} cores; wrote {args.out}")
 
