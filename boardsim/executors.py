@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -112,7 +112,10 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
     step = min(cap, _SUBCALL_DEALS.get(cell.game.name, 16)) if on_games is not None else min(
         cap, max(PIPELINE_MIN_DEALS, -(-count // PIPELINE_CALLS)))
     threads = numba.get_num_threads()
-    with ThreadPoolExecutor(1, thread_name_prefix="boardsim-play") as pool:
+    # A pool worker (processes, Dask) is sized to its share of the cores (workers x threads = cores): a
+    # second thread there would only compete with the other workers, so it plays its calls in turn.
+    with (ThreadPoolExecutor(1, thread_name_prefix="boardsim-play") if _WORKER.get("pipeline", True)
+          else _InTurn()) as pool:
         n = min(step, count)
         job = pool.submit(_timed_chunk, cell, key, start, n, threads)
         first = start + n
@@ -131,6 +134,21 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
                 on_games(played * len(cell.rotations))
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
+
+
+class _InTurn:
+    """A stand-in for a one-thread pool that runs each call when it is submitted."""
+
+    def __enter__(self) -> _InTurn:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
+        done: Future = Future()
+        done.set_result(fn(*args))
+        return done
 
 
 def play_ranges(
@@ -285,6 +303,7 @@ def _init_worker(threads: int | None, packed: tuple | None, ignore_sigint: bool 
         # Ctrl-C goes to the whole process group; the parent handles it and stops the pool
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["threads"] = threads
+    _WORKER["pipeline"] = False
     if packed is not None:
         _worker_task(packed, 0, 0, 1, False)
     return f"pid {os.getpid()}: {threads} Numba threads"

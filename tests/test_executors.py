@@ -1,6 +1,7 @@
 """Processes and Dask executors give exactly what the local executor gives."""
 
 import pickle
+import threading
 
 import pandas as pd
 import pytest
@@ -92,6 +93,24 @@ def test_a_coarse_task_plays_in_capped_calls_with_the_same_sums(monkeypatch, tmp
     boardsim.sweep(tiny("fliptoons"), out=tmp_path / "s", progress=False)
     # tasks of CHUNK = 25 deals (the 2- and 3-player cells have 60 and 40 deals), each in calls of <= 7
     assert sizes == [7, 7, 7, 4] * 2 + [7, 3] + [7, 7, 7, 4] + [7, 7, 1]
+
+
+def test_a_pool_worker_plays_its_calls_in_turn_with_the_same_sums(monkeypatch):
+    # workers x threads = cores: a worker's chunk adds up each call before playing the next, on one thread
+    cell = tiny("art_deco").cells()[0]
+    monkeypatch.setattr(executors, "PIPELINE_MIN_DEALS", 5)
+    piped = chunk_result(cell, 5, 0, 40, reduce=True).to_arrays()
+    threads = []
+
+    def spy(cell, key, start, count, n):
+        threads.append(threading.current_thread().name)
+        return executors.play_chunk(cell, key, start, count), 0.0
+
+    monkeypatch.setattr(executors, "_timed_chunk", spy)
+    monkeypatch.setitem(executors._WORKER, "pipeline", False)
+    in_turn = chunk_result(cell, 5, 0, 40, reduce=True).to_arrays()
+    assert threads == [threading.current_thread().name] * 4  # 4 calls of 10 deals, none on another thread
+    assert piped.keys() == in_turn.keys() and all((piped[k] == in_turn[k]).all() for k in piped)
 
 
 def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
