@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from boardsim.analysis.stats import wilson
 
@@ -14,40 +15,88 @@ WIN_UNITS = 12  # shares are 1/k for k <= 4
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    # einsum sums in int64 without the temporaries of (win * owned).sum(axis=(0, 1)) and friends
-    win = np.rint(out["win"] * WIN_UNITS).astype(np.int64)  # (n, P)
-    owned = out["owned"] > 0  # (n, P, K)
-    hired = out["hired"]
-    n, P = win.shape
-    rows = np.arange(n)
-    total_wins = int(win.sum())
-    owner_wins = np.einsum("ij,ijk->k", win, owned, dtype=np.int64)
+    """The chunk's per-card, Critic's Choice and per-round sums, in one compiled pass (``_stats``): the
+    NumPy version made about ten passes over the per-card blocks, a tenth of a game's time in a sweep."""
+    c = np.ascontiguousarray
+    owned = c(out["owned"], dtype=np.int32)
+    has_app = "appearances" in out
+    appearances = c(out["appearances"], dtype=np.int32) if has_app else np.zeros((0, 0, 0), dtype=np.int32)
+    (total_wins, hires, hired_games, dismissals, owner_games, owner_wins, kind_fame, app, critic_games, critic_wins,
+     round_fame, round_games) = _stats(
+        c(out["win"], dtype=np.float64), owned, c(out["hired"], dtype=np.int32), c(out["dismissed"], dtype=np.int32),
+        c(out["kind_fame"], dtype=np.int32), appearances, has_app, c(out["critic"], dtype=np.int64),
+        c(out["position"], dtype=np.int64), c(out["round_fame"], dtype=np.int16), c(out["rounds"], dtype=np.int64),
+        float(WIN_UNITS))
+    n, P = out["win"].shape
     stats = {
         "seat_games": np.array([n * P]),
-        "hires": np.einsum("ijk->k", hired, dtype=np.int64),
-        "hired_games": np.einsum("ijk->k", hired > 0, dtype=np.int64),
-        "dismissals": np.einsum("ijk->k", out["dismissed"], dtype=np.int64),
-        "owner_games": np.einsum("ijk->k", owned, dtype=np.int64),
+        "hires": hires,
+        "hired_games": hired_games,
+        "dismissals": dismissals,
+        "owner_games": owner_games,
         "owner_wins": owner_wins,
         "nonowner_wins": total_wins - owner_wins,
-        "kind_fame": np.einsum("ijk->k", out["kind_fame"], dtype=np.int64),
+        "kind_fame": kind_fame,
         "total_wins": np.array([total_wins]),
     }
-    if "appearances" in out:
-        stats["appearances"] = np.einsum("ijk->k", out["appearances"], dtype=np.int64)
-    # Critic's Choice: the holder's win share, where somebody holds it
-    critic = out["critic"]
-    held = critic >= 0
-    holder_slot = np.argmax(out["position"] == critic[:, None], axis=1)
-    stats["critic_games"] = np.array([int(held.sum())])
-    stats["critic_wins"] = np.array([int(win[rows, holder_slot][held].sum())])
-    # per-round fame: summed over games that reached the round
-    rf = out["round_fame"]  # (n, P, R)
-    R = rf.shape[2]
-    reached = out["rounds"][:, None] > np.arange(R)[None, :]  # (n, R)
-    stats["round_fame"] = np.einsum("ijr,ir->jr", rf, reached, dtype=np.int64)  # (P, R)
-    stats["round_games"] = reached.sum(axis=0).astype(np.int64)  # (R,)
+    if has_app:
+        stats["appearances"] = app
+    stats["critic_games"] = np.array([critic_games])  # games where somebody holds the Critic's Choice
+    stats["critic_wins"] = np.array([critic_wins])  # ... and the holder's win share there
+    stats["round_fame"] = round_fame  # (P, R): fame per round, over the games that reached the round
+    stats["round_games"] = round_games  # (R,)
     return stats
+
+
+@njit(cache=True, nogil=True)
+def _stats(win, owned, hired, dismissed, kind_fame, appearances, has_app, critic, position, round_fame, rounds,
+           win_units):
+    n, P, K = owned.shape
+    R = round_fame.shape[2]
+    hires = np.zeros(K, dtype=np.int64)
+    hired_games = np.zeros(K, dtype=np.int64)
+    dismissals = np.zeros(K, dtype=np.int64)
+    owner_games = np.zeros(K, dtype=np.int64)
+    owner_wins = np.zeros(K, dtype=np.int64)
+    kinds = np.zeros(kind_fame.shape[2], dtype=np.int64)
+    app = np.zeros(appearances.shape[2] if has_app else 0, dtype=np.int64)
+    fame = np.zeros((P, R), dtype=np.int64)
+    round_games = np.zeros(R, dtype=np.int64)
+    total_wins = 0
+    critic_games = 0
+    critic_wins = 0
+    for i in range(n):
+        reached = min(rounds[i], R)
+        holder = 0  # the slot that sat where the Critic's Choice holder sat (slot 0 if none matches)
+        for j in range(P - 1, -1, -1):
+            if position[i, j] == critic[i]:
+                holder = j
+        for j in range(P):
+            u = np.int64(np.rint(win[i, j] * win_units))
+            total_wins += u
+            if critic[i] >= 0 and j == holder:
+                critic_wins += u
+            for k in range(K):
+                if owned[i, j, k] > 0:
+                    owner_games[k] += 1
+                    owner_wins[k] += u
+                h = hired[i, j, k]
+                hires[k] += h
+                if h > 0:
+                    hired_games[k] += 1
+                dismissals[k] += dismissed[i, j, k]
+            for k in range(kinds.size):
+                kinds[k] += kind_fame[i, j, k]
+            for k in range(app.size):
+                app[k] += appearances[i, j, k]
+            for r in range(reached):
+                fame[j, r] += round_fame[i, j, r]
+        for r in range(reached):
+            round_games[r] += 1
+        if critic[i] >= 0:
+            critic_games += 1
+    return (total_wins, hires, hired_games, dismissals, owner_games, owner_wins, kinds, app, critic_games, critic_wins,
+            fame, round_games)
 
 
 def _copies(cell) -> np.ndarray:

@@ -50,3 +50,38 @@ def test_fame_per_appearance_counts_face_up_cards_at_check_fame():
     assert out["kind_fame"][:, :, snail].sum() == 2 * out["appearances"][:, :, snail].sum()
     tables = balance.balance_tables(cell, balance.chunk_stats(out), 80)
     assert tables["cards"].set_index("card").loc["Snail", "fame_per_appearance"] == 2.0
+
+
+def _numpy_stats(out):
+    """The sums in plain NumPy, one array at a time."""
+    win = np.rint(out["win"] * balance.WIN_UNITS).astype(np.int64)
+    owned = out["owned"] > 0
+    n, P = win.shape
+    held = out["critic"] >= 0
+    holder = np.argmax(out["position"] == out["critic"][:, None], axis=1)
+    reached = out["rounds"][:, None] > np.arange(out["round_fame"].shape[2])[None, :]
+    owner_wins = (win[:, :, None] * owned).sum(axis=(0, 1))
+    stats = {
+        "seat_games": [n * P], "hires": out["hired"].sum(axis=(0, 1)),
+        "hired_games": (out["hired"] > 0).sum(axis=(0, 1)),
+        "dismissals": out["dismissed"].sum(axis=(0, 1)), "owner_games": owned.sum(axis=(0, 1)),
+        "owner_wins": owner_wins, "nonowner_wins": win.sum() - owner_wins,
+        "kind_fame": out["kind_fame"].sum(axis=(0, 1)), "total_wins": [win.sum()],
+        "critic_games": [held.sum()], "critic_wins": [win[np.arange(n), holder][held].sum()],
+        "round_fame": (out["round_fame"].astype(np.int64) * reached[:, None, :]).sum(axis=0),
+        "round_games": reached.sum(axis=0),
+    }
+    if "appearances" in out:
+        stats["appearances"] = out["appearances"].sum(axis=(0, 1))
+    return stats
+
+
+def test_compiled_chunk_stats_equal_numpy_at_every_player_count():
+    for players, seats, design in ((1, ["fame_per_cost"], "fixed"), (2, ["fame_per_cost"], "fixed"),
+                                   (3, ["fame_per_cost", "random", "priority"], "all"), (4, ["random"], "cyclic")):
+        cell = make_cell(GAME, players, [Seat(s) for s in seats], {}, GAME.card_table(), seating_design=design)
+        out = play_chunk(cell, 5, 0, 40)
+        got, want = balance.chunk_stats(out), _numpy_stats(out)
+        assert got.keys() == want.keys()
+        for name in want:
+            assert np.array_equal(got[name], np.asarray(want[name], dtype=np.int64)), (players, name)
