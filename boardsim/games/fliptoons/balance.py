@@ -18,13 +18,10 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The chunk's per-card, Critic's Choice and per-round sums, in one compiled pass (``_stats``): the
     NumPy version made about ten passes over the per-card blocks, a tenth of a game's time in a sweep."""
     c = np.ascontiguousarray
-    owned = c(out["owned"], dtype=np.int32)
     has_app = "appearances" in out
-    appearances = c(out["appearances"], dtype=np.int32) if has_app else np.zeros((0, 0, 0), dtype=np.int32)
     (total_wins, hires, hired_games, dismissals, owner_games, owner_wins, kind_fame, app, critic_games, critic_wins,
      round_fame, round_games) = _stats(
-        c(out["win"], dtype=np.float64), owned, c(out["hired"], dtype=np.int32), c(out["dismissed"], dtype=np.int32),
-        c(out["kind_fame"], dtype=np.int32), appearances, has_app, c(out["critic"], dtype=np.int64),
+        c(out["win"], dtype=np.float64), _card_block(out), has_app, c(out["critic"], dtype=np.int64),
         c(out["position"], dtype=np.int64), c(out["round_fame"], dtype=np.int16), c(out["rounds"], dtype=np.int64),
         float(WIN_UNITS))
     n, P = out["win"].shape
@@ -48,9 +45,28 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return stats
 
 
+_CARD_ARRAYS = ("owned", "hired", "dismissed", "kind_fame", "appearances")  # engine.ST_* order
+
+
+def _card_block(out: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The per-card arrays as one (games, stat, seat, card) int32 block: the kernel's own block when they are
+    still its views (fixed seats: no copy), else stacked (their copies per arrangement are separate)."""
+    views = [out[name] for name in _CARD_ARRAYS if name in out]
+    block = views[0].base
+    if (isinstance(block, np.ndarray) and block.ndim == 4 and block.dtype == np.int32 and block.flags.c_contiguous
+            and block.shape[1] == len(_CARD_ARRAYS) and all(v.base is block for v in views)
+            and all(np.shares_memory(v, block[:, k]) for k, v in enumerate(views))):
+        return block
+    return np.ascontiguousarray(np.stack(views, axis=1), dtype=np.int32)
+
+
 @njit(cache=True, nogil=True)
-def _stats(win, owned, hired, dismissed, kind_fame, appearances, has_app, critic, position, round_fame, rounds,
-           win_units):
+def _stats(win, block, has_app, critic, position, round_fame, rounds, win_units):
+    owned = block[:, 0]
+    hired = block[:, 1]
+    dismissed = block[:, 2]
+    kind_fame = block[:, 3]
+    appearances = block[:, 4 if has_app else 0]
     n, P, K = owned.shape
     R = round_fame.shape[2]
     hires = np.zeros(K, dtype=np.int64)
