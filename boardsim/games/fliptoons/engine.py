@@ -51,7 +51,7 @@ from boardsim.games.fliptoons.cards import (
     C_TARGET,
     MAX_EXTRA_ROWS,
 )
-from boardsim.rng import below, game_seed, seed_state, shuffle
+from boardsim.rng import below, game_seed, seed_state, shuffle, step
 from boardsim.rulelist import pack_seats
 
 # -- grid geometry -----------------------------------------------------------------------------
@@ -523,9 +523,27 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
 
 
 @njit(**INLINE, **INTERNAL)
+def _shuffle(rng, arr, n):
+    """``rng.shuffle``, the same draws and the same order, with the generator in locals for the loop: LLVM
+    cannot tell the state array apart from the deck, so rng.shuffle stores and reloads the state on every
+    swap."""
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
+    for i in range(n - 1, 0, -1):
+        u, s0, s1, s2, s3 = step(s0, s1, s2, s3)
+        j = int(u * (i + 1))  # rng.below(state, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+    rng[0] = s0
+    rng[1] = s1
+    rng[2] = s2
+    rng[3] = s3
+
+
+@njit(**INLINE, **INTERNAL)
 def _flip(p, S, C, O, rng):
     pc, pv = S.rows, S.seat
-    shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
+    _shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
     _place_all(p, S, C, O, rng)
 
 
@@ -1266,7 +1284,7 @@ def _setup(S, C, rng):
                 toon[tn] = k
                 tn += 1
     sh[TN] = tn
-    shuffle(rng, toon, np.int64(tn))
+    _shuffle(rng, toon, np.int64(tn))
     total = tn
     if solo:
         d = min(tn, int(rules[R_SOLO_DISCARD]))
