@@ -807,7 +807,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _log(sh, log, EV_GAIN, p, kind, cards[kind, C_HA], cards[kind, C_HB], 0, 0, 0)
     elif h == H_DISMISS_TARGET:
         t = cards[kind, C_TARGET]
-        g = -1
+        g = np.int64(-1)  # typed from the start: a literal -1 compiled _dismiss_grid once more
         for i in range(pv[p, GN]):
             if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
                 g = i
@@ -909,7 +909,7 @@ def _run_hooks(p, S, C, O, rng):
     # no list of the hooks present at the start, and a hook card removed meanwhile is simply not found.
     last = np.int64(-1)
     while True:
-        i = -1
+        i = np.int64(-1)  # typed from the start: a literal -1 compiled _dismiss_grid once more
         key = np.int64(1) << 62
         for j in range(pv[p, GN]):
             if cards[pc[p, GK, j], C_HOOK] >= K_DONKEY:
