@@ -7,11 +7,20 @@ at each difficulty with a 95% Wilson interval.
 
 Run:  python benchmarks/bench_fliptoons.py [--games N] [--solo-games N] [--lookahead-games N]
 Warms the Numba cache first so compile time is not counted.
+
+``--compile-profile`` instead compiles the 2-player fame_per_cost kernel into an empty cache in a fresh
+process and prints where its cold compile goes: each dispatcher's compile time, inclusive of the callees it
+compiles (numba's own per-pass timings: type inference, then LLVM lowering, optimisation and code
+generation), and every dispatcher compiled in more than one signature.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numba
@@ -43,12 +52,53 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
     return float(np.median(times)), float(np.max(times))
 
 
+def compile_profile(top: int = 25) -> None:
+    """Runs in a process whose Numba cache is empty: compile, then print each dispatcher's pass timings."""
+    from boardsim import custom, rng, rulelist
+    t0, c0 = time.perf_counter(), time.process_time()
+    game = get("fliptoons")
+    game.play(game.prepare(2, [Seat("fame_per_cost")] * 2, {}, game.card_table()), 1, 0, 10)
+    print(f"cold compile and 10 games: {time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU")
+    rows, multi = [], []
+    for mod in (E, D, rng, rulelist, custom):
+        for name, obj in vars(mod).items():
+            py = getattr(obj, "py_func", None)
+            if not hasattr(obj, "overloads") or py is None or py.__module__ != mod.__name__:
+                continue
+            label = f"{mod.__name__.rsplit('.', 1)[-1]}.{name}"
+            if len(obj.overloads) > 1:
+                multi.append(f"{label} ({len(obj.overloads)} signatures)")
+            for cres in obj.overloads.values():
+                times: dict[str, float] = {}
+                for passes in (cres.metadata or {}).get("pipeline_times", {}).values():
+                    for pass_name, t in passes.items():
+                        key = pass_name.split("_", 1)[-1]
+                        times[key] = times.get(key, 0.0) + t.run
+                rows.append((sum(times.values()), times.get("nopython_type_inference", 0.0),
+                             times.get("native_lowering", 0.0) + times.get("native_parfor_lowering", 0.0), label))
+    print(f"{len(rows)} compiled signatures; seconds (wall) per dispatcher, callees it compiled included:")
+    print(f"{'total':>7} {'typing':>7} {'LLVM':>7}  dispatcher")
+    for total, typing, llvm, label in sorted(rows, reverse=True)[:top]:
+        print(f"{total:7.2f} {typing:7.2f} {llvm:7.2f}  {label}")
+    print("compiled in more than one signature:", ", ".join(multi) or "none")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--solo-games", type=int, default=4000)
     ap.add_argument("--lookahead-games", type=int, default=200)
+    ap.add_argument("--compile-profile", action="store_true", help="where a cold compile goes (empty cache)")
+    ap.add_argument("--in-empty-cache", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.in_empty_cache:
+        compile_profile()
+        return
+    if args.compile_profile:
+        with tempfile.TemporaryDirectory() as cache:
+            subprocess.run([sys.executable, __file__, "--in-empty-cache"], check=True,
+                           env={**os.environ, "NUMBA_CACHE_DIR": cache})
+        return
     game = get("fliptoons")
     table = game.card_table()
     numba.set_num_threads(1)

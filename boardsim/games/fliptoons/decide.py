@@ -209,8 +209,9 @@ def _user_choice(p, code, S, C, U):
     n = _owned(p, pv)
     now = min(n, 6) * m
     # candidates: the legal hires (slot order), the legal paid dismissals (grid order), passing
-    nr = 0
-    fpc_row = -1  # fame_per_cost's hire, with its default parameters
+    # typed from the start (np.int64, not a literal): _rules_choice was compiled twice, once for a literal nh
+    nr = np.int64(0)
+    fpc_row = np.int64(-1)  # fame_per_cost's hire, with its default parameters
     bs = -1e18
     for s in range(Wd):
         if _hire_ok(p, s, pv, mk, prices):
@@ -294,7 +295,10 @@ def _user_choice(p, code, S, C, U):
                          U.rule_flags, U.stack)
 
 
-@njit(**INLINE, **INTERNAL)
+# Fixed signatures: the call sites pass int32, int64 and literal arguments, and each combination compiled
+# _candidate (6 variants) and _pick (3) once more.
+@njit("void(float64[:, ::1], int64, float64, int64, int64, int64, float64, float64, float64, int64)", **INLINE,
+      **INTERNAL)
 def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank):
     """Row r of the candidate matrix, but copies_left (filled only when read)."""
     cand[r, X_KIND] = kind
@@ -307,7 +311,7 @@ def _candidate(cand, r, kind, card, price, slot, gain, gpc, value, rank):
     cand[r, X_RANK] = rank
 
 
-@njit(**INLINE, **INTERNAL)
+@njit("int64(float64[:, ::1], int64, int64, int64, int64, int64, float64)", **INLINE, **INTERNAL)
 def _pick(cand, lo, hi, target, K, col, sign):
     """The candidate row in [lo, hi) a target names: card ``target`` (< K) its first row, otherwise the row
     with the largest ``sign * cand[row, col]`` (first on ties); -1 if none."""

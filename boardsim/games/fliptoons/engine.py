@@ -51,7 +51,7 @@ from boardsim.games.fliptoons.cards import (
     C_TARGET,
     MAX_EXTRA_ROWS,
 )
-from boardsim.rng import below, game_seed, seed_state, shuffle
+from boardsim.rng import below, game_seed, seed_state, shuffle, step
 from boardsim.rulelist import pack_seats
 
 # -- grid geometry -----------------------------------------------------------------------------
@@ -523,9 +523,27 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
 
 
 @njit(**INLINE, **INTERNAL)
+def _shuffle(rng, arr, n):
+    """``rng.shuffle``, the same draws and the same order, with the generator in locals for the loop: LLVM
+    cannot tell the state array apart from the deck, so rng.shuffle stores and reloads the state on every
+    swap."""
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]
+    for i in range(n - 1, 0, -1):
+        u, s0, s1, s2, s3 = step(s0, s1, s2, s3)
+        j = int(u * (i + 1))  # rng.below(state, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+    rng[0] = s0
+    rng[1] = s1
+    rng[2] = s2
+    rng[3] = s3
+
+
+@njit(**INLINE, **INTERNAL)
 def _flip(p, S, C, O, rng):
     pc, pv = S.rows, S.seat
-    shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
+    _shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
     _place_all(p, S, C, O, rng)
 
 
@@ -789,7 +807,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _log(sh, log, EV_GAIN, p, kind, cards[kind, C_HA], cards[kind, C_HB], 0, 0, 0)
     elif h == H_DISMISS_TARGET:
         t = cards[kind, C_TARGET]
-        g = -1
+        g = np.int64(-1)  # typed from the start: a literal -1 compiled _dismiss_grid once more
         for i in range(pv[p, GN]):
             if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
                 g = i
@@ -891,7 +909,7 @@ def _run_hooks(p, S, C, O, rng):
     # no list of the hooks present at the start, and a hook card removed meanwhile is simply not found.
     last = np.int64(-1)
     while True:
-        i = -1
+        i = np.int64(-1)  # typed from the start: a literal -1 compiled _dismiss_grid once more
         key = np.int64(1) << 62
         for j in range(pv[p, GN]):
             if cards[pc[p, GK, j], C_HOOK] >= K_DONKEY:
@@ -1137,24 +1155,33 @@ def _final_flip(S, C, O, rng):
     log = O[2]
     P = np.int64(sh[NP])
     bonus = int(rules[R_CRITIC_BONUS])
-    if rules[R_FINAL_FLIP] == 0:
-        # Variant without a Final Flip: the trigger round's fame (+ the Critic's Choice) decides.
-        for p in range(P):
+    flips = rules[R_FINAL_FLIP] != 0
+    for p in range(P):
+        pv[p, CONTEND] = 1
+        if not flips:
+            # Variant without a Final Flip: the trigger round's fame (+ the Critic's Choice) decides.
             pv[p, SCORE] = pv[p, FAME] + (bonus if sh[CRITIC] == p else 0)
-            pv[p, CONTEND] = 1
-    else:
-        for p in range(P):
-            _flip(p, S, C, O, rng)
-        for p in range(P):
-            f = _fame(p, S, C)
-            pv[p, FAME] = f
-            pv[p, SCORE] = f + (bonus if sh[CRITIC] == p else 0)
-            pv[p, CONTEND] = 1
-            _record_fame_final(p, S, O)
-        _log_grids(S, O)
-        for p in range(P):
-            _log(sh, log, EV_FINAL, p, pv[p, SCORE], 0, 0, 0, 0, 0)
+    reflip = False
     while True:
+        # The Final Flip, then each re-flip of the tied players, in one loop: _flip and _fame are inlined
+        # once here instead of twice (less to compile), with the same flips in the same order.
+        if flips:
+            for p in range(P):
+                if pv[p, CONTEND]:
+                    if reflip:
+                        _collect(p, pc, pv)
+                    _flip(p, S, C, O, rng)
+            for p in range(P):
+                if pv[p, CONTEND]:
+                    f = _fame(p, S, C)
+                    pv[p, FAME] = f
+                    critic = sh[CRITIC] == p and (not reflip or rules[R_CRITIC_REFLIP] != 0)
+                    pv[p, SCORE] = f + (bonus if critic else 0)
+                    _record_fame_final(p, S, O)
+            _log_grids(S, O)
+            for p in range(P):
+                if pv[p, CONTEND]:
+                    _log(sh, log, EV_FINAL, p, pv[p, SCORE], sh[REFLIPS], 0, 0, 0, 0)
         best = -(1 << 30)
         for p in range(P):
             if pv[p, CONTEND] and pv[p, SCORE] > best:
@@ -1165,24 +1192,10 @@ def _final_flip(S, C, O, rng):
                 n_top += 1
             else:
                 pv[p, CONTEND] = 0
-        if n_top == 1 or rules[R_FINAL_FLIP] == 0 or sh[REFLIPS] >= rules[R_MAX_REFLIPS]:
+        if n_top == 1 or not flips or sh[REFLIPS] >= rules[R_MAX_REFLIPS]:
             break
         sh[REFLIPS] += 1
-        for p in range(P):
-            if pv[p, CONTEND]:
-                _collect(p, pc, pv)
-                _flip(p, S, C, O, rng)
-        for p in range(P):
-            if pv[p, CONTEND]:
-                f = _fame(p, S, C)
-                pv[p, FAME] = f
-                add = bonus if (sh[CRITIC] == p and rules[R_CRITIC_REFLIP] != 0) else 0
-                pv[p, SCORE] = f + add
-                _record_fame_final(p, S, O)
-        _log_grids(S, O)
-        for p in range(P):
-            if pv[p, CONTEND]:
-                _log(sh, log, EV_FINAL, p, pv[p, SCORE], sh[REFLIPS], 0, 0, 0, 0)
+        reflip = True
     for p in range(P):
         pv[p, WINNER] = pv[p, CONTEND]
     sh[PHASE] = PH_DONE
@@ -1266,7 +1279,7 @@ def _setup(S, C, rng):
                 toon[tn] = k
                 tn += 1
     sh[TN] = tn
-    shuffle(rng, toon, np.int64(tn))
+    _shuffle(rng, toon, np.int64(tn))
     total = tn
     if solo:
         d = min(tn, int(rules[R_SOLO_DISCARD]))
