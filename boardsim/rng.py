@@ -94,21 +94,18 @@ def step(s0, s1, s2, s3):
 
 
 @njit(cache=True, nogil=True)
-def _rotl(x, k):
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
-
-
-@njit(cache=True, nogil=True)
 def next_u64(state):
     """xoshiro256** step."""
-    result = _rotl(state[1] * _FIVE, 7) * _NINE
+    x = state[1] * _FIVE
+    result = ((x << _S7) | (x >> _S57)) * _NINE  # rotate left by 7 (written out: a called helper compiled once
+    # per literal rotation)
     t = state[1] << _S17
     state[2] ^= state[0]
     state[3] ^= state[1]
     state[1] ^= state[2]
     state[0] ^= state[3]
     state[2] ^= t
-    state[3] = _rotl(state[3], 45)
+    state[3] = (state[3] << _S45) | (state[3] >> _S19)  # rotate left by 45
     return result
 
 
