@@ -17,8 +17,8 @@ Drafting (``code``):
 - ``custom``: the seat's own @numba.njit scorer over the candidates (decide.py).
 
 Placement (``placement``): ``random`` legal spot; ``greedy`` on full score
-(lands + ``goal_weight`` x goals); ``lands`` on land groups only; ``local`` on a cheap
-estimate of the full score's gain read from the cells around the card (``local.py``).
+(lands + ``goal_weight`` x goals); ``lands`` on land groups only; ``fast`` on a cheap
+estimate of the full score's gain read from the cells around the card (``fast.py``).
 Ties keep the first candidate in scan order (top to bottom, left to right, 0 before 180).
 """
 
@@ -34,16 +34,16 @@ from numba import njit
 from boardsim import rng
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
-from boardsim.games.wagons import local as L
+from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM = range(6)
-PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_LOCAL = range(4)
+PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
-PLACEMENTS = ("random", "greedy", "lands", "local")
+PLACEMENTS = ("random", "greedy", "lands", "fast")
 STARTS = ("first", "random", "spoil")
 NEG = -1.0e18
 # Compile time: Numba re-optimises a function together with everything it calls, once per compiled
@@ -55,8 +55,8 @@ THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
 
 def _placement(default: str) -> Option:
     return Option("placement", default, "where to put a card: random legal spot, greedy on full score "
-                  "(goals included), greedy on land groups only, or on a fast local estimate of the full score's "
-                  "gain (see docs/rules/circle-the-wagons.md)", "choice", choices=PLACEMENTS)
+                  "(goals included), greedy on land groups only, or on a fast estimate of the full score's gain "
+                  "read around the card (see docs/rules/circle-the-wagons.md)", "choice", choices=PLACEMENTS)
 
 
 def _start(default: str) -> Option:
@@ -148,13 +148,13 @@ def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight
 def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
     """Analyse a town once for any number of ``search`` calls on it; returns its value now.
 
-    The value equals ``evaluate``'s (the same ``town.score`` call), except in ``local`` mode, whose
-    values are gains (``local.py``): there it is 0.  A later ``town.score`` or ``analyse`` on another
+    The value equals ``evaluate``'s (the same ``town.score`` call), except in ``fast`` mode, whose
+    values are gains (``fast.py``): there it is 0.  A later ``town.score`` or ``analyse`` on another
     town overwrites the analysis, so callers finish one town's searches first.
     """
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    if mode == PLACE_LOCAL:  # local values are gains: the town itself counts 0
-        L.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws)
+    if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
+        F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
         return 0.0
     ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
                                         detail)
@@ -233,9 +233,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         pick -= 1
         return
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    if mode == PLACE_LOCAL:
-        L.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, with_goals,
-                 goal_weight, ws, saved, bestv, spots)
+    if mode == PLACE_FAST:
+        F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, with_goals,
+                 goal_weight, ws, bestv, spots)
         return
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     nlay = ws[S.OLD_ROW, S.O_NLAY]

@@ -1,11 +1,11 @@
-"""Fidelity and speed of Circle the Wagons' ``local`` placement against exact ``greedy`` placement.
+"""Fidelity and speed of Circle the Wagons' ``fast`` placement against exact ``greedy`` placement.
 
-Run:  python benchmarks/bench_wagons_local.py [--games N] [--duel N]
+Run:  python benchmarks/bench_wagons_fast.py [--games N] [--duel N]
 Prints, for the default drafting policy (gain_minus_gift):
 - on every placement of N games played with exact greedy placement (the town, card and opponent
-  counts as they were), how often ``local`` picks a spot of the same exact value as greedy's, and the
+  counts as they were), how often ``fast`` picks a spot of the same exact value as greedy's, and the
   mean points (lands + goals, goal_weight 1) it gives up per placement;
-- the head-to-head win rate of a ``local`` seat against a ``greedy`` seat over 2 x --duel games (each
+- the head-to-head win rate of a ``fast`` seat against a ``greedy`` seat over 2 x --duel games (each
   seat order half the time; a shared tie counts a half), with a 95% interval;
 - games per CPU-second of both on 1 thread, measured in turns, and their ratio.
 """
@@ -78,8 +78,8 @@ def fidelity(n_games: int) -> tuple[int, int, float]:
             town = (land[p], sym[p], idx[p], cx[p], cy[p], meta[p])
             if meta[p, 0] > 0:
                 best = exact_value(town, prep, c, x, y, rot, goals, cnt[1 - p], scratch)
-                lx, ly, lrot, _ = best_spot(town, P.PLACE_LOCAL, c, cnt[1 - p], goals, prep, scratch)
-                got = exact_value(town, prep, c, lx, ly, lrot, goals, cnt[1 - p], scratch)
+                fx, fy, frot, _ = best_spot(town, P.PLACE_FAST, c, cnt[1 - p], goals, prep, scratch)
+                got = exact_value(town, prep, c, fx, fy, frot, goals, cnt[1 - p], scratch)
                 placements += 1
                 same += got == best
                 lost += best - got
@@ -91,10 +91,10 @@ def fidelity(n_games: int) -> tuple[int, int, float]:
 
 
 def duel(n_games: int) -> tuple[float, float, float]:
-    """Win rate of a local seat against a greedy seat (both seat orders), with a 95% normal interval."""
+    """Win rate of a fast seat against a greedy seat (both seat orders), with a 95% normal interval."""
     wins = []
-    for k, (a, b) in enumerate((("local", "greedy"), ("greedy", "local"))):
-        w = GAME.play(prepared(a, b), KEY + 1 + k, 0, n_games)["win"][:, 0 if a == "local" else 1]
+    for k, (a, b) in enumerate((("fast", "greedy"), ("greedy", "fast"))):
+        w = GAME.play(prepared(a, b), KEY + 1 + k, 0, n_games)["win"][:, 0 if a == "fast" else 1]
         wins.append(w)
     w = np.concatenate(wins)
     m = float(w.mean())
@@ -103,9 +103,9 @@ def duel(n_games: int) -> tuple[float, float, float]:
 
 
 def speeds(n_games: int, turns: int = 3) -> tuple[float, float]:
-    """Games per CPU-second of local and greedy (both seats), alternating runs; the best of each."""
+    """Games per CPU-second of fast and greedy (both seats), alternating runs; the best of each."""
     numba.set_num_threads(1)
-    preps = {m: prepared(m, m) for m in ("local", "greedy")}
+    preps = {m: prepared(m, m) for m in ("fast", "greedy")}
     best = {m: 0.0 for m in preps}
     for r in range(turns):
         for m, prep in preps.items():
@@ -113,7 +113,7 @@ def speeds(n_games: int, turns: int = 3) -> tuple[float, float]:
             for start in range(0, n_games, 1000):
                 GAME.play(prep, KEY + 10 + r, start, min(1000, n_games - start))
             best[m] = max(best[m], n_games / max(1e-9, time.process_time() - c0))
-    return best["local"], best["greedy"]
+    return best["fast"], best["greedy"]
 
 
 def main() -> None:
@@ -122,15 +122,15 @@ def main() -> None:
     ap.add_argument("--duel", type=int, default=5000, help="games per seat order in the head-to-head")
     ap.add_argument("--speed", type=int, default=2000, help="games per timed run")
     args = ap.parse_args()
-    GAME.play(prepared("local", "greedy"), 1, 0, 50)  # compile or load from cache
+    GAME.play(prepared("fast", "greedy"), 1, 0, 50)  # compile or load from cache
     n, same, lost = fidelity(args.games)
     print(f"placements compared: {n} (from {args.games} greedy games)")
     print(f"same value as greedy: {same / n:.1%}")
     print(f"mean points lost per placement: {lost:.3f}")
     m, lo, hi = duel(args.duel)
-    print(f"local vs greedy head-to-head win rate: {m:.3f} (95% interval {lo:.3f}-{hi:.3f}, {2 * args.duel} games)")
-    local, greedy = speeds(args.speed)
-    print(f"games per CPU-second, 1 thread: local {local:,.0f}, greedy {greedy:,.0f} (ratio {local / greedy:.2f})")
+    print(f"fast vs greedy head-to-head win rate: {m:.3f} (95% interval {lo:.3f}-{hi:.3f}, {2 * args.duel} games)")
+    fast, greedy = speeds(args.speed)
+    print(f"games per CPU-second, 1 thread: fast {fast:,.0f}, greedy {greedy:,.0f} (ratio {fast / greedy:.2f})")
 
 
 if __name__ == "__main__":
