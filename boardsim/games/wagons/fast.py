@@ -120,10 +120,7 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
         elif sz > ws[R_BASE, B_SECOND + c]:
             ws[R_BASE, B_SECOND + c] = sz
     # occupancy rows for the legal spots (a card may sit up to 2 rows above or below the town)
-    for y in range(meta[2] - 3, meta[4] + 4):
-        ws[R_OCC, y] = 0
-    for i in range(n):
-        ws[R_OCC, cy[i]] |= np.int64(1) << cx[i]
+    T.occupancy(cx, cy, n, meta[2] - 3, meta[4] + 3, ws[R_OCC])
     for i in range(n):
         ws[R_CELL, i] = 0
     if not with_goals:
@@ -168,14 +165,6 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             for i in range(n):
                 if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
                     ws[R_CELL, i] += a
-
-
-@njit(**FI)
-def legal_row(ws, y):
-    """Bit x set when a card at (x, y) covers or shares an edge with a town cell (``town.is_legal``)."""
-    a = ws[R_OCC, y] | ws[R_OCC, y + 1]
-    b = ws[R_OCC, y - 1] | ws[R_OCC, y + 2]
-    return a | (a >> 1) | (a << 1) | (a >> 2) | b | (b >> 1)
 
 
 @njit(**FI)
@@ -535,7 +524,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         for i in range(TOP):
             ws[R_TOP + k, 4 * i] = -(1 << 40)
     for y in range(meta[2] - 2, meta[4] + 2):
-        legal = legal_row(ws, y)
+        legal = T.legal_row(ws[R_OCC], y)
         for x in range(meta[1] - 2, meta[3] + 2):
             if (legal >> x) & 1 == 0 or not T.in_window(x, y):
                 continue

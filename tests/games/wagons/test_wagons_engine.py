@@ -109,10 +109,10 @@ def test_invariants_random_games(a, b, rules, pa):
 
 
 @pytest.mark.parametrize("fixed_goal", [1, 2, 4, 5, 6, 7, 12, 14, 15, 16])  # every goal kind
-def test_invariants_local_placement(fixed_goal):
-    """Seats placing with the fast ``local`` estimate still play legal, rule-scored games."""
-    prep = prepared("gain_minus_gift", "gain", {"fixed_goal": fixed_goal}, {"placement": "local"},
-                    {"placement": "local", "goal_weight": 2.0})
+def test_invariants_fast_placement(fixed_goal):
+    """Seats placing with the ``fast`` estimate still play legal, rule-scored games."""
+    prep = prepared("gain_minus_gift", "gain", {"fixed_goal": fixed_goal}, {"placement": "fast"},
+                    {"placement": "fast", "goal_weight": 2.0})
     result = GAME.play(prep, KEY, 0, 4)
     for i in range(4):
         check_game(prep, KEY, i, rows(result, i))

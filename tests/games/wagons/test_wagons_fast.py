@@ -1,4 +1,4 @@
-"""The ``local`` placement policy and the row-at-once legality test the greedy searches use."""
+"""The ``fast`` placement policy and the row-at-once legality test its search uses."""
 
 from __future__ import annotations
 
@@ -51,11 +51,11 @@ def test_row_legality_matches_cell_by_cell_on_random_towns():
     assert legal > 10_000 and checked > legal  # both answers were exercised, many times
 
 
-def test_local_is_a_sweepable_choice_beside_greedy():
-    assert "local" in P.PLACEMENTS and "greedy" in P.PLACEMENTS
-    greedy, local = ([Seat("gain_minus_gift", {"placement": m})] * 2 for m in ("greedy", "local"))
-    pg, pl = (GAME.prepare(2, s, {}, GAME.card_table()) for s in (greedy, local))
-    assert pl["policies"][0, P.COL_PLACE] == P.PLACE_LOCAL
+def test_fast_is_a_sweepable_choice_beside_greedy():
+    assert "fast" in P.PLACEMENTS and "greedy" in P.PLACEMENTS
+    greedy, fast = ([Seat("gain_minus_gift", {"placement": m})] * 2 for m in ("greedy", "fast"))
+    pg, pl = (GAME.prepare(2, s, {}, GAME.card_table()) for s in (greedy, fast))
+    assert pl["policies"][0, P.COL_PLACE] == P.PLACE_FAST
     assert pg.rules_hash == pl.rules_hash  # a policy parameter, not a rule: same cards, same games drawn
     rg, rl = GAME.play(pg, KEY, 0, 40), GAME.play(pl, KEY, 0, 40)
     assert (rg["goal0"] == rl["goal0"]).all()  # the same deals ...
@@ -64,9 +64,10 @@ def test_local_is_a_sweepable_choice_beside_greedy():
         GAME.prepare(2, [Seat("gain", {"placement": "nearby"})] * 2, {}, GAME.card_table())
 
 
-def test_local_picks_a_best_value_spot_most_of_the_time():
-    """On the placements of exact greedy games, local's spot is worth what greedy's is on most of them
-    (benchmarks/bench_wagons_local.py measures this on more games: the README quotes it)."""
+def test_fast_fidelity_floor_against_greedy():
+    """On the placements of exact greedy games (fixed seeds), fast's spot is worth what greedy's is on more
+    than half of them and costs under 1.2 points on average (benchmarks/bench_wagons_fast.py measures
+    this on more games: the README quotes it).  A floor, so that a change that breaks the estimate fails."""
     seat = Seat("gain_minus_gift")
     prep = GAME.prepare(2, [seat, seat], {}, GAME.card_table())
     result = GAME.play(prep, KEY, 0, 8)
@@ -75,7 +76,7 @@ def test_local_picks_a_best_value_spot_most_of_the_time():
     detail = np.zeros(T.N_LANDS + 3, dtype=np.int64)
     saved = np.zeros(9, dtype=np.int64)
     bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
-    same = total = 0
+    same = total = lost = 0
     for i in range(8):
         goals = np.array([result[f"goal{g}"][i] for g in range(3)], dtype=np.int64)
         land, sym, idx, cx, cy, meta = T.new_towns(2)
@@ -85,9 +86,9 @@ def test_local_picks_a_best_value_spot_most_of_the_time():
             town = (land[p], sym[p], idx[p], cx[p], cy[p], meta[p])
             if meta[p, 0] > 0:
                 values = []
-                P.analyse(*town, goals, gp, cnt[1 - p], P.PLACE_LOCAL, 1.0, ws, detail)
+                P.analyse(*town, goals, gp, cnt[1 - p], P.PLACE_FAST, 1.0, ws, detail)
                 P.search(*town, cl, cs, np.array([c]), np.int64(0), np.int64(1), goals, gp, cnt[1 - p],
-                         P.PLACE_LOCAL, 1.0, ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots,
+                         P.PLACE_FAST, 1.0, ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots,
                          np.bool_(False), 0.0, 0.0, gifts)
                 for sx, sy, srot in ((x, y, rot), tuple(int(v) for v in spots[0])):
                     assert T.is_legal(idx[p], meta[p, 0], sx, sy)
@@ -96,9 +97,10 @@ def test_local_picks_a_best_value_spot_most_of_the_time():
                     T.unplace(land[p], sym[p], idx[p], meta[p], sx, sy, saved)
                 assert values[1] <= values[0]  # greedy's spot is the best there is
                 same += values[1] == values[0]
+                lost += values[0] - values[1]
                 total += 1
             was_empty = meta[p, 0] == 0
             T.place(*town, cl[c], cs[c], x, y, rot, saved)
             T.commit(meta[p], x, y, was_empty)
             T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
-    assert total > 90 and same >= 0.75 * total
+    assert total > 90 and same >= 0.45 * total and lost <= 1.2 * total
