@@ -44,10 +44,13 @@ R_EDGE = 14  # + g: per local goal, its masked edge cells' old points and other-
 R_LAYER = 17  # + layer (0 lands, 1 + g clusters): per position edge colour, root, size, dup mask; rest
 R_CARD = 21  # per card and rotation: group sums per first card cell, new largest per land
 R_OCC = 22  # occupancy bits per grid row
+R_BIG = 39  # per grid row: bits of the cells in their land's largest group
+R_MARK = 40  # + g: per grid row, bits of the cells goal g's first-ranking term looks for (_marked)
 R_CELL = 38  # per cell: its goal points that covering it may lose (the first ranking)
 R_TOP = 23  # + k: card k's best first-ranked spots, 4 columns each: rank value, scan order, rotation
 TOP = 4
-R_END = R_CELL + 1
+T_MIN = 4 * TOP  # R_TOP column: the worst value kept
+R_END = R_MARK + 3
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
 B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
@@ -121,6 +124,11 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             ws[R_BASE, B_SECOND + c] = sz
     # occupancy rows for the legal spots (a card may sit up to 2 rows above or below the town)
     T.occupancy(cx, cy, n, meta[2] - 3, meta[4] + 3, ws[R_OCC])
+    for y in range(meta[2] - 3, meta[4] + 4):
+        ws[R_BIG, y] = 0
+    for i in range(n):
+        if ws[R_ROOT, i] == ws[R_BASE, B_ROOT + land[cy[i], cx[i]]]:
+            ws[R_BIG, cy[i]] |= np.int64(1) << cx[i]
     for i in range(n):
         ws[R_CELL, i] = 0
     if not with_goals:
@@ -165,6 +173,15 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             for i in range(n):
                 if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
                     ws[R_CELL, i] += a
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        if _goal_weight1(kind, a, b) == 0:
+            continue
+        for y in range(meta[2] - 3, meta[4] + 4):
+            ws[R_MARK + g, y] = 0
+        for i in range(n):
+            if _marked(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, ws, g, i, cx[i], cy[i]):
+                ws[R_MARK + g, cy[i]] |= np.int64(1) << cx[i]
 
 
 @njit(**FI)
@@ -466,52 +483,98 @@ def _local_gain(kind, s, s2, lnd, a, b, c0, c1, c2, c3, s0, s1, s2_, s3, ws, g):
 
 
 @njit(**FI)
-def _touch(p, lp, el_h, el_v, ebig):
-    """Does card cell p, showing land lp, touch a largest group of lp through its 2 outside edges?"""
-    return ((ebig >> (2 * p)) & 1 == 1 and el_h == lp) or ((ebig >> (2 * p + 1)) & 1 == 1 and el_v == lp)
+def _b(cond):
+    """A condition as 0 or 1: the first ranking adds them up without branches (its data is not
+    predictable, and a mispredicted branch costs more than the arithmetic)."""
+    return np.int64(cond)
 
 
 @njit(**FI)
-def _quick(c0, c1, c2, c3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, ws):
+def _quick(c0, c1, c2, c3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, newl):
     """The first, cheap ranking of a spot: each card cell counts 1 when the card's cells of its land touch
     that land's largest group (or the land is new to the town), and each covered cell of a largest group
     that the card shows another land on counts -1.  Edge lands e0..e7 (ebig: those cells in a largest
-    group), covered lands k0..k3 (cbig: in a largest group)."""
-    t0 = _touch(0, c0, e0, e1, ebig) or ws[R_BASE, B_BEST + c0] == 0
-    t1 = _touch(1, c1, e2, e3, ebig) or ws[R_BASE, B_BEST + c1] == 0
-    t2 = _touch(2, c2, e4, e5, ebig) or ws[R_BASE, B_BEST + c2] == 0
-    t3 = _touch(3, c3, e6, e7, ebig) or ws[R_BASE, B_BEST + c3] == 0
-    v = 0
-    v += t0 or (c1 == c0 and t1) or (c2 == c0 and t2) or (c3 == c0 and t3)
-    v += t1 or (c0 == c1 and t0) or (c2 == c1 and t2) or (c3 == c1 and t3)
-    v += t2 or (c0 == c2 and t0) or (c1 == c2 and t1) or (c3 == c2 and t3)
-    v += t3 or (c0 == c3 and t0) or (c1 == c3 and t1) or (c2 == c3 and t2)
-    v -= (cbig & 1 == 1 and k0 != c0) + ((cbig >> 1) & 1 == 1 and k1 != c1)
-    v -= ((cbig >> 2) & 1 == 1 and k2 != c2) + ((cbig >> 3) & 1 == 1 and k3 != c3)
+    group), covered lands k0..k3 (cbig: in a largest group); newl: the lands the town has none of."""
+    t0 = (ebig & _b(e0 == c0)) | ((ebig >> 1) & _b(e1 == c0)) | ((newl >> c0) & 1)
+    t1 = ((ebig >> 2) & _b(e2 == c1)) | ((ebig >> 3) & _b(e3 == c1)) | ((newl >> c1) & 1)
+    t2 = ((ebig >> 4) & _b(e4 == c2)) | ((ebig >> 5) & _b(e5 == c2)) | ((newl >> c2) & 1)
+    t3 = ((ebig >> 6) & _b(e6 == c3)) | ((ebig >> 7) & _b(e7 == c3)) | ((newl >> c3) & 1)
+    v = t0 | (_b(c1 == c0) & t1) | (_b(c2 == c0) & t2) | (_b(c3 == c0) & t3)
+    v += t1 | (_b(c0 == c1) & t0) | (_b(c2 == c1) & t2) | (_b(c3 == c1) & t3)
+    v += t2 | (_b(c0 == c2) & t0) | (_b(c1 == c2) & t1) | (_b(c3 == c2) & t3)
+    v += t3 | (_b(c0 == c3) & t0) | (_b(c1 == c3) & t1) | (_b(c2 == c3) & t2)
+    v -= (cbig & _b(k0 != c0)) + ((cbig >> 1) & _b(k1 != c1)) + ((cbig >> 2) & _b(k2 != c2))
+    v -= (cbig >> 3) & _b(k3 != c3)
     return v
 
 
 @njit(**FI)
-def _big(land, idx, ws, x, y):
-    """Is cell (x, y) in its land's largest group (the one prepare found)?"""
-    j = idx[y, x]
-    if j < 0:
-        return np.int64(0)
-    return np.int64(ws[R_ROOT, j] == ws[R_BASE, B_ROOT + land[y, x]])
+def _edges(ws, row, x, y):
+    """The 8 edge cells of a card at (x, y) (bit e) set in the bit rows ws[row]; and its 4 covered cells."""
+    a = ws[row, y - 1] >> (x - 1)
+    b = ws[row, y] >> (x - 1)
+    c = ws[row, y + 1] >> (x - 1)
+    d = ws[row, y + 2] >> (x - 1)
+    edges = ((b & 1) | ((a >> 1) & 1) << 1 | ((b >> 3) & 1) << 2 | ((a >> 2) & 1) << 3 | (c & 1) << 4
+             | ((d >> 1) & 1) << 5 | ((c >> 3) & 1) << 6 | ((d >> 2) & 1) << 7)
+    covered = ((b >> 1) & 1) | ((b >> 2) & 1) << 1 | ((c >> 1) & 1) << 2 | ((c >> 2) & 1) << 3
+    return edges, covered
 
 
 @njit(**FI)
 def _keep(ws, k, v, x, y, rot):
-    """Keep (x, y, rot) among card k's TOP best first-ranked spots (a later spot needs a higher value)."""
+    """Keep (x, y, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
+    spot needs a higher value); ws[R_TOP + k, T_MIN] holds that worst value."""
     row = R_TOP + k
+    if v <= ws[row, T_MIN]:
+        return
     worst = 0
     for i in range(1, TOP):
         if ws[row, 4 * i] < ws[row, 4 * worst]:
             worst = i
-    if v > ws[row, 4 * worst]:
-        ws[row, 4 * worst] = v
-        ws[row, 4 * worst + 1] = y * T.G + x  # scan order
-        ws[row, 4 * worst + 2] = rot
+    ws[row, 4 * worst] = v
+    ws[row, 4 * worst + 1] = y * T.G + x  # scan order
+    ws[row, 4 * worst + 2] = rot
+    low = ws[row, 0]
+    for i in range(1, TOP):
+        low = min(low, ws[row, 4 * i])
+    ws[row, T_MIN] = low
+
+
+@njit(**FI)
+def _sym_term(s0, s1, s2, s3, sg, m, w):
+    """A goal's first-ranking term: w for each card cell showing sg with a marked edge cell (mask m)."""
+    n = (_b(s0 == sg) & _b(m & 3 != 0)) + (_b(s1 == sg) & _b((m >> 2) & 3 != 0))
+    n += (_b(s2 == sg) & _b((m >> 4) & 3 != 0)) + (_b(s3 == sg) & _b((m >> 6) & 3 != 0))
+    return w * n
+
+
+@njit(**FI)
+def _marked(kind, s, s2, lnd, land, sym, ws, g, i, x, y):
+    """Whether cell i at (x, y) changes what a card cell showing the goal's symbol earns next to it:
+    an s2 (next-to), the largest s cluster, the largest lnd group (near), an s (isolated), lnd (away,
+    and between, which reads it beside the card cell only)."""
+    if kind == T.K_NEXT:
+        return sym[y, x] == s2
+    if kind == T.K_CLUSTER:
+        return sym[y, x] == s and ws[R_CLUSTER + 3 * g + 1, i] == ws[R_BASE, B_NEAR + g]
+    if kind == T.K_NEAR:
+        return ws[R_ROOT, i] == ws[R_BASE, B_NEAR + g]
+    if kind == T.K_ISOLATED:
+        return sym[y, x] == s
+    return land[y, x] == lnd  # K_AWAY, K_BETWEEN
+
+
+@njit(**FI)
+def _goal_weight1(kind, a, b):
+    """What one card cell earns next to a marked edge cell in the first ranking (see _marked)."""
+    if kind == T.K_NEXT:
+        return a - b
+    if kind == T.K_CLUSTER or kind == T.K_NEAR or kind == T.K_BETWEEN:
+        return a
+    if kind == T.K_ISOLATED or kind == T.K_AWAY:
+        return -a
+    return 0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -523,8 +586,29 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     for k in range(count):
         for i in range(TOP):
             ws[R_TOP + k, 4 * i] = -(1 << 40)
+        ws[R_TOP + k, T_MIN] = -(1 << 40)
+    newl = 0
+    for c in range(T.N_LANDS):
+        if ws[R_BASE, B_BEST + c] == 0:
+            newl |= 1 << c
+    # up to 3 goals' first-ranking terms: symbol, weight (0: none), and per spot the edge mask
+    ng = goals.shape[0] if with_goals else 0
+    sg0 = sg1 = sg2 = -1
+    w0 = w1 = w2 = 0
+    between0 = between1 = between2 = 0xFF  # between reads the land beside a card cell: the even edges
+    for g in range(ng):
+        kind, sg, lnd, a, b = S._goal(goals, gp, g)
+        w = _goal_weight1(kind, a, b)
+        side = 0x55 if kind == T.K_BETWEEN else 0xFF
+        if g == 0:
+            sg0, w0, between0 = sg, w, side
+        elif g == 1:
+            sg1, w1, between1 = sg, w, side
+        else:
+            sg2, w2, between2 = sg, w, side
+    occ = ws[R_OCC]
     for y in range(meta[2] - 2, meta[4] + 2):
-        legal = T.legal_row(ws[R_OCC], y)
+        legal = T.legal_row(occ, y)
         for x in range(meta[1] - 2, meta[3] + 2):
             if (legal >> x) & 1 == 0 or not T.in_window(x, y):
                 continue
@@ -536,29 +620,41 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             e5 = land[y + 2, x]
             e6 = land[y + 1, x + 2]
             e7 = land[y + 2, x + 1]
-            ebig = (_big(land, idx, ws, x - 1, y) | (_big(land, idx, ws, x, y - 1) << 1)
-                    | (_big(land, idx, ws, x + 2, y) << 2) | (_big(land, idx, ws, x + 1, y - 1) << 3)
-                    | (_big(land, idx, ws, x - 1, y + 1) << 4) | (_big(land, idx, ws, x, y + 2) << 5)
-                    | (_big(land, idx, ws, x + 2, y + 1) << 6) | (_big(land, idx, ws, x + 1, y + 2) << 7))
+            ebig, cbig = _edges(ws, R_BIG, x, y)
             k0 = land[y, x]
             k1 = land[y, x + 1]
             k2 = land[y + 1, x]
             k3 = land[y + 1, x + 1]
-            cbig = (_big(land, idx, ws, x, y) | (_big(land, idx, ws, x + 1, y) << 1)
-                    | (_big(land, idx, ws, x, y + 1) << 2) | (_big(land, idx, ws, x + 1, y + 1) << 3))
             lost = 0  # goal points the covered cells hold now
             for p in range(4):
                 j = idx[y + (p >> 1), x + (p & 1)]
                 if j >= 0:
                     lost += ws[R_CELL, j]
+            m0 = m1 = m2 = 0
+            if w0 != 0:
+                m0 = _edges(ws, R_MARK, x, y)[0] & between0
+            if w1 != 0:
+                m1 = _edges(ws, R_MARK + 1, x, y)[0] & between1
+            if w2 != 0:
+                m2 = _edges(ws, R_MARK + 2, x, y)[0] & between2
             for k in range(count):
-                cl = card_land[cards[at + k]]
+                c = cards[at + k]
+                cl = card_land[c]
+                cs = card_sym[c]
                 v = _quick(cl[0], cl[1], cl[2], cl[3], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
-                           ws)
-                _keep(ws, k, v - lost, x, y, 0)
+                           newl) - lost
+                if ng > 0:
+                    v += (_sym_term(cs[0], cs[1], cs[2], cs[3], sg0, m0, w0)
+                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg1, m1, w1)
+                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg2, m2, w2))
+                _keep(ws, k, v, x, y, 0)
                 v = _quick(cl[3], cl[2], cl[1], cl[0], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
-                           ws)
-                _keep(ws, k, v - lost, x, y, 1)
+                           newl) - lost
+                if ng > 0:
+                    v += (_sym_term(cs[3], cs[2], cs[1], cs[0], sg0, m0, w0)
+                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg1, m1, w1)
+                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg2, m2, w2))
+                _keep(ws, k, v, x, y, 1)
     # the kept spots valued by the 12-cell estimate, in scan order (0 before 180) so that ties keep the first
     for k in range(count):
         bestv[k] = NEG
