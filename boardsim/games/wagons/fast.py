@@ -1,27 +1,34 @@
 """The ``fast`` placement policy: each spot's gain estimated from the 12 cells around the card, no floods.
 
 Exact greedy placement (``search.py``) values every legal spot exactly, which needs the components a
-card may split at each spot.  ``fast`` labels the town's land groups once per search (a union-find over
-at most 60 cells) and then, at each legal spot, reads only the card's 4 cells and their 8 outside edge
-neighbours; both rotations of every card searched there reuse that reading:
+card may split at each spot.  ``fast`` labels the town's groups once per search (``prepare``: a
+union-find over at most 60 cells, with bit rows of the largest groups and of what each goal looks for)
+and then works in two stages:
 
-- Land groups: the card's cells of one land count as one group, joined with each distinct same-land
-  group on the edge cells next to them (those groups' cells under the card taken off); a covered group
-  is assumed not to split.  A land's largest group is the larger of that and the largest base group
-  after its covered cells are taken off (or the second largest).
-- Goals that read a cell and its 4 neighbours (between, away, next-to, on-land, isolated, enclosed) and
-  the count goals (majorities, symbol minus land) are exact: the card cells' new points, the edge cells'
-  change (each touches one card cell) and the covered cells' lost points.
-- ``land_group_bonus`` follows the land estimate; ``symbol_largest_cluster`` is estimated like a land
-  (the card's cells showing the symbol join the clusters next to them); ``symbol_near_largest_group``
-  counts the card's symbols on the land's group through the card when that group is the largest, or
-  next to the base largest group, less the covered ones that counted.
+1. ``_quick`` ranks every legal spot and rotation by an integer read from bit rows and the grid, no
+   flood, no memory written: each card cell counts 1 when the card's cells of its land touch that
+   land's largest group (or the land is new to the town), a covered cell of a largest group shown as
+   another land counts -1, the covered cells' goal points are taken off, and per goal a card cell
+   showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
+2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
+   card's 4 cells and their 8 outside edge neighbours:
+
+   - Land groups: the card's cells of one land count as one group, joined with each distinct same-land
+     group on the edge cells next to them (those groups' cells under the card taken off); a covered
+     group is assumed not to split.  A land's largest group is the larger of that and the largest base
+     group after its covered cells are taken off (or the second largest).
+   - Goals that read a cell and its 4 neighbours (between, away, next-to, on-land, isolated, enclosed)
+     and the count goals (majorities, symbol minus land) are exact: the card cells' new points, the
+     edge cells' change (each touches one card cell) and the covered cells' lost points.
+   - ``land_group_bonus`` follows the land estimate; ``symbol_largest_cluster`` is estimated like a land
+     (the card's cells showing the symbol join the clusters next to them); ``symbol_near_largest_group``
+     counts the card's symbols on the land's group through the card when that group is the largest, or
+     next to the base largest group, less the covered ones that counted.
 
 A spot's value is its estimated gain (the town before the card counts 0), lands + goal_weight x goals;
-ties keep the first spot in scan order, as exact greedy does.  Legal spots come from occupancy bit rows.
-``benchmarks/bench_wagons_fast.py`` measures how often it picks a spot of greedy's exact value and what
-it costs a player.  Scratch: rows 0..R_END-1 of the engine's ``ws`` (exact greedy's analysis is not used
-in this mode, so it takes those rows).
+ties keep the first spot in scan order, as exact greedy does.  ``benchmarks/bench_wagons_fast.py``
+measures how often it picks a spot of greedy's exact value and what it costs a player.  Scratch: rows
+0..R_END-1 of the engine's ``ws`` (exact greedy's analysis is not used in this mode, so it takes those rows).
 """
 
 from __future__ import annotations
