@@ -66,8 +66,8 @@ def test_fast_is_a_sweepable_choice_beside_greedy():
 
 def test_fast_fidelity_floor_against_greedy():
     """On the placements of exact greedy games (fixed seeds), fast's spot is worth what greedy's is on more
-    than half of them and costs under 1.2 points on average (benchmarks/bench_wagons_fast.py measures
-    this on more games: the README quotes it).  A floor, so that a change that breaks the estimate fails."""
+    than 65% of them and costs under 0.6 points on average (79% and 0.32 when written; the README quotes
+    benchmarks/bench_wagons_fast.py on more games).  A floor, so that a change that breaks the estimate fails."""
     seat = Seat("gain_minus_gift")
     prep = GAME.prepare(2, [seat, seat], {}, GAME.card_table())
     result = GAME.play(prep, KEY, 0, 8)
@@ -103,4 +103,4 @@ def test_fast_fidelity_floor_against_greedy():
             T.place(*town, cl[c], cs[c], x, y, rot, saved)
             T.commit(meta[p], x, y, was_empty)
             T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
-    assert total > 90 and same >= 0.45 * total and lost <= 1.2 * total
+    assert total > 90 and same >= 0.65 * total and lost <= 0.6 * total
