@@ -56,8 +56,7 @@ STAMP_ROW = NEAR_ROW0 + 3
 STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
 OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
-OCC_ROW = OLD_ROW + 1  # the base town's occupancy, one bit per column for each grid row (local.search)
-FS_ROWS = OCC_ROW + 1
+FS_ROWS = OLD_ROW + 1
 # LAYER_ROW0 as a typed int64: Numba compiles a separate copy of a function for every literal argument
 # (``LAYER_ROW0`` itself is one), so calls pass this and ``np.int64(...)`` values instead
 LAND_LAYER = np.int64(LAYER_ROW0)
