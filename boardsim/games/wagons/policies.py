@@ -51,6 +51,11 @@ NEG = -1.0e18
 # IR level (no library of their own) and ``search`` is compiled once; search.py's helpers are inlined
 # by LLVM instead (forceinline), which does not re-type them at every call site.
 THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
+# Compile time again: ``fast`` (the last argument of analyse, best_placement, search and decide.py's
+# functions) is None in the engine variant for cells where no seat places with ``fast``.  Numba then
+# prunes each ``if fast is not None`` branch before typing, so that variant never compiles fast.py
+# (~20 user-CPU-s of a cold compile); True keeps the fast code.  Pruning needs ``fast`` to be an argument
+# of each non-inlined function (it is of ``search``); an inline="always" function is pruned in its caller.
 
 
 def _placement(default: str) -> Option:
@@ -145,7 +150,7 @@ def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight
 
 
 @njit(**THIN)
-def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
+def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast=True):
     """Analyse a town once for any number of ``search`` calls on it; returns its value now.
 
     The value equals ``evaluate``'s (the same ``town.score`` call), except in ``fast`` mode, whose
@@ -153,9 +158,10 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
     town overwrites the analysis, so callers finish one town's searches first.
     """
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
-        F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
-        return 0.0
+    if fast is not None:
+        if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
+            F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
+            return 0.0
     ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
                                         detail)
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
@@ -163,22 +169,22 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
 
 @njit(**THIN)
 def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, goals, gp, opp_cnt, mode,
-                   goal_weight, ws, detail, saved, state, bestv, spots):
+                   goal_weight, ws, detail, saved, state, bestv, spots, fast):
     """Choose (x, y, rot) for card ``cards[at]`` into spots[0, 0:3]; return the town's value afterwards.
 
     ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
-        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
     one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
     search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-           ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv)
+           ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
     return bestv[0]
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts):
+           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts, fast=True):
     """``best_placement`` of each of the cards cards[at : at + count] on one town, into bestv[k] and
     spots[k, 0:3], on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
@@ -188,6 +194,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
     also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
     later card's; its bestv and spot may then fall short, but only for cards that are not picked.
+
+    ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
     """
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
@@ -233,10 +241,11 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         pick -= 1
         return
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    if mode == PLACE_FAST:
-        F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, with_goals,
-                 goal_weight, ws, bestv, spots)
-        return
+    if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
+        if mode == PLACE_FAST:
+            F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt,
+                     with_goals, goal_weight, ws, bestv, spots)
+            return
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     nlay = ws[S.OLD_ROW, S.O_NLAY]
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
