@@ -66,10 +66,10 @@ def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
 
 @njit(cache=True, nogil=True, inline="always")
 def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, score, win, seat_out, game_out,
-              goal_out, fast):
+              goal_out, fast, find):
     """Play one game into output row ``row``; ``events`` receives the 15 placements.  Every choice a seat
     makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats; ``fast`` is None
-    in the engine variant without fast placement code, see ``fast_flag``)."""
+    in the engine variant without fast placement code, see ``fast_flag``; ``find`` is policies.search)."""
     state = rng.new_state(seed)
     for p in range(2):
         T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
@@ -93,7 +93,7 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
     circle = order[N_GOALS_IN_PLAY:]
     first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
     second = 1 - first
-    start = D.start(pol[second], circle, first, town, tab, goals, scr, state, fast)
+    start = D.start(pol[second], circle, first, town, tab, goals, scr, state, fast, find)
     seq = np.empty(N_CIRCLE, dtype=np.int64)
     for k in range(N_CIRCLE):
         seq[k] = circle[(start + k) % N_CIRCLE]
@@ -108,8 +108,8 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
     ne = np.int64(0)
     while t < N_CIRCLE:
         op = 1 - me
-        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state, fast)
-        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast)
+        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state, fast, find)
+        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
         _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
                    ne, np.int64(0), turn)
         ne += 1
@@ -117,7 +117,7 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
         seat_out[row, me, S_SKIPPED] += k
         # free cards: the receiver places them one at a time in circle order
         for j in range(k):
-            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast)
+            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
             _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
                        events, ne, np.int64(1), turn)
             ne += 1
@@ -165,27 +165,30 @@ _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1
 # Two engine variants, told apart by the last argument ``fast`` (fast_flag): None, without the fast
 # placement code (numba prunes it, policies.THIN's note), or True, with it.  Each variant has its own
 # dispatchers, compiled on first use for their one signature: the default seats never compile fast.py.
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2, types.none)
-PLAY_RANGE_FAST = types.int64(*PLAY_RANGE.args[:-1], types.boolean)
-PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS, types.none)
-PLAY_BATCH_FAST = types.void(types.FunctionType(PLAY_RANGE_FAST), *PLAY_BATCH.args[1:-1], types.boolean)
+# Both also take policies.search as a function pointer (``find``, its type P.SEARCH).
+_FIND, _FIND_FAST = types.FunctionType(P.SEARCH[None]), types.FunctionType(P.SEARCH[True])
+_RANGE_ARGS = (types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
+PLAY_RANGE = types.int64(*_RANGE_ARGS, types.none, _FIND)
+PLAY_RANGE_FAST = types.int64(*_RANGE_ARGS, types.boolean, _FIND_FAST)
+PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS, types.none, _FIND)
+PLAY_BATCH_FAST = types.void(types.FunctionType(PLAY_RANGE_FAST), *PLAY_BATCH.args[1:-2], types.boolean, _FIND_FAST)
 
 
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                seat_out, game_out, goal_out, events, fast):
+                seat_out, game_out, goal_out, events, fast, find):
     town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, i, score, win, seat_out, game_out,
-                  goal_out, fast)
+                  goal_out, fast, find)
     return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-               seat_out, game_out, goal_out, fast):
+               seat_out, game_out, goal_out, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
@@ -194,7 +197,7 @@ def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp
         hi = min(n, lo + BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
         play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                   seat_out, game_out, goal_out, events, fast)
+                   seat_out, game_out, goal_out, events, fast, find)
 
 
 def _twin(dispatcher: Any, **flags: Any) -> Any:
@@ -223,8 +226,10 @@ def play_range_for(fast: bool | None) -> Any:
 
 def batch_kernel(fast: bool | None = None) -> Any:
     """play_batch of one variant compiled for its one signature; call it as
-    ``batch_kernel(fast)(play_range_for(fast), key, ..., fast)``."""
+    ``batch_kernel(fast)(play_range_for(fast), key, ..., fast, policies.search)``."""
     play_range, batch, range_sig, batch_sig = _VARIANTS[fast]
+    if hasattr(P.search, "compile"):
+        P.search.compile(P.SEARCH[fast])  # the overload whose address the engine gets as ``find``
     kernel = pointer_kernel(batch, play_range, batch_sig, range_sig)
     if hasattr(play_range, "disable_compile"):
         # trace_game calls the engine from Python with the scorers as dispatchers: converted to the
@@ -248,5 +253,6 @@ def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, s
     fast = fast_flag(pol)
     batch_kernel(fast)  # compiles (or loads) the variant's engine for its signature, the types passed here
     play_range_for(fast)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym,
-                         card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events, fast)
+                         card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events, fast,
+                         P.search)
     return score, win, seat_out, game_out, goal_out, events

@@ -29,7 +29,7 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from boardsim import rng
 from boardsim.errors import BadInput
@@ -169,17 +169,28 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
 
 @njit(**THIN)
 def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, goals, gp, opp_cnt, mode,
-                   goal_weight, ws, detail, saved, state, bestv, spots, fast):
+                   goal_weight, ws, detail, saved, state, bestv, spots, fast, find):
     """Choose (x, y, rot) for card ``cards[at]`` into spots[0, 0:3]; return the town's value afterwards.
 
-    ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
+    ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.  ``find`` is ``search``, called
+    through a function pointer (SEARCH).
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
         analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
     one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
-    search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-           ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
+    find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
+         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
     return bestv[0]
+
+
+# search's signature in each engine variant (its last argument, fast, is None or True).  The engine calls
+# search through a function pointer of this type (``find`` in best_placement and decide.py): a direct
+# call would link search's code into the engine and have LLVM optimise it a second time there.
+_C1, _C2 = types.int64[::1], types.int64[:, ::1]
+_SEARCH_ARGS = (types.int8[:, ::1], types.int8[:, ::1], types.int16[:, ::1], _C1, _C1, _C1, _C2, _C2, _C1, types.int64,
+                types.int64, _C1, _C2, _C1, types.int64, types.float64, _C2, _C1, _C1, types.uint64[::1],
+                types.float64[::1], _C2, types.boolean, types.float64, types.float64, types.float64[::1])
+SEARCH = {None: types.void(*_SEARCH_ARGS, types.none), True: types.void(*_SEARCH_ARGS, types.boolean)}
 
 
 @njit(cache=True, nogil=True, _nrt=False)
