@@ -54,8 +54,9 @@ THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
 # Compile time again: ``fast`` (the last argument of analyse, best_placement, search and decide.py's
 # functions) is None in the engine variant for cells where no seat places with ``fast``.  Numba then
 # prunes each ``if fast is not None`` branch before typing, so that variant never compiles fast.py
-# (~20 user-CPU-s of a cold compile); True keeps the fast code.  Pruning needs ``fast`` to be an argument
-# of each non-inlined function (it is of ``search``); an inline="always" function is pruned in its caller.
+# (cold compile of the default seats 108 -> 91 user-CPU-s on the shared 2-core machine); True keeps it.
+# Pruning needs ``fast`` to be an argument of each non-inlined function (it is of ``search``); an
+# inline="always" function is pruned in its caller.
 
 
 def _placement(default: str) -> Option:
