@@ -51,7 +51,7 @@ NEG = -1.0e18
 # IR level (no library of their own) and ``search`` is compiled once; search.py's helpers are inlined
 # by LLVM instead (forceinline), which does not re-type them at every call site.
 THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
-# Compile time again: ``fast`` (the last argument of analyse, best_placement, search and decide.py's
+# Compile time again: ``fast`` (an argument of analyse, best_placement, search and decide.py's
 # functions) is None in the engine variant for cells where no seat places with ``fast``.  Numba then
 # prunes each ``if fast is not None`` branch before typing, so that variant never compiles fast.py
 # (cold compile of the default seats 108 -> 91 user-CPU-s on the shared 2-core machine); True keeps it.
