@@ -21,7 +21,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=4000)
     ap.add_argument("--policy", default="gain_minus_gift")
-    ap.add_argument("--placement", default="greedy", choices=("random", "greedy", "lands"))
+    ap.add_argument("--placement", default="greedy", choices=("random", "greedy", "lands", "fast"))
     args = ap.parse_args()
     seat = Seat(args.policy, {"placement": args.placement})
     prepared = GAME.prepare(2, [seat, seat], {}, GAME.card_table())

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
-from boardsim.games.wagons import balance, decide, engine
+from boardsim.games.wagons import balance, decide, engine, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
@@ -137,8 +137,9 @@ class Wagons(Game):
         seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
-        engine.batch_kernel()(engine._play_range, np.uint64(cell_key), int(start), *self._args(prepared), score, win,
-                              seat_out, game_out, goal_out)
+        fast = engine.fast_flag(prepared["policies"])  # None: the engine variant without fast placement code
+        engine.batch_kernel(fast)(engine.play_range_for(fast), np.uint64(cell_key), int(start), *self._args(prepared),
+                                  score, win, seat_out, game_out, goal_out, fast, policies.search)
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:

@@ -9,6 +9,10 @@
 below; a ``custom`` seat scores the candidates with the user's scorer (boardsim.custom).  Start and
 placement follow the seat's own parameters under every policy.
 
+Each of them takes ``fast``: None in the engine variant for cells where no seat places with ``fast``
+(numba then prunes the fast placement code, policies.search says how), True in the other; and last
+``find``, policies.search as a function pointer (policies.SEARCH).
+
 The decision view (docs/rules/circle-the-wagons.md, "Decision view") has the decision features
 ``DECISION_FEATURES`` and one row of ``CANDIDATE_COLUMNS`` per candidate: the first ``lookahead``
 cards of the circle from the first available one.  A rule condition reads the decision features and the
@@ -82,7 +86,7 @@ def new_game(draft, goals):
 
 
 @njit(**P.THIN)
-def start(pol_row, circle, p1, town, tab, goals, scr, state):
+def start(pol_row, circle, p1, town, tab, goals, scr, state, fast, find):
     """P2 picks the circle position of the starting card (P1's town, ``p1``, is still empty)."""
     rule = int(pol_row[P.COL_START])
     if rule == P.START_FIRST:
@@ -96,7 +100,7 @@ def start(pol_row, circle, p1, town, tab, goals, scr, state):
     for s in range(circle.shape[0]):
         v = P.best_placement(town.land[p1], town.sym[p1], town.idx[p1], town.cx[p1], town.cy[p1], town.meta[p1],
                              tab.card_land, tab.card_sym, circle, s, goals, tab.gp, scr.zero_cnt, mode, gw, scr.ws,
-                             scr.detail, scr.saved, state, scr.bestv, scr.spots)
+                             scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
         if v < best:
             best = v
             pick = s
@@ -104,7 +108,7 @@ def start(pol_row, circle, p1, town, tab, goals, scr, state):
 
 
 @njit(**P.THIN)
-def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state):
+def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state, fast, find):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     The candidates are valued by at most one search of each town, whatever the policy: the opponent's
@@ -138,10 +142,10 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     now_op = 0.0
     if needs & NEED_GIFT and look > 1:
         now_op = P.analyse(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
-                           goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail)
-        P.search(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], tab.card_land,
-                 tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, scr.saved,
-                 state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts)
+                           goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, fast)
+        find(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], tab.card_land,
+             tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, scr.saved,
+             state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts, fast)
         for k in range(look - 1):
             dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
         dr.spot[4] = scr.spots[0, 0]
@@ -153,12 +157,12 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     now_me = 0.0
     if needs & NEED_GAIN:
         now_me = P.analyse(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
-                           goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail)
+                           goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, fast)
         # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
         # reads every candidate's
-        P.search(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
-                 tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved,
-                 state, scr.bestv, scr.spots, np.bool_(builtin), now_me, weight, dr.gifts)
+        find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
+             tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved,
+             state, scr.bestv, scr.spots, np.bool_(builtin), now_me, weight, dr.gifts, fast)
         for k in range(look):
             dr.gain[k] = scr.bestv[k] - now_me
     if builtin:
@@ -281,7 +285,7 @@ def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
 
 
 @njit(**P.THIN)
-def place_taken(pol, me, seq, at, town, tab, goals, scr, dr, state):
+def place_taken(pol, me, seq, at, town, tab, goals, scr, dr, state, fast, find):
     """Where seat ``me`` puts the card it took, seq[at]: into scr.spots[0, 0:3]."""
     mode = int(pol[me, P.COL_PLACE])
     if dr.spot[3] == 1 and mode != P.PLACE_RANDOM:
@@ -292,11 +296,11 @@ def place_taken(pol, me, seq, at, town, tab, goals, scr, dr, state):
         op = 1 - me
         P.best_placement(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
                          tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[op], mode, pol[me, P.COL_GOALW],
-                         scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots)
+                         scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
 
 
 @njit(**P.THIN)
-def place_free(pol, p, giver, seq, at, first_free, town, tab, goals, scr, dr, state):
+def place_free(pol, p, giver, seq, at, first_free, town, tab, goals, scr, dr, state, fast, find):
     """Where seat ``p`` puts a free card seq[at] that ``giver`` skipped: into scr.spots[0, 0:3]."""
     if first_free and _gift_spot_holds(dr.spot, pol, giver, p, goals, tab.gp, town.cnt):
         scr.spots[0, 0] = dr.spot[4]
@@ -306,4 +310,4 @@ def place_free(pol, p, giver, seq, at, first_free, town, tab, goals, scr, dr, st
         mode = int(pol[p, P.COL_PLACE])
         P.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p],
                          tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[giver], mode,
-                         pol[p, P.COL_GOALW], scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots)
+                         pol[p, P.COL_GOALW], scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)

@@ -10,6 +10,8 @@ seq[t + k] and hands seq[t .. t+k-1] to the opponent, who places them in that
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange, types
 
@@ -64,9 +66,10 @@ def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
 
 @njit(cache=True, nogil=True, inline="always")
 def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, score, win, seat_out, game_out,
-              goal_out):
+              goal_out, fast, find):
     """Play one game into output row ``row``; ``events`` receives the 15 placements.  Every choice a seat
-    makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats)."""
+    makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats; ``fast`` is None
+    in the engine variant without fast placement code, see ``fast_flag``; ``find`` is policies.search)."""
     state = rng.new_state(seed)
     for p in range(2):
         T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
@@ -90,7 +93,7 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
     circle = order[N_GOALS_IN_PLAY:]
     first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
     second = 1 - first
-    start = D.start(pol[second], circle, first, town, tab, goals, scr, state)
+    start = D.start(pol[second], circle, first, town, tab, goals, scr, state, fast, find)
     seq = np.empty(N_CIRCLE, dtype=np.int64)
     for k in range(N_CIRCLE):
         seq[k] = circle[(start + k) % N_CIRCLE]
@@ -105,8 +108,8 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
     ne = np.int64(0)
     while t < N_CIRCLE:
         op = 1 - me
-        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state)
-        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state)
+        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state, fast, find)
+        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
         _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
                    ne, np.int64(0), turn)
         ne += 1
@@ -114,7 +117,7 @@ def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, sc
         seat_out[row, me, S_SKIPPED] += k
         # free cards: the receiver places them one at a time in circle order
         for j in range(k):
-            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state)
+            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
             _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
                        events, ne, np.int64(1), turn)
             ne += 1
@@ -159,25 +162,33 @@ RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArr
 # rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
 _TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
-PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS)
+# Two engine variants, told apart by the last argument ``fast`` (fast_flag): None, without the fast
+# placement code (numba prunes it, policies.THIN's note), or True, with it.  Each variant has its own
+# dispatchers, compiled on first use for their one signature: the default seats never compile fast.py.
+# Both also take policies.search as a function pointer (``find``, its type P.SEARCH).
+_FIND, _FIND_FAST = types.FunctionType(P.SEARCH[None]), types.FunctionType(P.SEARCH[True])
+_RANGE_ARGS = (types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
+PLAY_RANGE = types.int64(*_RANGE_ARGS, types.none, _FIND)
+PLAY_RANGE_FAST = types.int64(*_RANGE_ARGS, types.boolean, _FIND_FAST)
+PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS, types.none, _FIND)
+PLAY_BATCH_FAST = types.void(types.FunctionType(PLAY_RANGE_FAST), *PLAY_BATCH.args[1:-2], types.boolean, _FIND_FAST)
 
 
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                seat_out, game_out, goal_out, events):
+                seat_out, game_out, goal_out, events, fast, find):
     town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
         play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, i, score, win, seat_out, game_out,
-                  goal_out)
+                  goal_out, fast, find)
     return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-               seat_out, game_out, goal_out):
+               seat_out, game_out, goal_out, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
@@ -186,23 +197,51 @@ def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp
         hi = min(n, lo + BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
         play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                   seat_out, game_out, goal_out, events)
+                   seat_out, game_out, goal_out, events, fast, find)
 
 
-def batch_kernel():
-    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, key, ...)``."""
-    kernel = pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
-    if hasattr(_play_range, "disable_compile"):
-        # trace_game calls _play_range from Python with the scorers as dispatchers: converted to the
+def _twin(dispatcher: Any, **flags: Any) -> Any:
+    """A second dispatcher of the same function (a plain function under NUMBA_DISABLE_JIT=1)."""
+    py_func = getattr(dispatcher, "py_func", None)
+    return dispatcher if py_func is None else njit(**flags)(py_func)
+
+
+# fast_flag's value -> (engine, batch kernel, their signatures)
+_VARIANTS = {
+    None: (_play_range, play_batch, PLAY_RANGE, PLAY_BATCH),
+    True: (_twin(_play_range, cache=True, nogil=True), _twin(play_batch, cache=True, nogil=True, parallel=True),
+           PLAY_RANGE_FAST, PLAY_BATCH_FAST),
+}
+
+
+def fast_flag(pol: np.ndarray) -> bool | None:
+    """The engines' last argument for a policy matrix: True when a seat places with ``fast``, else None."""
+    return True if bool((pol[:, P.COL_PLACE] == P.PLACE_FAST).any()) else None
+
+
+def play_range_for(fast: bool | None) -> Any:
+    """The engine (``_play_range`` or its fast twin) that ``batch_kernel(fast)`` calls."""
+    return _VARIANTS[fast][0]
+
+
+def batch_kernel(fast: bool | None = None) -> Any:
+    """play_batch of one variant compiled for its one signature; call it as
+    ``batch_kernel(fast)(play_range_for(fast), key, ..., fast, policies.search)``."""
+    play_range, batch, range_sig, batch_sig = _VARIANTS[fast]
+    if hasattr(P.search, "compile"):
+        P.search.compile(P.SEARCH[fast])  # the overload whose address the engine gets as ``find``
+    kernel = pointer_kernel(batch, play_range, batch_sig, range_sig)
+    if hasattr(play_range, "disable_compile"):
+        # trace_game calls the engine from Python with the scorers as dispatchers: converted to the
         # compiled signature's function pointers instead of compiling a second engine for their types
-        _play_range.disable_compile()
+        play_range.disable_compile()
     return kernel
 
 
 def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers):
     """One game with its placement log: (score, win, seat_out, game_out, goal_out, events).
 
-    Plain Python around the batch's own compiled ``_play_range`` (one game, log on): a jitted wrapper
+    Plain Python around the batch's own compiled engine (one game, log on): a jitted wrapper
     would link and re-optimise the whole engine again, about 8 s more of cold compile for a trace.
     """
     score = np.zeros((1, 2), dtype=np.int64)
@@ -211,7 +250,9 @@ def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, s
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
     events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
-    batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
-    _play_range(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym, card_goal,
-                gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events)
+    fast = fast_flag(pol)
+    batch_kernel(fast)  # compiles (or loads) the variant's engine for its signature, the types passed here
+    play_range_for(fast)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym,
+                         card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events, fast,
+                         P.search)
     return score, win, seat_out, game_out, goal_out, events

@@ -17,8 +17,9 @@ Drafting (``code``):
 - ``custom``: the seat's own @numba.njit scorer over the candidates (decide.py).
 
 Placement (``placement``): ``random`` legal spot; ``greedy`` on full score
-(lands + ``goal_weight`` x goals); ``lands`` on land groups only.  Ties keep the
-first candidate in scan order (top to bottom, left to right, 0 before 180).
+(lands + ``goal_weight`` x goals); ``lands`` on land groups only; ``fast`` on a cheap
+estimate of the full score's gain read from the cells around the card (``fast.py``).
+Ties keep the first candidate in scan order (top to bottom, left to right, 0 before 180).
 """
 
 from __future__ import annotations
@@ -28,20 +29,21 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from boardsim import rng
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
+from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM = range(6)
-PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS = range(3)
+PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
-PLACEMENTS = ("random", "greedy", "lands")
+PLACEMENTS = ("random", "greedy", "lands", "fast")
 STARTS = ("first", "random", "spoil")
 NEG = -1.0e18
 # Compile time: Numba re-optimises a function together with everything it calls, once per compiled
@@ -49,11 +51,18 @@ NEG = -1.0e18
 # IR level (no library of their own) and ``search`` is compiled once; search.py's helpers are inlined
 # by LLVM instead (forceinline), which does not re-type them at every call site.
 THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
+# Compile time again: ``fast`` (an argument of analyse, best_placement, search and decide.py's
+# functions) is None in the engine variant for cells where no seat places with ``fast``.  Numba then
+# prunes each ``if fast is not None`` branch before typing, so that variant never compiles fast.py
+# (cold compile of the default seats 108 -> 91 user-CPU-s on the shared 2-core machine); True keeps it.
+# Pruning needs ``fast`` to be an argument of each non-inlined function (it is of ``search``); an
+# inline="always" function is pruned in its caller.
 
 
 def _placement(default: str) -> Option:
     return Option("placement", default, "where to put a card: random legal spot, greedy on full score "
-                  "(goals included), or greedy on land groups only", "choice", choices=PLACEMENTS)
+                  "(goals included), greedy on land groups only, or on a fast estimate of the full score's gain "
+                  "read around the card (see docs/rules/circle-the-wagons.md)", "choice", choices=PLACEMENTS)
 
 
 def _start(default: str) -> Option:
@@ -142,13 +151,18 @@ def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight
 
 
 @njit(**THIN)
-def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
+def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast=True):
     """Analyse a town once for any number of ``search`` calls on it; returns its value now.
 
-    The value equals ``evaluate``'s (the same ``town.score`` call).  A later ``town.score`` or
-    ``analyse`` on another town overwrites the analysis, so callers finish one town's searches first.
+    The value equals ``evaluate``'s (the same ``town.score`` call), except in ``fast`` mode, whose
+    values are gains (``fast.py``): there it is 0.  A later ``town.score`` or ``analyse`` on another
+    town overwrites the analysis, so callers finish one town's searches first.
     """
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    if fast is not None:
+        if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
+            F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
+            return 0.0
     ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
                                         detail)
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
@@ -156,22 +170,33 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
 
 @njit(**THIN)
 def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, goals, gp, opp_cnt, mode,
-                   goal_weight, ws, detail, saved, state, bestv, spots):
+                   goal_weight, ws, detail, saved, state, bestv, spots, fast, find):
     """Choose (x, y, rot) for card ``cards[at]`` into spots[0, 0:3]; return the town's value afterwards.
 
-    ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.
+    ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.  ``find`` is ``search``, called
+    through a function pointer (SEARCH).
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
-        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
     one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
-    search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-           ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv)
+    find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
+         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
     return bestv[0]
+
+
+# search's signature in each engine variant (its last argument, fast, is None or True).  The engine calls
+# search through a function pointer of this type (``find`` in best_placement and decide.py): a direct
+# call would link search's code into the engine and have LLVM optimise it a second time there.
+_C1, _C2 = types.int64[::1], types.int64[:, ::1]
+_SEARCH_ARGS = (types.int8[:, ::1], types.int8[:, ::1], types.int16[:, ::1], _C1, _C1, _C1, _C2, _C2, _C1, types.int64,
+                types.int64, _C1, _C2, _C1, types.int64, types.float64, _C2, _C1, _C1, types.uint64[::1],
+                types.float64[::1], _C2, types.boolean, types.float64, types.float64, types.float64[::1])
+SEARCH = {None: types.void(*_SEARCH_ARGS, types.none), True: types.void(*_SEARCH_ARGS, types.boolean)}
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts):
+           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts, fast=True):
     """``best_placement`` of each of the cards cards[at : at + count] on one town, into bestv[k] and
     spots[k, 0:3], on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
@@ -181,6 +206,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
     also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
     later card's; its bestv and spot may then fall short, but only for cards that are not picked.
+
+    ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
     """
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
@@ -225,8 +252,13 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                             spots[k, 1] = y
                         pick -= 1
         return
-    # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
+    if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
+        if mode == PLACE_FAST:
+            F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt,
+                     with_goals, goal_weight, ws, bestv, spots)
+            return
+    # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     nlay = ws[S.OLD_ROW, S.O_NLAY]
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
     for k in range(count):

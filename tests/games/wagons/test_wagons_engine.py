@@ -108,6 +108,16 @@ def test_invariants_random_games(a, b, rules, pa):
     assert np.allclose(result["win"].sum(axis=1), 1.0)
 
 
+@pytest.mark.parametrize("fixed_goal", [1, 2, 4, 5, 6, 7, 12, 14, 15, 16])  # every goal kind
+def test_invariants_fast_placement(fixed_goal):
+    """Seats placing with the ``fast`` estimate still play legal, rule-scored games."""
+    prep = prepared("gain_minus_gift", "gain", {"fixed_goal": fixed_goal}, {"placement": "fast"},
+                    {"placement": "fast", "goal_weight": 2.0})
+    result = GAME.play(prep, KEY, 0, 4)
+    for i in range(4):
+        check_game(prep, KEY, i, rows(result, i))
+
+
 def test_results_shape_and_wins():
     prep = prepared("random", "random", {"tie_break": "guns"})
     r = GAME.play(prep, KEY, 0, 200)

@@ -1,0 +1,695 @@
+"""The ``fast`` placement policy: each spot's gain estimated from the 12 cells around the card, no floods.
+
+Exact greedy placement (``search.py``) values every legal spot exactly, which needs the components a
+card may split at each spot.  ``fast`` labels the town's groups once per search (``prepare``: a
+union-find over at most 60 cells, with bit rows of the largest groups and of what each goal looks for)
+and then works in two stages:
+
+1. ``_quick`` ranks every legal spot and rotation by an integer read from bit rows and the grid, no
+   flood, no memory written: each card cell counts 1 when the card's cells of its land touch that
+   land's largest group (or the land is new to the town), a covered cell of a largest group shown as
+   another land counts -1, the covered cells' goal points are taken off, and per goal a card cell
+   showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
+2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
+   card's 4 cells and their 8 outside edge neighbours:
+
+   - Land groups: the card's cells of one land count as one group, joined with each distinct same-land
+     group on the edge cells next to them (those groups' cells under the card taken off); a covered
+     group is assumed not to split.  A land's largest group is the larger of that and the largest base
+     group after its covered cells are taken off (or the second largest).
+   - Goals that read a cell and its 4 neighbours (between, away, next-to, on-land, isolated, enclosed)
+     and the count goals (majorities, symbol minus land) are exact: the card cells' new points, the
+     edge cells' change (each touches one card cell) and the covered cells' lost points.
+   - ``land_group_bonus`` follows the land estimate; ``symbol_largest_cluster`` is estimated like a land
+     (the card's cells showing the symbol join the clusters next to them); ``symbol_near_largest_group``
+     counts the card's symbols on the land's group through the card when that group is the largest, or
+     next to the base largest group, less the covered ones that counted.
+
+A spot's value is its estimated gain (the town before the card counts 0), lands + goal_weight x goals;
+ties keep the first spot in scan order, as exact greedy does.  ``benchmarks/bench_wagons_fast.py``
+measures how often it picks a spot of greedy's exact value and what it costs a player.  Scratch: rows
+0..R_END-1 of the engine's ``ws`` (exact greedy's analysis is not used in this mode, so it takes those rows).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from boardsim.games.wagons import search as S
+from boardsim.games.wagons import town as T
+
+FI = dict(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+NEG = -1.0e18
+# ws rows.  Land groups: union-find parent, root per cell, size per root.  One cluster goal's symbol
+# groups take 3 rows of their own (at most 3 goals).
+R_PAR, R_ROOT, R_SIZE = 0, 1, 2
+R_CLUSTER = 3  # + 3 * g: parent, root, size for goal slot g
+R_BASE = 12  # base town: counts, largest groups, goal base points
+R_POS = 13  # per position: the card-independent reading
+R_EDGE = 14  # + g: per local goal, its masked edge cells' old points and other-neighbour flag
+R_LAYER = 17  # + layer (0 lands, 1 + g clusters): per position edge colour, root, size, dup mask; rest
+R_CARD = 21  # per card and rotation: group sums per first card cell, new largest per land
+R_OCC = 22  # occupancy bits per grid row
+R_BIG = 39  # per grid row: bits of the cells in their land's largest group
+R_MARK = 40  # + g: per grid row, bits of the cells goal g's first-ranking term looks for (_marked)
+R_CELL = 38  # per cell: its goal points that covering it may lose (the first ranking)
+R_TOP = 23  # + k: card k's best first-ranked spots, 4 columns each: rank value, scan order, rotation
+TOP = 4
+T_MIN = 4 * TOP  # R_TOP column: the worst value kept
+R_END = R_MARK + 3
+SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
+# R_BASE columns
+B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
+# R_POS columns: covered cells' land 0..3 and symbol 4..7, edge cells' land 8..15 and symbol 16..23,
+# lands' change from covering alone 24, per goal: old points 25.., edge mask 28.., constant gain 31..
+P_CLAND, P_CSYM, P_ELAND, P_ESYM, P_LOSS, P_OLD, P_MASK, P_CONST = 0, 4, 8, 16, 24, 25, 28, 31
+# R_LAYER columns: edge root 0..7, size less covered 8..15, dup mask 16..23, covered roots 24..27,
+# largest group after covering, per colour 28..33
+L_ROOT, L_SIZE, L_DUP, L_COV, L_REST = 0, 8, 16, 24, 28
+
+
+@njit(**FI)
+def _union_find(land, sym, idx, cx, cy, n, s, ws, r0):
+    """Label edge-connected groups of cells: of one land each (s < 0), or of the cells showing s."""
+    for i in range(n):
+        ws[r0, i] = i
+        ws[r0 + 2, i] = 0
+    for i in range(n):
+        x = cx[i]
+        y = cy[i]
+        if s < 0:
+            c = land[y, x]
+            right = land[y, x + 1] == c
+            down = land[y + 1, x] == c
+        else:
+            if sym[y, x] != s:
+                continue
+            right = sym[y, x + 1] == s
+            down = sym[y + 1, x] == s
+        if right:
+            _join(ws, r0, i, idx[y, x + 1])
+        if down:
+            _join(ws, r0, i, idx[y + 1, x])
+    for i in range(n):
+        r = T.find(ws, r0, i)
+        ws[r0 + 1, i] = r
+        ws[r0 + 2, r] += 1
+
+
+@njit(**FI)
+def _join(ws, r0, a, b):
+    ra = T.find(ws, r0, a)
+    rb = T.find(ws, r0, b)
+    if ra != rb:
+        ws[r0, ra] = rb
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
+    """Label the base town's groups and take its counts and goal base points, once per search."""
+    n = meta[0]
+    for k in range(B_NEAR + 3):
+        ws[R_BASE, k] = 0
+    for c in range(T.N_LANDS):
+        ws[R_BASE, B_ROOT + c] = -1
+    _union_find(land, sym, idx, cx, cy, n, np.int64(-1), ws, R_PAR)
+    for i in range(n):
+        x = cx[i]
+        y = cy[i]
+        ws[R_BASE, B_SYM + sym[y, x]] += 1
+        ws[R_BASE, B_LAND + land[y, x]] += 1
+        if ws[R_ROOT, i] != i:
+            continue
+        c = land[y, x]
+        sz = ws[R_SIZE, i]
+        if sz > ws[R_BASE, B_BEST + c]:
+            ws[R_BASE, B_SECOND + c] = ws[R_BASE, B_BEST + c]
+            ws[R_BASE, B_BEST + c] = sz
+            ws[R_BASE, B_ROOT + c] = i
+        elif sz > ws[R_BASE, B_SECOND + c]:
+            ws[R_BASE, B_SECOND + c] = sz
+    # occupancy rows for the legal spots (a card may sit up to 2 rows above or below the town)
+    T.occupancy(cx, cy, n, meta[2] - 3, meta[4] + 3, ws[R_OCC])
+    for y in range(meta[2] - 3, meta[4] + 4):
+        ws[R_BIG, y] = 0
+    for i in range(n):
+        if ws[R_ROOT, i] == ws[R_BASE, B_ROOT + land[cy[i], cx[i]]]:
+            ws[R_BIG, cy[i]] |= np.int64(1) << cx[i]
+    for i in range(n):
+        ws[R_CELL, i] = 0
+    if not with_goals:
+        return
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        if S._is_local(kind) and kind != T.K_ENCLOSED:
+            for i in range(n):
+                ws[R_CELL, i] += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i],
+                                                 cy[i])
+        cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
+        if kind == T.K_MAJ_PEN:
+            ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
+        elif kind == T.K_MAJ_BON:
+            ws[R_BASE, B_GOAL + g] = a if cs > opp_cnt[s] else 0
+        elif kind == T.K_MINUS:
+            ws[R_BASE, B_GOAL + g] = a * cs + b * ws[R_BASE, B_LAND + lnd]
+        elif kind == T.K_CLUSTER:
+            r0 = R_CLUSTER + 3 * g
+            _union_find(land, sym, idx, cx, cy, n, s, ws, r0)
+            best = 0
+            second = 0
+            root = -1
+            for i in range(n):
+                if ws[r0 + 1, i] == i and sym[cy[i], cx[i]] == s:
+                    sz = ws[r0 + 2, i]
+                    if sz > best:
+                        second = best
+                        best = sz
+                        root = i
+                    elif sz > second:
+                        second = sz
+            ws[R_BASE, B_GOAL + g] = best  # largest cluster (not points)
+            ws[R_BASE, B_NEAR + g] = root
+            for i in range(n):
+                if ws[r0 + 1, i] == root and sym[cy[i], cx[i]] == s:
+                    ws[R_CELL, i] += a
+            ws[r0 + 2, SECOND_COL] = second
+        elif kind == T.K_NEAR:
+            r = ws[R_BASE, B_ROOT + lnd]
+            ws[R_BASE, B_NEAR + g] = r
+            for i in range(n):
+                if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
+                    ws[R_CELL, i] += a
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        if _goal_weight1(kind, a, b) == 0:
+            continue
+        for y in range(meta[2] - 3, meta[4] + 4):
+            ws[R_MARK + g, y] = 0
+        for i in range(n):
+            if _marked(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, ws, g, i, cx[i], cy[i]):
+                ws[R_MARK + g, cy[i]] |= np.int64(1) << cx[i]
+
+
+@njit(**FI)
+def _layer_edges(sym, idx, x, y, s, ws, r0, row):
+    """Edge groups of one layer at (x, y) (lands: s < 0, else the cells showing s): each edge cell's root,
+    its group's size less the covered cells, the earlier edges with the same root; the covered roots."""
+    for p in range(4):
+        j = idx[y + (p >> 1), x + (p & 1)]
+        ws[row, L_COV + p] = ws[r0 + 1, j] if j >= 0 and (s < 0 or ws[R_POS, P_CSYM + p] == s) else -1
+    for e in range(8):
+        qx = x + S.EDGE_DX[e]
+        qy = y + S.EDGE_DY[e]
+        j = idx[qy, qx]
+        if j < 0 or (s >= 0 and sym[qy, qx] != s):
+            ws[row, L_ROOT + e] = -1
+            continue
+        r = ws[r0 + 1, j]
+        sz = ws[r0 + 2, r]
+        for p in range(4):
+            if ws[row, L_COV + p] == r:
+                sz -= 1
+        dup = 0
+        for f in range(e):
+            if ws[row, L_ROOT + f] == r:
+                dup |= 1 << f
+        ws[row, L_ROOT + e] = r
+        ws[row, L_SIZE + e] = sz
+        ws[row, L_DUP + e] = dup
+
+
+@njit(**FI)
+def _rest(ws, row, best, root, second):
+    """A colour's largest group once the card covers its cells: the base largest less its covered
+    cells, or the second largest (a covered group is assumed not to split)."""
+    for p in range(4):
+        if root >= 0 and ws[row, L_COV + p] == root:
+            best -= 1
+    return max(best, second)
+
+
+@njit(**FI)
+def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
+    """Work shared by every card and rotation at (x, y), read from the base town."""
+    for p in range(4):
+        xx = x + (p & 1)
+        yy = y + (p >> 1)
+        ws[R_POS, P_CLAND + p] = land[yy, xx]
+        ws[R_POS, P_CSYM + p] = sym[yy, xx]
+    for e in range(8):
+        qx = x + S.EDGE_DX[e]
+        qy = y + S.EDGE_DY[e]
+        ws[R_POS, P_ELAND + e] = land[qy, qx]
+        ws[R_POS, P_ESYM + e] = sym[qy, qx]
+    _layer_edges(sym, idx, x, y, np.int64(-1), ws, R_PAR, R_LAYER)
+    loss = 0
+    for c in range(T.N_LANDS):
+        rest = _rest(ws, R_LAYER, ws[R_BASE, B_BEST + c], ws[R_BASE, B_ROOT + c], ws[R_BASE, B_SECOND + c])
+        ws[R_LAYER, L_REST + c] = rest
+        loss += rest - ws[R_BASE, B_BEST + c]
+    ws[R_POS, P_LOSS] = loss
+    if not with_goals:
+        return
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        ws[R_POS, P_CONST + g] = 0
+        if kind == T.K_CLUSTER:
+            # one colour (0): the cluster's largest (B_GOAL + g), its root (B_NEAR + g) and the second largest
+            row = R_LAYER + 1 + g
+            r0 = R_CLUSTER + 3 * g
+            _layer_edges(sym, idx, x, y, s, ws, r0, row)
+            best = ws[R_BASE, B_GOAL + g]
+            rest = _rest(ws, row, best, ws[R_BASE, B_NEAR + g], ws[r0 + 2, SECOND_COL])
+            ws[row, L_REST] = rest
+            ws[R_POS, P_CONST + g] = a * (rest - best)
+        elif kind == T.K_NEAR:
+            # the covered cells showing s that were on or next to the base largest group count no more
+            r = ws[R_BASE, B_NEAR + g]
+            lost = 0
+            for p in range(4):
+                xx = x + (p & 1)
+                yy = y + (p >> 1)
+                if r >= 0 and sym[yy, xx] == s and T._next_to_comp(idx, ws, xx, yy, r):
+                    lost += a
+            ws[R_POS, P_CONST + g] = -lost
+        elif kind == T.K_ENCLOSED:
+            # holes change only with occupancy: covered holes are filled, empty edge cells may close
+            d = 0
+            for p in range(4):
+                if idx[y + (p >> 1), x + (p & 1)] < 0 and _enclosed(idx, x, y, x + (p & 1), y + (p >> 1), False):
+                    d -= a
+            for e in range(8):
+                qx = x + S.EDGE_DX[e]
+                qy = y + S.EDGE_DY[e]
+                if idx[qy, qx] < 0:
+                    d += a * (int(_enclosed(idx, x, y, qx, qy, True)) - int(_enclosed(idx, x, y, qx, qy, False)))
+            ws[R_POS, P_CONST + g] = d
+        elif S._is_local(kind) and kind != T.K_ON:
+            # old points of the covered cells and of the edge cells whose points can change; for those,
+            # whether their 3 neighbours outside the card satisfy the goal's neighbour test
+            old = 0
+            for p in range(4):
+                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, x + (p & 1),
+                                       y + (p >> 1))
+            mask = 0
+            for e in range(8):
+                qx = x + S.EDGE_DX[e]
+                qy = y + S.EDGE_DY[e]
+                if sym[qy, qx] != s or (kind == T.K_BETWEEN and (e & 1) == 1) or (kind == T.K_AWAY and
+                                                                                    land[qy, qx] == lnd):
+                    continue
+                mask |= 1 << e
+                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, qx, qy)
+                ws[R_EDGE + g, 8 + e] = _others(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, qx, qy,
+                                                S.EDGE_DX[e], S.EDGE_DY[e])
+            ws[R_POS, P_OLD + g] = old
+            ws[R_POS, P_MASK + g] = mask
+        elif kind == T.K_ON:
+            old = 0
+            for p in range(4):
+                if ws[R_POS, P_CSYM + p] == s and ws[R_POS, P_CLAND + p] == lnd:
+                    old += a
+            ws[R_POS, P_CONST + g] = -old
+
+
+@njit(**FI)
+def _enclosed(idx, x, y, qx, qy, with_card):
+    """Is the empty cell (qx, qy) enclosed (4 occupied neighbours), with or without the card at (x, y)?"""
+    for k in range(1, 5):
+        nx = qx + T.NB_DX[k]
+        ny = qy + T.NB_DY[k]
+        if idx[ny, nx] < 0 and not (with_card and x <= nx <= x + 1 and y <= ny <= y + 1):
+            return False
+    return True
+
+
+@njit(**FI)
+def _others(kind, s, s2, lnd, land, sym, qx, qy, dx, dy):
+    """An edge cell's neighbour test over its 3 neighbours outside the card (the 4th is at -dx, -dy
+    from it... i.e. towards the card): between reads the far side only."""
+    # the card cell next to (qx, qy) lies at (qx - sx, qy - sy)
+    sx = 1 if dx > 1 else (-1 if dx < 0 else 0)
+    sy = 1 if dy > 1 else (-1 if dy < 0 else 0)
+    if kind == T.K_BETWEEN:  # horizontal edges only: the land on the far side
+        return np.int64(land[qy, qx + sx] == lnd)
+    hit = np.int64(0)
+    for k in range(1, 5):
+        if T.NB_DX[k] == -sx and T.NB_DY[k] == -sy:
+            continue  # the card's side
+        nx = qx + T.NB_DX[k]
+        ny = qy + T.NB_DY[k]
+        if kind == T.K_AWAY:
+            hit |= land[ny, nx] == lnd
+        elif kind == T.K_NEXT:
+            hit |= sym[ny, nx] == s2
+        else:  # K_ISOLATED
+            hit |= sym[ny, nx] == s
+    return hit
+
+
+@njit(**FI)
+def _group_sums(ws, row, c0, c1, c2, c3, nc, ccol):
+    """Per first card cell of each colour: that colour's card cells plus the distinct edge groups next to
+    them (into ws[R_CARD, ccol + p]); returns the change of the layer's largest groups' total."""
+    for p in range(4):
+        ws[R_CARD, ccol + p] = 0
+    # first card cell of each cell's colour (the card's cells of one colour count as one group)
+    f1 = 0 if c1 == c0 else 1
+    f2 = 0 if c2 == c0 else (1 if c2 == c1 else 2)
+    f3 = 0 if c3 == c0 else (1 if c3 == c1 else (2 if c3 == c2 else 3))
+    ws[R_CARD, ccol + 0] += c0 >= 0
+    ws[R_CARD, ccol + f1] += c1 >= 0
+    ws[R_CARD, ccol + f2] += c2 >= 0
+    ws[R_CARD, ccol + f3] += c3 >= 0
+    active = 0
+    for e in range(8):
+        p = e >> 1
+        cp = S._pick(p, c0, c1, c2, c3)
+        if cp >= 0 and ws[row, L_ROOT + e] >= 0 and (nc == 1 or ws[R_POS, P_ELAND + e] == cp):
+            active |= 1 << e
+    for e in range(8):
+        if (active >> e) & 1 and ws[row, L_DUP + e] & active == 0:
+            p = e >> 1
+            fp = 0 if p == 0 else (f1 if p == 1 else (f2 if p == 2 else f3))
+            ws[R_CARD, ccol + fp] += ws[row, L_SIZE + e]
+    gain = 0
+    for p in range(4):
+        cp = S._pick(p, c0, c1, c2, c3)
+        fp = 0 if p == 0 else (f1 if p == 1 else (f2 if p == 2 else f3))
+        if fp != p or cp < 0:
+            continue
+        rest = ws[row, L_REST + (cp if nc > 1 else 0)]
+        if ws[R_CARD, ccol + p] > rest:
+            gain += ws[R_CARD, ccol + p] - rest
+    return gain
+
+
+@njit(**FI)
+def gain(c0, c1, c2, c3, s0, s1, s2, s3, goals, gp, opp_cnt, with_goals, gw, ws):
+    """Estimated gain of the card showing lands c0..c3 and symbols s0..s3 on its cells 0..3 at the spot
+    ``_position`` read."""
+    lands = ws[R_POS, P_LOSS] + _group_sums(ws, R_LAYER, c0, c1, c2, c3, T.N_LANDS, 0)
+    if not with_goals:
+        return float(lands)
+    pts = 0
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        pts += ws[R_POS, P_CONST + g]
+        if kind == T.K_LAND_GROUP or kind == T.K_NEAR:
+            # the land's largest group with the card: the card's group of that land or the rest
+            big = ws[R_LAYER, L_REST + lnd]
+            through = 0
+            for p in range(4):
+                if S._pick(p, c0, c1, c2, c3) == lnd:
+                    through = ws[R_CARD, p]  # the first card cell of the land holds its group
+                    break
+            if kind == T.K_LAND_GROUP:
+                pts += a * (max(big, through) - ws[R_BASE, B_BEST + lnd])
+                continue
+            r = ws[R_BASE, B_NEAR + g]
+            for p in range(4):
+                if S._pick(p, s0, s1, s2, s3) != s:
+                    continue
+                on = through > 0 and through >= big and (S._pick(p, c0, c1, c2, c3) == lnd or
+                                                         S._pick(p ^ 1, c0, c1, c2, c3) == lnd or
+                                                         S._pick(p ^ 2, c0, c1, c2, c3) == lnd)
+                if not on and r >= 0 and big >= through:
+                    on = ws[R_LAYER, L_ROOT + 2 * p] == r or ws[R_LAYER, L_ROOT + 2 * p + 1] == r
+                if on:
+                    pts += a
+        elif kind == T.K_CLUSTER:
+            row = R_LAYER + 1 + g
+            d = _group_sums(ws, row, 0 if s0 == s else -1, 0 if s1 == s else -1, 0 if s2 == s else -1,
+                            0 if s3 == s else -1, 1, 4)
+            pts += a * d
+        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
+            cs = ws[R_BASE, B_SYM + s] + (s0 == s) + (s1 == s) + (s2 == s) + (s3 == s)
+            cl = ws[R_BASE, B_LAND + lnd] + (c0 == lnd) + (c1 == lnd) + (c2 == lnd) + (c3 == lnd) if lnd >= 0 else 0
+            for p in range(4):
+                cs -= ws[R_POS, P_CSYM + p] == s
+                if lnd >= 0:
+                    cl -= ws[R_POS, P_CLAND + p] == lnd
+            if kind == T.K_MAJ_PEN:
+                new = a * opp_cnt[s] if cs > opp_cnt[s] else 0
+            elif kind == T.K_MAJ_BON:
+                new = a if cs > opp_cnt[s] else 0
+            else:
+                new = a * cs + b * cl
+            pts += new - ws[R_BASE, B_GOAL + g]
+        elif kind == T.K_ON:
+            for p in range(4):
+                if S._pick(p, s0, s1, s2, s3) == s and S._pick(p, c0, c1, c2, c3) == lnd:
+                    pts += a
+        elif kind != T.K_ENCLOSED:
+            pts += _local_gain(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, c0, c1, c2, c3, s0, s1, s2, s3, ws, g)
+    return float(lands) + gw * float(pts)
+
+
+@njit(**FI)
+def _local_gain(kind, s, s2, lnd, a, b, c0, c1, c2, c3, s0, s1, s2_, s3, ws, g):
+    """between / away / next-to / isolated: new points of the card's cells and of the masked edge
+    cells, less the old points of those and of the covered cells."""
+    pts = -ws[R_POS, P_OLD + g]
+    for p in range(4):
+        sp = S._pick(p, s0, s1, s2_, s3)
+        cp = S._pick(p, c0, c1, c2, c3)
+        # neighbours: in the card p ^ 1 (horizontal) and p ^ 2 (vertical), outside edges 2p and 2p + 1
+        if sp == s:
+            hl = S._pick(p ^ 1, c0, c1, c2, c3)
+            vl = S._pick(p ^ 2, c0, c1, c2, c3)
+            hs = S._pick(p ^ 1, s0, s1, s2_, s3)
+            vs = S._pick(p ^ 2, s0, s1, s2_, s3)
+            el = ws[R_POS, P_ELAND + 2 * p]
+            fl = ws[R_POS, P_ELAND + 2 * p + 1]
+            es = ws[R_POS, P_ESYM + 2 * p]
+            fs = ws[R_POS, P_ESYM + 2 * p + 1]
+            if kind == T.K_BETWEEN:
+                pts += a if hl == lnd and el == lnd else 0
+            elif kind == T.K_AWAY:
+                if cp != lnd and hl != lnd and vl != lnd and el != lnd and fl != lnd:
+                    pts += a
+            elif kind == T.K_NEXT:
+                pts += a if hs == s2 or vs == s2 or es == s2 or fs == s2 else b
+            elif hs != s and vs != s and es != s and fs != s:  # K_ISOLATED
+                pts += a
+        mask = ws[R_POS, P_MASK + g] >> (2 * p)
+        for k in range(2):
+            if (mask >> k) & 1 == 0:
+                continue
+            other = ws[R_EDGE + g, 8 + 2 * p + k]
+            if kind == T.K_BETWEEN:
+                pts += a if other and cp == lnd else 0
+            elif kind == T.K_AWAY:
+                pts += a if not other and cp != lnd else 0
+            elif kind == T.K_NEXT:
+                pts += a if other or sp == s2 else b
+            else:
+                pts += a if not other and sp != s else 0
+    return pts
+
+
+@njit(**FI)
+def _b(cond):
+    """A condition as 0 or 1: the first ranking adds them up without branches (its data is not
+    predictable, and a mispredicted branch costs more than the arithmetic)."""
+    return np.int64(cond)
+
+
+@njit(**FI)
+def _quick(c0, c1, c2, c3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, newl):
+    """The first, cheap ranking of a spot: each card cell counts 1 when the card's cells of its land touch
+    that land's largest group (or the land is new to the town), and each covered cell of a largest group
+    that the card shows another land on counts -1.  Edge lands e0..e7 (ebig: those cells in a largest
+    group), covered lands k0..k3 (cbig: in a largest group); newl: the lands the town has none of."""
+    t0 = (ebig & _b(e0 == c0)) | ((ebig >> 1) & _b(e1 == c0)) | ((newl >> c0) & 1)
+    t1 = ((ebig >> 2) & _b(e2 == c1)) | ((ebig >> 3) & _b(e3 == c1)) | ((newl >> c1) & 1)
+    t2 = ((ebig >> 4) & _b(e4 == c2)) | ((ebig >> 5) & _b(e5 == c2)) | ((newl >> c2) & 1)
+    t3 = ((ebig >> 6) & _b(e6 == c3)) | ((ebig >> 7) & _b(e7 == c3)) | ((newl >> c3) & 1)
+    v = t0 | (_b(c1 == c0) & t1) | (_b(c2 == c0) & t2) | (_b(c3 == c0) & t3)
+    v += t1 | (_b(c0 == c1) & t0) | (_b(c2 == c1) & t2) | (_b(c3 == c1) & t3)
+    v += t2 | (_b(c0 == c2) & t0) | (_b(c1 == c2) & t1) | (_b(c3 == c2) & t3)
+    v += t3 | (_b(c0 == c3) & t0) | (_b(c1 == c3) & t1) | (_b(c2 == c3) & t2)
+    v -= (cbig & _b(k0 != c0)) + ((cbig >> 1) & _b(k1 != c1)) + ((cbig >> 2) & _b(k2 != c2))
+    v -= (cbig >> 3) & _b(k3 != c3)
+    return v
+
+
+@njit(**FI)
+def _edges(ws, row, x, y):
+    """The 8 edge cells of a card at (x, y) (bit e) set in the bit rows ws[row]; and its 4 covered cells."""
+    a = ws[row, y - 1] >> (x - 1)
+    b = ws[row, y] >> (x - 1)
+    c = ws[row, y + 1] >> (x - 1)
+    d = ws[row, y + 2] >> (x - 1)
+    edges = ((b & 1) | ((a >> 1) & 1) << 1 | ((b >> 3) & 1) << 2 | ((a >> 2) & 1) << 3 | (c & 1) << 4
+             | ((d >> 1) & 1) << 5 | ((c >> 3) & 1) << 6 | ((d >> 2) & 1) << 7)
+    covered = ((b >> 1) & 1) | ((b >> 2) & 1) << 1 | ((c >> 1) & 1) << 2 | ((c >> 2) & 1) << 3
+    return edges, covered
+
+
+@njit(**FI)
+def _keep(ws, k, v, x, y, rot):
+    """Keep (x, y, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
+    spot needs a higher value); ws[R_TOP + k, T_MIN] holds that worst value."""
+    row = R_TOP + k
+    if v <= ws[row, T_MIN]:
+        return
+    worst = 0
+    for i in range(1, TOP):
+        if ws[row, 4 * i] < ws[row, 4 * worst]:
+            worst = i
+    ws[row, 4 * worst] = v
+    ws[row, 4 * worst + 1] = y * T.G + x  # scan order
+    ws[row, 4 * worst + 2] = rot
+    low = ws[row, 0]
+    for i in range(1, TOP):
+        low = min(low, ws[row, 4 * i])
+    ws[row, T_MIN] = low
+
+
+@njit(**FI)
+def _sym_term(s0, s1, s2, s3, sg, m, w):
+    """A goal's first-ranking term: w for each card cell showing sg with a marked edge cell (mask m)."""
+    n = (_b(s0 == sg) & _b(m & 3 != 0)) + (_b(s1 == sg) & _b((m >> 2) & 3 != 0))
+    n += (_b(s2 == sg) & _b((m >> 4) & 3 != 0)) + (_b(s3 == sg) & _b((m >> 6) & 3 != 0))
+    return w * n
+
+
+@njit(**FI)
+def _marked(kind, s, s2, lnd, land, sym, ws, g, i, x, y):
+    """Whether cell i at (x, y) changes what a card cell showing the goal's symbol earns next to it:
+    an s2 (next-to), the largest s cluster, the largest lnd group (near), an s (isolated), lnd (away,
+    and between, which reads it beside the card cell only)."""
+    if kind == T.K_NEXT:
+        return sym[y, x] == s2
+    if kind == T.K_CLUSTER:
+        return sym[y, x] == s and ws[R_CLUSTER + 3 * g + 1, i] == ws[R_BASE, B_NEAR + g]
+    if kind == T.K_NEAR:
+        return ws[R_ROOT, i] == ws[R_BASE, B_NEAR + g]
+    if kind == T.K_ISOLATED:
+        return sym[y, x] == s
+    return land[y, x] == lnd  # K_AWAY, K_BETWEEN
+
+
+@njit(**FI)
+def _goal_weight1(kind, a, b):
+    """What one card cell earns next to a marked edge cell in the first ranking (see _marked)."""
+    if kind == T.K_NEXT:
+        return a - b
+    if kind == T.K_CLUSTER or kind == T.K_NEAR or kind == T.K_BETWEEN:
+        return a
+    if kind == T.K_ISOLATED or kind == T.K_AWAY:
+        return -a
+    return 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, with_goals,
+           gw, ws, bestv, spots):
+    """Best estimated spot of each card cards[at : at + count] (into bestv[k], spots[k]) on a non-empty town
+    that ``prepare`` has just read: every legal spot ranked by ``_quick``, then the TOP best of each card
+    valued by ``gain``."""
+    for k in range(count):
+        for i in range(TOP):
+            ws[R_TOP + k, 4 * i] = -(1 << 40)
+        ws[R_TOP + k, T_MIN] = -(1 << 40)
+    newl = 0
+    for c in range(T.N_LANDS):
+        if ws[R_BASE, B_BEST + c] == 0:
+            newl |= 1 << c
+    # up to 3 goals' first-ranking terms: symbol, weight (0: none), and per spot the edge mask
+    ng = goals.shape[0] if with_goals else 0
+    sg0 = sg1 = sg2 = -1
+    w0 = w1 = w2 = 0
+    between0 = between1 = between2 = 0xFF  # between reads the land beside a card cell: the even edges
+    for g in range(ng):
+        kind, sg, lnd, a, b = S._goal(goals, gp, g)
+        w = _goal_weight1(kind, a, b)
+        side = 0x55 if kind == T.K_BETWEEN else 0xFF
+        if g == 0:
+            sg0, w0, between0 = sg, w, side
+        elif g == 1:
+            sg1, w1, between1 = sg, w, side
+        else:
+            sg2, w2, between2 = sg, w, side
+    occ = ws[R_OCC]
+    for y in range(meta[2] - 2, meta[4] + 2):
+        legal = T.legal_row(occ, y)
+        for x in range(meta[1] - 2, meta[3] + 2):
+            if (legal >> x) & 1 == 0 or not T.in_window(x, y):
+                continue
+            e0 = land[y, x - 1]
+            e1 = land[y - 1, x]
+            e2 = land[y, x + 2]
+            e3 = land[y - 1, x + 1]
+            e4 = land[y + 1, x - 1]
+            e5 = land[y + 2, x]
+            e6 = land[y + 1, x + 2]
+            e7 = land[y + 2, x + 1]
+            ebig, cbig = _edges(ws, R_BIG, x, y)
+            k0 = land[y, x]
+            k1 = land[y, x + 1]
+            k2 = land[y + 1, x]
+            k3 = land[y + 1, x + 1]
+            lost = 0  # goal points the covered cells hold now
+            for p in range(4):
+                j = idx[y + (p >> 1), x + (p & 1)]
+                if j >= 0:
+                    lost += ws[R_CELL, j]
+            m0 = m1 = m2 = 0
+            if w0 != 0:
+                m0 = _edges(ws, R_MARK, x, y)[0] & between0
+            if w1 != 0:
+                m1 = _edges(ws, R_MARK + 1, x, y)[0] & between1
+            if w2 != 0:
+                m2 = _edges(ws, R_MARK + 2, x, y)[0] & between2
+            for k in range(count):
+                c = cards[at + k]
+                cl = card_land[c]
+                cs = card_sym[c]
+                v = _quick(cl[0], cl[1], cl[2], cl[3], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
+                           newl) - lost
+                if ng > 0:
+                    v += (_sym_term(cs[0], cs[1], cs[2], cs[3], sg0, m0, w0)
+                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg1, m1, w1)
+                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg2, m2, w2))
+                _keep(ws, k, v, x, y, 0)
+                v = _quick(cl[3], cl[2], cl[1], cl[0], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
+                           newl) - lost
+                if ng > 0:
+                    v += (_sym_term(cs[3], cs[2], cs[1], cs[0], sg0, m0, w0)
+                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg1, m1, w1)
+                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg2, m2, w2))
+                _keep(ws, k, v, x, y, 1)
+    # the kept spots valued by the 12-cell estimate, in scan order (0 before 180) so that ties keep the first
+    for k in range(count):
+        bestv[k] = NEG
+        row = R_TOP + k
+        for _ in range(TOP):
+            first = -1
+            for i in range(TOP):
+                if ws[row, 4 * i] > -(1 << 40) and (first < 0 or ws[row, 4 * i + 1] * 2 + ws[row, 4 * i + 2]
+                                                    < ws[row, 4 * first + 1] * 2 + ws[row, 4 * first + 2]):
+                    first = i
+            if first < 0:
+                break
+            ws[row, 4 * first] = -(1 << 40)
+            x = ws[row, 4 * first + 1] % T.G
+            y = ws[row, 4 * first + 1] // T.G
+            rot = ws[row, 4 * first + 2]
+            _position(land, sym, idx, x, y, goals, gp, with_goals, ws)
+            c = cards[at + k]
+            cl = card_land[c]
+            cs = card_sym[c]
+            if rot == 0:
+                v = gain(cl[0], cl[1], cl[2], cl[3], cs[0], cs[1], cs[2], cs[3], goals, gp, opp_cnt, with_goals, gw,
+                         ws)
+            else:
+                v = gain(cl[3], cl[2], cl[1], cl[0], cs[3], cs[2], cs[1], cs[0], goals, gp, opp_cnt, with_goals, gw,
+                         ws)
+            if v > bestv[k]:
+                bestv[k] = v
+                spots[k, 0] = x
+                spots[k, 1] = y
+                spots[k, 2] = rot

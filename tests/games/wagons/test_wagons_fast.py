@@ -1,0 +1,106 @@
+"""The ``fast`` placement policy and the row-at-once legality test its search uses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from boardsim.errors import BadInput
+from boardsim.games.base import Seat
+from boardsim.games.wagons import GAME
+from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import search as S
+from boardsim.games.wagons import town as T
+
+KEY = 0x10CA
+
+
+def random_town(rnd: np.random.Generator, n_cards: int, card_land, card_sym):
+    """A town grown by random legal placements, in the engine's arrays (and its occupancy rows)."""
+    land, sym, idx, cx, cy, meta = (a[0] for a in T.new_towns(1))
+    saved = np.zeros(9, dtype=np.int64)
+    for k in range(n_cards):
+        c = int(rnd.integers(18))
+        if k == 0:
+            x = y = T.CENTER
+        else:
+            spots = [(x, y) for y in range(meta[2] - 2, meta[4] + 2) for x in range(meta[1] - 2, meta[3] + 2)
+                     if T.is_legal(idx, meta[0], x, y)]
+            x, y = spots[int(rnd.integers(len(spots)))]
+        was_empty = meta[0] == 0
+        T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], x, y, int(rnd.integers(2)), saved)
+        T.commit(meta, x, y, was_empty)
+    return land, sym, idx, cx, cy, meta
+
+
+def test_row_legality_matches_cell_by_cell_on_random_towns():
+    prep = GAME.prepare(2, [Seat("first"), Seat("first")], {}, GAME.card_table())
+    rnd = np.random.default_rng(17)
+    occ = np.zeros(T.G, dtype=np.int64)
+    checked = legal = 0
+    for _ in range(2000):
+        land, sym, idx, cx, cy, meta = random_town(rnd, int(rnd.integers(1, 16)), prep["card_land"], prep["card_sym"])
+        T.occupancy(cx, cy, meta[0], meta[2] - 3, meta[4] + 3, occ)
+        for y in range(meta[2] - 2, meta[4] + 2):
+            row = T.legal_row(occ, y)
+            for x in range(meta[1] - 2, meta[3] + 2):
+                want = T.is_legal(idx, meta[0], x, y)
+                assert bool((row >> x) & 1 and T.in_window(x, y)) == want, (x, y)
+                checked += 1
+                legal += want
+    assert legal > 10_000 and checked > legal  # both answers were exercised, many times
+
+
+def test_fast_is_a_sweepable_choice_beside_greedy():
+    assert "fast" in P.PLACEMENTS and "greedy" in P.PLACEMENTS
+    greedy, fast = ([Seat("gain_minus_gift", {"placement": m})] * 2 for m in ("greedy", "fast"))
+    pg, pl = (GAME.prepare(2, s, {}, GAME.card_table()) for s in (greedy, fast))
+    assert pl["policies"][0, P.COL_PLACE] == P.PLACE_FAST
+    assert pg.rules_hash == pl.rules_hash  # a policy parameter, not a rule: same cards, same games drawn
+    rg, rl = GAME.play(pg, KEY, 0, 40), GAME.play(pl, KEY, 0, 40)
+    assert (rg["goal0"] == rl["goal0"]).all()  # the same deals ...
+    assert (rg["score"] != rl["score"]).any()  # ... played differently
+    with pytest.raises(BadInput, match="placement"):
+        GAME.prepare(2, [Seat("gain", {"placement": "nearby"})] * 2, {}, GAME.card_table())
+
+
+def test_fast_fidelity_floor_against_greedy():
+    """On the placements of exact greedy games (fixed seeds), fast's spot is worth what greedy's is on more
+    than 65% of them and costs under 0.6 points on average (79% and 0.32 when written; the README quotes
+    benchmarks/bench_wagons_fast.py on more games).  A floor, so that a change that breaks the estimate fails."""
+    seat = Seat("gain_minus_gift")
+    prep = GAME.prepare(2, [seat, seat], {}, GAME.card_table())
+    result = GAME.play(prep, KEY, 0, 8)
+    cl, cs, gp = prep["card_land"], prep["card_sym"], prep["goal_params"]
+    ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    detail = np.zeros(T.N_LANDS + 3, dtype=np.int64)
+    saved = np.zeros(9, dtype=np.int64)
+    bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
+    same = total = lost = 0
+    for i in range(8):
+        goals = np.array([result[f"goal{g}"][i] for g in range(3)], dtype=np.int64)
+        land, sym, idx, cx, cy, meta = T.new_towns(2)
+        cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
+        for e in GAME.trace_events(prep, KEY, i):
+            p, c, x, y, rot = (int(v) for v in e[:5])
+            town = (land[p], sym[p], idx[p], cx[p], cy[p], meta[p])
+            if meta[p, 0] > 0:
+                values = []
+                P.analyse(*town, goals, gp, cnt[1 - p], P.PLACE_FAST, 1.0, ws, detail)
+                P.search(*town, cl, cs, np.array([c]), np.int64(0), np.int64(1), goals, gp, cnt[1 - p],
+                         P.PLACE_FAST, 1.0, ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots,
+                         np.bool_(False), 0.0, 0.0, gifts)
+                for sx, sy, srot in ((x, y, rot), tuple(int(v) for v in spots[0])):
+                    assert T.is_legal(idx[p], meta[p, 0], sx, sy)
+                    T.place(*town[:6], cl[c], cs[c], sx, sy, srot, saved)
+                    values.append(T.score(*town[:5], meta[p, 0], goals, gp, cnt[1 - p], np.bool_(True), ws, detail))
+                    T.unplace(land[p], sym[p], idx[p], meta[p], sx, sy, saved)
+                assert values[1] <= values[0]  # greedy's spot is the best there is
+                same += values[1] == values[0]
+                lost += values[0] - values[1]
+                total += 1
+            was_empty = meta[p, 0] == 0
+            T.place(*town, cl[c], cs[c], x, y, rot, saved)
+            T.commit(meta[p], x, y, was_empty)
+            T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+    assert total > 90 and same >= 0.65 * total and lost <= 0.6 * total
