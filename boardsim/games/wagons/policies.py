@@ -178,7 +178,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     """
     if mode != PLACE_RANDOM and meta[0] > 0:
         analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
-    one = np.int64(1)  # not a literal 1: Numba would compile search once more just for it
+    one = np.int64(1)  # the count of cards to place (search takes a whole run of the circle)
     find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
          ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
     return bestv[0]
