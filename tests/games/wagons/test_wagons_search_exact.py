@@ -15,6 +15,7 @@ from boardsim.games.wagons import GAME
 from boardsim.games.wagons import policies as P
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
+from tests.games.wagons.towns import random_town
 
 
 @njit(cache=True)
@@ -61,18 +62,7 @@ def test_search_values_equal_full_rescoring_on_random_towns():
     kinds = set()
     seen = bad = 0
     for _ in range(2000):
-        land, sym, idx, cx, cy, meta = (a[0] for a in T.new_towns(1))
-        for k in range(int(rnd.integers(1, 15))):
-            c = int(rnd.integers(18))
-            if k == 0:
-                x = y = T.CENTER
-            else:
-                spots = [(x, y) for y in range(meta[2] - 2, meta[4] + 2) for x in range(meta[1] - 2, meta[3] + 2)
-                         if T.is_legal(idx, meta[0], x, y)]
-                x, y = spots[int(rnd.integers(len(spots)))]
-            was_empty = meta[0] == 0
-            T.place(land, sym, idx, cx, cy, meta, cl[c], cs[c], x, y, int(rnd.integers(2)), saved)
-            T.commit(meta, x, y, was_empty)
+        land, sym, idx, cx, cy, meta = random_town(rnd, int(rnd.integers(1, 15)), cl, cs)
         goals = rnd.choice(18, size=3, replace=False).astype(np.int64)
         kinds.update(int(gp[g, T.GP_KIND]) for g in goals)
         opp_cnt = rnd.integers(0, 8, size=T.N_SYMBOLS).astype(np.int64)
