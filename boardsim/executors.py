@@ -114,7 +114,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
     threads = numba.get_num_threads()
     # A pool worker (processes, Dask) is sized to its share of the cores (workers x threads = cores): a
     # second thread there would only compete with the other workers, so it plays its calls in turn.
-    with (ThreadPoolExecutor(1, thread_name_prefix="boardsim-play") if _WORKER.get("pipeline", True)
+    with (ThreadPoolExecutor(1, thread_name_prefix="boardsim-play") if _WORKER["pipeline"]
           else _InTurn()) as pool:
         n = min(step, count)
         job = pool.submit(_timed_chunk, cell, key, start, n, threads)
@@ -231,7 +231,7 @@ def _signals_held() -> Iterator[None]:
 # -- worker side -------------------------------------------------------------
 # Module state of a worker process: its Numba thread count and the lock that
 # keeps one kernel running at a time.  In the parent both stay unused.
-_WORKER: dict[str, Any] = {"threads": None}
+_WORKER: dict[str, Any] = {"threads": None, "pipeline": True}  # pipeline: False in a pool worker
 _KERNEL_LOCK = threading.Lock()
 
 
