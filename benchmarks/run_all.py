@@ -1,6 +1,7 @@
 """Speed, start-up and memory of every registered game; writes benchmarks/results.csv.
 
-Run:  python benchmarks/run_all.py [--seconds S] [--game NAME ...] [--no-dask] [--no-nojit] [--out FILE]
+Run:  python benchmarks/run_all.py [--seconds S] [--dask-seconds S] [--game NAME ...] [--no-dask] [--no-nojit]
+                                   [--out FILE]
 
 For each game in ``boardsim.games.names()`` (default players, every seat the
 game's ``default_policy``, seats fixed), through the same streamed path a
@@ -9,7 +10,8 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
 - games/s on 1 Numba thread and on all threads (this process, warm cache);
 - games/s on a 2-worker Dask LocalCluster (loopback; each worker
   ``cores // 2`` threads; cluster start-up and warm-up not counted), and on a
-  1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second;
+  1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second
+  (runs of about ``--dask-seconds``, default 8; ``bench_dask.py`` shows where the CPU goes);
 - the speed-up of the compiled code over the same code with
   ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
   1-thread rates;
@@ -150,7 +152,7 @@ def run_probe(game: str, env_extra: dict[str, str], seconds: float) -> tuple[dic
 
 
 # -- the suite ----------------------------------------------------------------
-def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None) -> dict:
+def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, dask_seconds: float = 8.0) -> dict:
     import numba
 
     import boardsim
@@ -172,10 +174,10 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None) -
     row["games_per_s_all_threads"] = rate(cell, seconds)
     if dask_ex is not None:
         dask_ex.warm(cell)
-        row["games_per_s_dask_2_workers"] = rate(cell, seconds, executor=dask_ex, parts=8, first=64)
+        row["games_per_s_dask_2_workers"] = rate(cell, dask_seconds, executor=dask_ex, parts=8, first=64)
     if dask_one is not None:
         dask_one.warm(cell)
-        row["games_per_s_dask_1_worker"] = rate(cell, seconds, executor=dask_one, parts=8, first=64)
+        row["games_per_s_dask_1_worker"] = rate(cell, dask_seconds, executor=dask_one, parts=8, first=64)
         if row.get("games_per_s_dask_2_workers"):
             row["dask_scaling"] = row["games_per_s_dask_2_workers"] / row["games_per_s_dask_1_worker"]
     if nojit:
@@ -202,6 +204,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=2.0, help="about how long each timed run takes")
     ap.add_argument("--game", action="append", help="only this game (repeatable; default: every registered game)")
+    ap.add_argument("--dask-seconds", type=float, default=8.0,
+                    help="about how long each Dask run takes (a task's fixed cost dominates short runs)")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster figure")
     ap.add_argument("--no-nojit", action="store_true", help="skip the NUMBA_DISABLE_JIT comparison")
     ap.add_argument("--out", default=str(HERE / "results.csv"), help="CSV to write")
@@ -228,7 +232,7 @@ def main() -> None:
     try:
         for name in games:
             t0 = time.perf_counter()
-            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit, dask_one))
+            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit, dask_one, args.dask_seconds))
             print(f"{name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     finally:
         for ex in (dask_ex, dask_one):

@@ -420,6 +420,11 @@ class ProcessExecutor(Executor):
 # How long a Dask run waits with no workers before it gives up (seconds); the environment variable overrides it.
 WORKER_TIMEOUT_ENV = "BOARDSIM_DASK_WORKER_TIMEOUT"
 DEFAULT_WORKER_TIMEOUT = 60.0
+# A local cluster's housekeeping that nothing here reads: the worker's stack sampler (every 10 ms, for a
+# dashboard we do not start) and the 20 ms event-loop tick (for warnings we silence).  Idle, they cost
+# two workers, their nannies and the scheduler about a quarter of a core, which on a small machine comes
+# out of the games (benchmarks/bench_dask.py measures it).
+_LOCAL_QUIET = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"}
 _DASK_POLL_S = 0.5  # how often a waiting Dask run checks that the cluster still has workers
 
 
@@ -460,6 +465,7 @@ class DaskExecutor(Executor):
     ):
         self.worker_timeout = _worker_timeout(worker_timeout)
         try:
+            import dask
             import distributed
         except ImportError:
             raise BadInput("--executor", "dask is not installed (pip install -e '.[dask]')") from None
@@ -477,11 +483,12 @@ class DaskExecutor(Executor):
                 raise BadInput("--dask-local", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
             per_worker = _check_threads(threads, local_workers, cores)
             # loopback only: nothing outside this machine can reach the cluster
-            self._cluster = distributed.LocalCluster(
-                n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=None, silence_logs=40, env={"NUMBA_NUM_THREADS": str(per_worker)},
-            )
-            self.client = distributed.Client(self._cluster)
+            with dask.config.set(_LOCAL_QUIET):
+                self._cluster = distributed.LocalCluster(
+                    n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=None, silence_logs=40, env={"NUMBA_NUM_THREADS": str(per_worker)},
+                )
+                self.client = distributed.Client(self._cluster)
         elif scheduler is not None:
             try:
                 self.client = distributed.Client(scheduler, timeout="10s")

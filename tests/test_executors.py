@@ -161,3 +161,15 @@ def test_a_custom_scorer_plays_the_same_on_every_executor(dask_client, pool, tmp
                                                                            {"policy": "priority"}]}),
                              out=tmp_path / "builtin", progress=False)
     assert local.summary["wins"].tolist() == builtin.summary["wins"].tolist()
+
+
+def test_a_local_dask_cluster_runs_without_the_housekeeping_nothing_reads():
+    # the stack sampler and the fast event-loop tick cost a small machine's games about a quarter of a core
+    import dask
+
+    ours = dask.config.get("distributed.worker.profile.enabled")
+    with DaskExecutor(local_workers=1, threads=1) as ex:
+        seen = ex.client.run(lambda: (dask.config.get("distributed.worker.profile.enabled"),
+                                      dask.config.get("distributed.admin.tick.interval")))
+    assert list(seen.values()) == [(False, "1s")]
+    assert dask.config.get("distributed.worker.profile.enabled") == ours  # this process's settings are its own
