@@ -166,6 +166,7 @@ def test_a_custom_scorer_plays_the_same_on_every_executor(dask_client, pool, tmp
 def test_a_local_dask_cluster_runs_without_the_housekeeping_nothing_reads():
     # the stack sampler and the fast event-loop tick cost a small machine's games about a quarter of a core
     import dask
+    import distributed  # noqa: F401 - loads distributed's settings into dask.config
 
     ours = dask.config.get("distributed.worker.profile.enabled")
     with DaskExecutor(local_workers=1, threads=1) as ex:
