@@ -55,7 +55,14 @@ LOG_WIDTH = 5
 _rand = rng.step  # the generator in four scalars (see rng.step)
 
 
-@njit(cache=True, nogil=True, inline="always")
+# Small helpers called at many places in play_game are compiled once, for the one signature _engine gives them
+# (after which a literal argument converts to it rather than compiling a variant), and LLVM inlines them
+# (forceinline).  Inlined by numba at the IR level instead, every call site was typed and lowered again.
+# _nrt=False: no reference counting of the arrays passed; no wrappers: only compiled code calls them.
+_HELPER = dict(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+@njit(**_HELPER)
 def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
     """Top card of the pile (``head`` counts the cards drawn so far); returns it and the generator."""
     # Drawn on every call: a generator call under a data-dependent branch ran ~10x slower.
@@ -81,7 +88,7 @@ def _to_bottom(ring, tail, n_deck, value):
     ring[k] = value
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_HELPER)
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
         log[n_log, 0] = rnd
@@ -128,7 +135,7 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -359,7 +366,7 @@ def collection_capacity(rules):
     return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
                 S):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
@@ -424,6 +431,10 @@ RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, T, rl
 _OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
 _SCORERS = {True: custom.SCORERS, False: types.none}
+_HELPERS = (
+    (_draw, types.Tuple((_I64, *(types.uint64,) * 4))(_C1I, _I64, _I64, types.boolean, *(types.uint64,) * 4)),
+    (_log, _I64(_C2I, *(_I64,) * 6)),
+)
 # key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
 RANGE_SIG = {k: _I64(types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I) for k, sc in _SCORERS.items()}
 BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.uint64, _I64, _I64, *_IN, sc, *_OUT)
@@ -454,6 +465,10 @@ def _engine(asks: bool) -> tuple:
     if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
         with _COMPILING:
             if RANGE_SIG[asks] not in _play_range.signatures:
+                for helper, sig in _HELPERS:  # before the engine, which calls them
+                    if not helper.signatures:
+                        helper.compile(sig)
+                        helper.disable_compile()
                 _play_range.disable_compile(False)
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
