@@ -32,10 +32,12 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEA
     C_PAID,
     C_SOLD_N,
     C_SOLD_VAL,
+    HELPERS,
     N_AUX,
     N_SEAT,
     SEAT_COUNTERS,
     Scratch,
+    helper,
     price,
 )
 from boardsim.games.base import pointer_kernel
@@ -52,17 +54,19 @@ EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP
 LOG_WIDTH = 5
 
 
-_rand = rng.step  # the generator in four scalars (see rng.step)
+_U64 = types.uint64
+_I64 = types.int64
+_C1I = types.int64[::1]
+_C2I = types.int64[:, ::1]
 
 
-# Small helpers called at many places in play_game are compiled once, for the one signature _engine gives them
-# (after which a literal argument converts to it rather than compiling a variant), and LLVM inlines them
-# (forceinline).  Inlined by numba at the IR level instead, every call site was typed and lowered again.
-# _nrt=False: no reference counting of the arrays passed; no wrappers: only compiled code calls them.
-_HELPER = dict(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@helper(types.Tuple((types.float64, *(_U64,) * 4))(*(_U64,) * 4))
+def _rand(s0, s1, s2, s3):
+    """The generator in four scalars (see rng.step)."""
+    return rng.step(s0, s1, s2, s3)
 
 
-@njit(**_HELPER)
+@helper(types.Tuple((_I64, *(_U64,) * 4))(_C1I, _I64, _I64, types.boolean, *(_U64,) * 4))
 def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
     """Top card of the pile (``head`` counts the cards drawn so far); returns it and the generator."""
     # Drawn on every call: a generator call under a data-dependent branch ran ~10x slower.
@@ -79,7 +83,7 @@ def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
     return v, s0, s1, s2, s3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.void(_C1I, _I64, _I64, _I64))
 def _to_bottom(ring, tail, n_deck, value):
     """Put ``value`` at the bottom of the pile; ``tail`` (>= n_deck) counts cards ever placed there."""
     k = tail - n_deck
@@ -88,7 +92,7 @@ def _to_bottom(ring, tail, n_deck, value):
     ring[k] = value
 
 
-@njit(**_HELPER)
+@helper(_I64(_C2I, *(_I64,) * 6))
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
         log[n_log, 0] = rnd
@@ -115,7 +119,7 @@ def opening_range(value, open_factor, ceiling):
     return min_open, value + ceiling
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.void(_C2I, _C2I, _C2I, _I64, _I64, _I64))
 def _add_card(cval, cround, st, p, value, rnd):
     k = st[p, C_CARDS]
     cval[p, k] = value
@@ -420,11 +424,8 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
 # each decision: built-ins and tabled rule lists only) numba prunes every call to decide.open_*: their many
 # arguments in the bidding loop cost the built-ins ~15% of their speed.  So there are two variants, each
 # compiled only when a cell first needs it.
-_I64 = types.int64
 _C1F = types.float64[::1]
-_C1I = types.int64[::1]
 _C2F = types.float64[:, ::1]
-_C2I = types.int64[:, ::1]
 RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
                                           np.zeros((1, 1, 1), np.int64)))
@@ -465,10 +466,10 @@ def _engine(asks: bool) -> tuple:
     if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
         with _COMPILING:
             if RANGE_SIG[asks] not in _play_range.signatures:
-                for helper, sig in _HELPERS:  # before the engine, which calls them
-                    if not helper.signatures:
-                        helper.compile(sig)
-                        helper.disable_compile()
+                for fn, sig in HELPERS:  # before the engine, which calls them (state.helper)
+                    if not fn.signatures:
+                        fn.compile(sig)
+                        fn.disable_compile()
                 _play_range.disable_compile(False)
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one

@@ -66,6 +66,27 @@ class Scratch(NamedTuple):
     stack: np.ndarray  # (rulelist.STACK,) the rule interpreter's scratch
 
 
+# Small helpers called at several places in the engine are compiled once, for one signature, and inlined by
+# LLVM (forceinline).  Inlined by numba at the IR level instead (inline="always"), every call site was typed,
+# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``engine._engine`` compiles each helper for
+# its signature before the engine and then forbids others, so a call with a literal argument converts to that
+# signature instead of compiling a variant.  _nrt=False: no reference counting of the arrays passed; no
+# wrappers: only compiled code calls them.
+HELPERS: list = []  # (dispatcher, signature), in definition order (a helper's callees first)
+
+
+def helper(sig):
+    """Decorator: a fixed-signature, LLVM-inlined engine helper (see above)."""
+
+    def wrap(fn):
+        jitted = njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True,
+                      no_cfunc_wrapper=True)(fn)
+        HELPERS.append((jitted, sig))
+        return jitted
+
+    return wrap
+
+
 @njit(cache=True, nogil=True, inline="always")
 def price(value, factor):
     """A card's price at a direct-buy or sale ``factor``: value x factor, rounded half up."""
