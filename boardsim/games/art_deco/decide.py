@@ -252,7 +252,7 @@ def sell_margin(pol, seat):
     return pol[seat, 3]  # ELIGIBILITY and BLOCKER
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def may_sell(pol, seat, sale_factor):
     """Whether ``seat`` can ever sell: at a sale factor <= 1 no card sells above its value, so a
     deterministic built-in sells only with a margin <= 0; random and custom seats may."""

@@ -221,7 +221,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
             bid = 0
             n_passed = 0
             for q in range(n_players):
-                passed[q] = False
+                passed[q] = 0
                 D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
@@ -229,7 +229,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     break
                 if high >= 0 and n_passed == n_players - 1:
                     break
-                if not passed[s] and s != high:
+                if passed[s] == 0 and s != high:
                     min_bid = min_open if high < 0 else bid + 1
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
@@ -248,7 +248,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                         bid = b
                         n_log = _log(log, n_log, rnd, EV_BID, s, b, 0)
                     else:
-                        passed[s] = True
+                        passed[s] = 1
                         n_passed += 1
                         n_log = _log(log, n_log, rnd, EV_PASS, s, 0, 0)
                 s += 1  # next seat clockwise; a compare is much cheaper than an integer modulo here
@@ -365,8 +365,9 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
     return rounds, end, n_log, tail - head, unsold_count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def collection_capacity(rules):
+    """Cards a seat can ever hold (``prepare`` calls it through ``py_func``)."""
     return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
 
 
@@ -400,19 +401,21 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
         if codes[q, 0] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
             codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
             codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
+    # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
+    # signature compiles a numba implementation of its own (~0.2 s each, cold).
     S = Scratch(
-        np.empty(deck.shape[0], dtype=np.int64),
-        np.empty((n_players, cap), dtype=np.int64),
-        np.empty((n_players, cap), dtype=np.int64),
-        np.zeros(n_players, dtype=np.bool_),
-        np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64),
-        np.empty((n_players, N_AUX), dtype=np.int64),
-        np.empty(4, dtype=np.uint64),
+        np.zeros((1, deck.shape[0]), dtype=np.int64)[0],
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((1, n_players), dtype=np.int64)[0],
+        np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
+        np.zeros((n_players, N_AUX), dtype=np.int64),
+        np.zeros((1, 4), dtype=np.uint64)[0],
         codes,
         np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
         np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
-        np.zeros(cap + 1, dtype=np.float64),
-        np.zeros(STACK, dtype=np.float64),
+        np.zeros((1, cap + 1), dtype=np.float64)[0],
+        np.zeros((1, STACK), dtype=np.float64)[0],
     )
     return _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
                        log, S)

@@ -55,7 +55,7 @@ class Scratch(NamedTuple):
     ring: np.ndarray  # (deck,) the pile as a ring buffer
     cval: np.ndarray  # (P, cap) value of each card in a seat's collection
     cround: np.ndarray  # (P, cap) round each of those cards was acquired (0 = dealt)
-    passed: np.ndarray  # (P,) bool: the seat passed in this auction
+    passed: np.ndarray  # (P,) int64: 1 when the seat passed in this auction
     shown: np.ndarray  # (direct_buy_max + 1,) the cards turned up for a direct purchase
     aux: np.ndarray  # (P, N_AUX) per-auction limits (A_* columns)
     rng: np.ndarray  # (4,) uint64 generator seed state
