@@ -139,7 +139,7 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True)
 def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -372,14 +372,15 @@ def collection_capacity(rules):
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
-                S):
+def _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                log, S):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
-    arrays and taking the per-game row views costs no reference counting."""
+    arrays and taking the per-game row views costs no reference counting.  ``play`` is ``play_game``
+    as a function pointer: LLVM optimises the game once, not again in each caller linking it."""
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
-        rounds, end, n_log, left, unsold = play_game(
+        rounds, end, n_log, left, unsold = play(
             seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
         )
         game_out[i, 0] = rounds
@@ -391,7 +392,8 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
 
 
 @njit(cache=True, nogil=True)
-def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log):
+def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                log):
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
     cap = collection_capacity(rules)
     codes = np.zeros((n_players, 4), dtype=np.int64)
@@ -417,8 +419,8 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
         np.zeros((1, cap + 1), dtype=np.float64)[0],
         np.zeros((1, STACK), dtype=np.float64)[0],
     )
-    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                       log, S)
+    return _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
+                       game_out, log, S)
 
 
 # The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
@@ -439,13 +441,21 @@ _HELPERS = (
     (_draw, types.Tuple((_I64, *(types.uint64,) * 4))(_C1I, _I64, _I64, types.boolean, *(types.uint64,) * 4)),
     (_log, _I64(_C2I, *(_I64,) * 6)),
 )
-# key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
-RANGE_SIG = {k: _I64(types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I) for k, sc in _SCORERS.items()}
-BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.uint64, _I64, _I64, *_IN, sc, *_OUT)
+SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
+    (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
+    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
+# seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log -> rounds, end, n_log, left, unsold
+GAME_SIG = {k: types.UniTuple(_I64, 5)(types.uint64, _I64, *_IN, sc, _C2I, _C1I, _C1F, SCRATCH, _C2I)
+            for k, sc in _SCORERS.items()}
+# play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
+RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
+             for k, sc in _SCORERS.items()}
+BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(GAME_SIG[k]), types.uint64, _I64,
+                           _I64, *_IN, sc, *_OUT)
              for k, sc in _SCORERS.items()}
 
 
-def _batch(play_range, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
+def _batch(play_range, play, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
     ``_play_range`` as a function pointer: the kernel does not link (and re-optimise) the engine's code."""
     n = score.shape[0]
@@ -454,8 +464,8 @@ def _batch(play_range, key, first, n_players, rules, deck, pol, T, rl, scorers, 
     for b in prange(n_blocks):
         lo = b * n // n_blocks
         hi = (b + 1) * n // n_blocks
-        play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                   no_log)
+        play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
+                   game_out, no_log)
 
 
 # one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
@@ -473,6 +483,10 @@ def _engine(asks: bool) -> tuple:
                     if not fn.signatures:
                         fn.compile(sig)
                         fn.disable_compile()
+                # play_game's own signature first: the engine and the kernel take it as a function pointer
+                play_game.disable_compile(False)
+                play_game.compile(GAME_SIG[asks])
+                play_game.disable_compile()
                 _play_range.disable_compile(False)
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
@@ -488,7 +502,7 @@ def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: Rul
     (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
     """
     kernel, engine = _engine(scorers is not None)
-    kernel(engine, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
+    kernel(engine, play_game, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
 
 
 def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
@@ -500,6 +514,6 @@ def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: Rul
     seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = engine(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules, deck, pol, T,
-                   rl, scorers, score, win, seat_out, game_out, log)
+    n_log = engine(play_game, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
+                   deck, pol, T, rl, scorers, score, win, seat_out, game_out, log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
