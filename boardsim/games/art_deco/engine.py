@@ -437,10 +437,6 @@ RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, T, rl
 _OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
 _SCORERS = {True: custom.SCORERS, False: types.none}
-_HELPERS = (
-    (_draw, types.Tuple((_I64, *(types.uint64,) * 4))(_C1I, _I64, _I64, types.boolean, *(types.uint64,) * 4)),
-    (_log, _I64(_C2I, *(_I64,) * 6)),
-)
 SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
     (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
     (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
@@ -457,7 +453,8 @@ BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(
 
 def _batch(play_range, play, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
-    ``_play_range`` as a function pointer: the kernel does not link (and re-optimise) the engine's code."""
+    ``_play_range`` and ``play`` is ``play_game``, both as function pointers: the kernel does not link (and
+    re-optimise) the engine's code."""
     n = score.shape[0]
     n_blocks = min(n, 256)
     no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
