@@ -75,8 +75,9 @@ class ArtDeco(Game):
         }
         rule_arrays = self.seat_rules(seats)
         arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
-        tables = rule_tables(arrays["policies"], rule_arrays, arrays["rules"], deck,
-                             engine.collection_capacity(arrays["rules"]))
+        # (the plain function, as for opening_range below: a jitted call would compile it for this alone)
+        capacity = getattr(engine.collection_capacity, "py_func", engine.collection_capacity)
+        tables = rule_tables(arrays["policies"], rule_arrays, arrays["rules"], deck, capacity(arrays["rules"]))
         arrays.update(zip(TABLE_KEYS, tables, strict=True))
         self.seat_scorers(seats)  # a custom scorer that cannot be called fails here, before any game
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))

@@ -23,7 +23,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (
@@ -35,6 +35,7 @@ from boardsim.games.art_deco.state import (
     C_CASH,
     C_HELD_VAL,
     NO_CREDIT_LIMIT,
+    helper,
     price,
 )
 from boardsim.games.base import Option, Policy, custom_policy, rules_policy
@@ -173,7 +174,7 @@ DO_NOTHING, DO_BID, DO_BUY, DO_SELL = 0, 1, 2, 3  # values of the ``action`` col
 
 
 # == built-in policies =====================================================================================
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.int64(types.float64[:, ::1], types.int64, types.int64, types.int64, types.boolean))
 def reservation(pol, seat, value, n_cards, leader_is_high):
     """Most ``seat`` would pay for a card of ``value``; -1 means never.
 
@@ -251,7 +252,7 @@ def sell_margin(pol, seat):
     return pol[seat, 3]  # ELIGIBILITY and BLOCKER
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def may_sell(pol, seat, sale_factor):
     """Whether ``seat`` can ever sell: at a sale factor <= 1 no card sells above its value, so a
     deterministic built-in sells only with a margin <= 0; random and custom seats may."""

@@ -32,10 +32,12 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEA
     C_PAID,
     C_SOLD_N,
     C_SOLD_VAL,
+    HELPERS,
     N_AUX,
     N_SEAT,
     SEAT_COUNTERS,
     Scratch,
+    helper,
     price,
 )
 from boardsim.games.base import pointer_kernel
@@ -52,10 +54,19 @@ EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP
 LOG_WIDTH = 5
 
 
-_rand = rng.step  # the generator in four scalars (see rng.step)
+_U64 = types.uint64
+_I64 = types.int64
+_C1I = types.int64[::1]
+_C2I = types.int64[:, ::1]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.Tuple((types.float64, *(_U64,) * 4))(*(_U64,) * 4))
+def _rand(s0, s1, s2, s3):
+    """The generator in four scalars (see rng.step)."""
+    return rng.step(s0, s1, s2, s3)
+
+
+@helper(types.Tuple((_I64, *(_U64,) * 4))(_C1I, _I64, _I64, types.boolean, *(_U64,) * 4))
 def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
     """Top card of the pile (``head`` counts the cards drawn so far); returns it and the generator."""
     # Drawn on every call: a generator call under a data-dependent branch ran ~10x slower.
@@ -72,7 +83,7 @@ def _draw(ring, head, n_deck, shuffled, s0, s1, s2, s3):
     return v, s0, s1, s2, s3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.void(_C1I, _I64, _I64, _I64))
 def _to_bottom(ring, tail, n_deck, value):
     """Put ``value`` at the bottom of the pile; ``tail`` (>= n_deck) counts cards ever placed there."""
     k = tail - n_deck
@@ -81,7 +92,7 @@ def _to_bottom(ring, tail, n_deck, value):
     ring[k] = value
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(_I64(_C2I, *(_I64,) * 6))
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
         log[n_log, 0] = rnd
@@ -108,7 +119,7 @@ def opening_range(value, open_factor, ceiling):
     return min_open, value + ceiling
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper(types.void(_C2I, _C2I, _C2I, _I64, _I64, _I64))
 def _add_card(cval, cround, st, p, value, rnd):
     k = st[p, C_CARDS]
     cval[p, k] = value
@@ -128,7 +139,7 @@ def _remove_card(cval, cround, st, p, k):
     return value
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True)
 def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
@@ -210,7 +221,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
             bid = 0
             n_passed = 0
             for q in range(n_players):
-                passed[q] = False
+                passed[q] = 0
                 D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
@@ -218,7 +229,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     break
                 if high >= 0 and n_passed == n_players - 1:
                     break
-                if not passed[s] and s != high:
+                if passed[s] == 0 and s != high:
                     min_bid = min_open if high < 0 else bid + 1
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
@@ -237,7 +248,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                         bid = b
                         n_log = _log(log, n_log, rnd, EV_BID, s, b, 0)
                     else:
-                        passed[s] = True
+                        passed[s] = 1
                         n_passed += 1
                         n_log = _log(log, n_log, rnd, EV_PASS, s, 0, 0)
                 s += 1  # next seat clockwise; a compare is much cheaper than an integer modulo here
@@ -354,20 +365,22 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
     return rounds, end, n_log, tail - head, unsold_count
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def collection_capacity(rules):
+    """Cards a seat can ever hold (``prepare`` calls it through ``py_func``)."""
     return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log,
-                S):
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                log, S):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
-    arrays and taking the per-game row views costs no reference counting."""
+    arrays and taking the per-game row views costs no reference counting.  ``play`` is ``play_game``
+    as a function pointer: LLVM optimises the game once, not again in each caller linking it."""
     n_log = 0
     for i in range(lo, hi):
         seed = rng.game_seed(key, first + i)
-        rounds, end, n_log, left, unsold = play_game(
+        rounds, end, n_log, left, unsold = play(
             seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
         )
         game_out[i, 0] = rounds
@@ -379,7 +392,8 @@ def _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
 
 
 @njit(cache=True, nogil=True)
-def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log):
+def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
+                log):
     """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
     cap = collection_capacity(rules)
     codes = np.zeros((n_players, 4), dtype=np.int64)
@@ -389,22 +403,24 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
         if codes[q, 0] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
             codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
             codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
+    # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
+    # signature compiles a numba implementation of its own (~0.2 s each, cold).
     S = Scratch(
-        np.empty(deck.shape[0], dtype=np.int64),
-        np.empty((n_players, cap), dtype=np.int64),
-        np.empty((n_players, cap), dtype=np.int64),
-        np.zeros(n_players, dtype=np.bool_),
-        np.empty(int(rules[R.R_DIRECT_MAX]) + 1, dtype=np.int64),
-        np.empty((n_players, N_AUX), dtype=np.int64),
-        np.empty(4, dtype=np.uint64),
+        np.zeros((1, deck.shape[0]), dtype=np.int64)[0],
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((1, n_players), dtype=np.int64)[0],
+        np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
+        np.zeros((n_players, N_AUX), dtype=np.int64),
+        np.zeros((1, 4), dtype=np.uint64)[0],
         codes,
         np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
         np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
-        np.zeros(cap + 1, dtype=np.float64),
-        np.zeros(STACK, dtype=np.float64),
+        np.zeros((1, cap + 1), dtype=np.float64)[0],
+        np.zeros((1, STACK), dtype=np.float64)[0],
     )
-    return _play_games(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                       log, S)
+    return _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
+                       game_out, log, S)
 
 
 # The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
@@ -413,34 +429,40 @@ def _play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers,
 # each decision: built-ins and tabled rule lists only) numba prunes every call to decide.open_*: their many
 # arguments in the bidding loop cost the built-ins ~15% of their speed.  So there are two variants, each
 # compiled only when a cell first needs it.
-_I64 = types.int64
 _C1F = types.float64[::1]
-_C1I = types.int64[::1]
 _C2F = types.float64[:, ::1]
-_C2I = types.int64[:, ::1]
 RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
                                           np.zeros((1, 1, 1), np.int64)))
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, T, rl
 _OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
 _SCORERS = {True: custom.SCORERS, False: types.none}
-# key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
-RANGE_SIG = {k: _I64(types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I) for k, sc in _SCORERS.items()}
-BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.uint64, _I64, _I64, *_IN, sc, *_OUT)
+SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
+    (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
+    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
+# seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log -> rounds, end, n_log, left, unsold
+GAME_SIG = {k: types.UniTuple(_I64, 5)(types.uint64, _I64, *_IN, sc, _C2I, _C1I, _C1F, SCRATCH, _C2I)
+            for k, sc in _SCORERS.items()}
+# play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
+RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
+             for k, sc in _SCORERS.items()}
+BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(GAME_SIG[k]), types.uint64, _I64,
+                           _I64, *_IN, sc, *_OUT)
              for k, sc in _SCORERS.items()}
 
 
-def _batch(play_range, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
+def _batch(play_range, play, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
-    ``_play_range`` as a function pointer: the kernel does not link (and re-optimise) the engine's code."""
+    ``_play_range`` and ``play`` is ``play_game``, both as function pointers: the kernel does not link (and
+    re-optimise) the engine's code."""
     n = score.shape[0]
     n_blocks = min(n, 256)
     no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
     for b in prange(n_blocks):
         lo = b * n // n_blocks
         hi = (b + 1) * n // n_blocks
-        play_range(key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                   no_log)
+        play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
+                   game_out, no_log)
 
 
 # one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
@@ -454,6 +476,14 @@ def _engine(asks: bool) -> tuple:
     if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
         with _COMPILING:
             if RANGE_SIG[asks] not in _play_range.signatures:
+                for fn, sig in HELPERS:  # before the engine, which calls them (state.helper)
+                    if not fn.signatures:
+                        fn.compile(sig)
+                        fn.disable_compile()
+                # play_game's own signature first: the engine and the kernel take it as a function pointer
+                play_game.disable_compile(False)
+                play_game.compile(GAME_SIG[asks])
+                play_game.disable_compile()
                 _play_range.disable_compile(False)
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
@@ -469,7 +499,7 @@ def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: Rul
     (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
     """
     kernel, engine = _engine(scorers is not None)
-    kernel(engine, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
+    kernel(engine, play_game, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
 
 
 def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
@@ -481,6 +511,6 @@ def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: Rul
     seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = engine(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules, deck, pol, T,
-                   rl, scorers, score, win, seat_out, game_out, log)
+    n_log = engine(play_game, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
+                   deck, pol, T, rl, scorers, score, win, seat_out, game_out, log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]

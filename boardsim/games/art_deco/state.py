@@ -55,7 +55,7 @@ class Scratch(NamedTuple):
     ring: np.ndarray  # (deck,) the pile as a ring buffer
     cval: np.ndarray  # (P, cap) value of each card in a seat's collection
     cround: np.ndarray  # (P, cap) round each of those cards was acquired (0 = dealt)
-    passed: np.ndarray  # (P,) bool: the seat passed in this auction
+    passed: np.ndarray  # (P,) int64: 1 when the seat passed in this auction
     shown: np.ndarray  # (direct_buy_max + 1,) the cards turned up for a direct purchase
     aux: np.ndarray  # (P, N_AUX) per-auction limits (A_* columns)
     rng: np.ndarray  # (4,) uint64 generator seed state
@@ -64,6 +64,27 @@ class Scratch(NamedTuple):
     cand: np.ndarray  # (rows, N_COLUMNS) a custom scorer's candidate matrix (decide.COLUMNS)
     scores: np.ndarray  # (rows,) the scorer's output
     stack: np.ndarray  # (rulelist.STACK,) the rule interpreter's scratch
+
+
+# Small helpers called at several places in the engine are compiled once, for one signature, and inlined by
+# LLVM (forceinline).  Inlined by numba at the IR level instead (inline="always"), every call site was typed,
+# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``engine._engine`` compiles each helper for
+# its signature before the engine and then forbids others, so a call with a literal argument converts to that
+# signature instead of compiling a variant.  _nrt=False: no reference counting of the arrays passed; no
+# wrappers: only compiled code calls them.
+HELPERS: list = []  # (dispatcher, signature), in definition order (a helper's callees first)
+
+
+def helper(sig):
+    """Decorator: a fixed-signature, LLVM-inlined engine helper (see above)."""
+
+    def wrap(fn):
+        jitted = njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True,
+                      no_cfunc_wrapper=True)(fn)
+        HELPERS.append((jitted, sig))
+        return jitted
+
+    return wrap
 
 
 @njit(cache=True, nogil=True, inline="always")
