@@ -1,4 +1,4 @@
-"""The jitted Circle the Wagons engine: one game in ``play_game``, a batch in ``play_batch``.
+"""The jitted Circle the Wagons engine: a run of games in ``_play_range``, a batch in ``play_batch``.
 
 Setup: shuffle 18 cards; the first 3 go to the centre and their backs are the
 goals; the other 15 form the circle.  P2 picks the starting card.  Because every
@@ -64,98 +64,6 @@ def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
     events[ne, EV_TURN] = turn
 
 
-@njit(cache=True, nogil=True, inline="always")
-def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, score, win, seat_out, game_out,
-              goal_out, fast, find):
-    """Play one game into output row ``row``; ``events`` receives the 15 placements.  Every choice a seat
-    makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats; ``fast`` is None
-    in the engine variant without fast placement code, see ``fast_flag``; ``find`` is policies.search)."""
-    state = rng.new_state(seed)
-    for p in range(2):
-        T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
-        for s in range(T.N_SYMBOLS):
-            town.cnt[p, s] = 0
-        town.cards[p] = 0
-    order = np.arange(N_CARDS)
-    rng.shuffle(state, order, N_CARDS)
-    fixed = int(rules[R_FIXED])
-    if fixed >= 0:  # force the card carrying this goal into the centre
-        for j in range(N_CARDS):
-            if tab.card_goal[order[j]] == fixed:
-                tmp = order[0]
-                order[0] = order[j]
-                order[j] = tmp
-                break
-    goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
-    for g in range(N_GOALS_IN_PLAY):
-        goals[g] = tab.card_goal[order[g]]
-    D.new_game(dr, goals)
-    circle = order[N_GOALS_IN_PLAY:]
-    first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
-    second = 1 - first
-    start = D.start(pol[second], circle, first, town, tab, goals, scr, state, fast, find)
-    seq = np.empty(N_CIRCLE, dtype=np.int64)
-    for k in range(N_CIRCLE):
-        seq[k] = circle[(start + k) % N_CIRCLE]
-    for p in range(2):
-        for k in range(N_SEAT):
-            seat_out[row, p, k] = 0
-    # np.int64(...), not bare literals, for values handed to other jitted functions: Numba compiles a
-    # separate copy of a callee for each literal argument (and for a loop variable's first literal type)
-    t = np.int64(0)
-    me = first
-    turn = np.int64(0)
-    ne = np.int64(0)
-    while t < N_CIRCLE:
-        op = 1 - me
-        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state, fast, find)
-        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
-        _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
-                   ne, np.int64(0), turn)
-        ne += 1
-        seat_out[row, me, S_TAKEN] += 1
-        seat_out[row, me, S_SKIPPED] += k
-        # free cards: the receiver places them one at a time in circle order
-        for j in range(k):
-            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
-            _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
-                       events, ne, np.int64(1), turn)
-            ne += 1
-        t += k + 1
-        turn += 1
-        me = op
-    for p in range(2):
-        q = 1 - p
-        total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], goals,
-                        tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
-        score[row, p] = total
-        lp = 0
-        for k in range(T.N_LANDS):
-            lp += scr.detail[k]
-        seat_out[row, p, S_LAND] = lp
-        seat_out[row, p, S_GOAL] = total - lp
-        for g in range(N_GOALS_IN_PLAY):
-            goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
-            seat_out[row, p, S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
-        seat_out[row, p, S_GUNS] = town.cnt[p, T.GUN]
-    win[row, 0] = 0.0
-    win[row, 1] = 0.0
-    if score[row, 0] != score[row, 1]:
-        win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
-    elif rules[R_TIE] == TIE_GUNS and town.cnt[0, T.GUN] != town.cnt[1, T.GUN]:
-        win[row, 0 if town.cnt[0, T.GUN] > town.cnt[1, T.GUN] else 1] = 1.0
-    else:
-        win[row, 0] = 0.5
-        win[row, 1] = 0.5
-    game_out[row, G_ROUNDS] = turn
-    game_out[row, G_FIRST] = first
-    game_out[row, G_END] = 0
-    game_out[row, G_START] = seq[0]
-    for g in range(N_GOALS_IN_PLAY):
-        game_out[row, G_GOAL0 + g] = goals[g]
-    return ne
-
-
 # play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
 RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArrays)
@@ -177,12 +85,102 @@ PLAY_BATCH_FAST = types.void(types.FunctionType(PLAY_RANGE_FAST), *PLAY_BATCH.ar
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
                 seat_out, game_out, goal_out, events, fast, find):
+    """Games first+lo .. first+hi-1 of a cell into output rows lo..hi-1; ``events`` receives each game's 15
+    placements (the last game's stay).  Every choice a seat makes comes from decide.py (``rl`` and
+    ``scorers`` serve its rules and custom seats; ``fast`` is None in the engine variant without fast
+    placement code, see ``fast_flag``; ``find`` is policies.search).
+
+    One game is the loop body, not an inline="always" function: numba deep-copies an inlined
+    function's IR block by block, each copy with the whole scope, and the game with decide.py inlined
+    into it cost about 20 CPU-s of a cold compile in those copies alone.
+    """
     town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
-    for i in range(lo, hi):
-        seed = rng.game_seed(key, first + i)
-        play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, i, score, win, seat_out, game_out,
-                  goal_out, fast, find)
+    for row in range(lo, hi):
+        seed = rng.game_seed(key, first + row)
+        state = rng.new_state(seed)
+        for p in range(2):
+            T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
+            for s in range(T.N_SYMBOLS):
+                town.cnt[p, s] = 0
+            town.cards[p] = 0
+        order = np.arange(N_CARDS)
+        rng.shuffle(state, order, N_CARDS)
+        fixed = int(rules[R_FIXED])
+        if fixed >= 0:  # force the card carrying this goal into the centre
+            for j in range(N_CARDS):
+                if tab.card_goal[order[j]] == fixed:
+                    tmp = order[0]
+                    order[0] = order[j]
+                    order[j] = tmp
+                    break
+        goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
+        for g in range(N_GOALS_IN_PLAY):
+            goals[g] = tab.card_goal[order[g]]
+        D.new_game(dr, goals)
+        circle = order[N_GOALS_IN_PLAY:]
+        p1 = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
+        second = 1 - p1
+        start = D.start(pol[second], circle, p1, town, tab, goals, scr, state, fast, find)
+        seq = np.empty(N_CIRCLE, dtype=np.int64)
+        for k in range(N_CIRCLE):
+            seq[k] = circle[(start + k) % N_CIRCLE]
+        for p in range(2):
+            for k in range(N_SEAT):
+                seat_out[row, p, k] = 0
+        # np.int64(...), not bare literals, for values handed to other jitted functions: Numba compiles a
+        # separate copy of a callee for each literal argument (and for a loop variable's first literal type)
+        t = np.int64(0)
+        me = p1
+        turn = np.int64(0)
+        ne = np.int64(0)
+        while t < N_CIRCLE:
+            op = 1 - me
+            k = D.draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state, fast, find)
+            D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
+            _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
+                       ne, np.int64(0), turn)
+            ne += 1
+            seat_out[row, me, S_TAKEN] += 1
+            seat_out[row, me, S_SKIPPED] += k
+            # free cards: the receiver places them one at a time in circle order
+            for j in range(k):
+                D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
+                _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
+                           events, ne, np.int64(1), turn)
+                ne += 1
+            t += k + 1
+            turn += 1
+            me = op
+        for p in range(2):
+            q = 1 - p
+            total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], goals,
+                            tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
+            score[row, p] = total
+            lp = 0
+            for k in range(T.N_LANDS):
+                lp += scr.detail[k]
+            seat_out[row, p, S_LAND] = lp
+            seat_out[row, p, S_GOAL] = total - lp
+            for g in range(N_GOALS_IN_PLAY):
+                goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
+                seat_out[row, p, S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
+            seat_out[row, p, S_GUNS] = town.cnt[p, T.GUN]
+        win[row, 0] = 0.0
+        win[row, 1] = 0.0
+        if score[row, 0] != score[row, 1]:
+            win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
+        elif rules[R_TIE] == TIE_GUNS and town.cnt[0, T.GUN] != town.cnt[1, T.GUN]:
+            win[row, 0 if town.cnt[0, T.GUN] > town.cnt[1, T.GUN] else 1] = 1.0
+        else:
+            win[row, 0] = 0.5
+            win[row, 1] = 0.5
+        game_out[row, G_ROUNDS] = turn
+        game_out[row, G_FIRST] = p1
+        game_out[row, G_END] = 0
+        game_out[row, G_START] = seq[0]
+        for g in range(N_GOALS_IN_PLAY):
+            game_out[row, G_GOAL0 + g] = goals[g]
     return 0
 
 
