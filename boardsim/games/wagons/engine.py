@@ -119,7 +119,7 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
             goals[g] = tab.card_goal[order[g]]
         D.new_game(dr, goals)
         circle = order[N_GOALS_IN_PLAY:]
-        p1 = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
+        p1 = 0 if rules[R_FIRST] == 0 else rng.below(state, np.int64(2))
         second = 1 - p1
         start = D.start(pol[second], circle, p1, town, tab, goals, scr, state, fast, find)
         seq = np.empty(N_CIRCLE, dtype=np.int64)
