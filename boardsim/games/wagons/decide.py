@@ -141,11 +141,10 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
         dr.gifts[k] = 0.0
     now_op = 0.0
     if needs & NEED_GIFT and look > 1:
-        now_op = P.analyse(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
-                           goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, fast)
-        find(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op], tab.card_land,
-             tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws, scr.detail, scr.saved,
-             state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts, fast)
+        now_op = find(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
+                      tab.card_land, tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws,
+                      scr.detail, scr.saved, state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts, fast,
+                      np.bool_(True))
         for k in range(look - 1):
             dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
         dr.spot[4] = scr.spots[0, 0]
@@ -156,13 +155,13 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             dr.spot[8 + s] = town.cnt[me, s]
     now_me = 0.0
     if needs & NEED_GAIN:
-        now_me = P.analyse(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
-                           goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, fast)
         # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
-        # reads every candidate's
-        find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
-             tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved,
-             state, scr.bestv, scr.spots, np.bool_(builtin), now_me, weight, dr.gifts, fast)
+        # reads every candidate's; search analyses the town first (prep), ranks against its value and
+        # returns it
+        now_me = find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
+                      tab.card_land, tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws,
+                      scr.detail, scr.saved, state, scr.bestv, scr.spots, np.bool_(builtin), 0.0, weight, dr.gifts,
+                      fast, np.bool_(True))
         for k in range(look):
             dr.gain[k] = scr.bestv[k] - now_me
     if builtin:
