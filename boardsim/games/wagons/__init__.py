@@ -137,9 +137,11 @@ class Wagons(Game):
         seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
-        fast = engine.fast_flag(prepared["policies"])  # None: the engine variant without fast placement code
-        engine.batch_kernel(fast)(engine.play_range_for(fast), np.uint64(cell_key), int(start), *self._args(prepared),
-                                  score, win, seat_out, game_out, goal_out, fast, policies.search)
+        # None: the engine variants without fast placement code, or without rules and custom seats' code
+        fast, user = engine.fast_flag(prepared["policies"]), engine.user_flag(prepared["policies"])
+        engine.batch_kernel(fast, user)(engine.play_range_for(fast, user), np.uint64(cell_key), int(start),
+                                        *self._args(prepared), score, win, seat_out, game_out, goal_out, user, fast,
+                                        policies.search)
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:

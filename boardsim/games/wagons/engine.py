@@ -1,4 +1,4 @@
-"""The jitted Circle the Wagons engine: one game in ``play_game``, a batch in ``play_batch``.
+"""The jitted Circle the Wagons engine: a run of games in ``_play_range``, a batch in ``play_batch``.
 
 Setup: shuffle 18 cards; the first 3 go to the centre and their backs are the
 goals; the other 15 form the circle.  P2 picks the starting card.  Because every
@@ -64,131 +64,138 @@ def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
     events[ne, EV_TURN] = turn
 
 
-@njit(cache=True, nogil=True, inline="always")
-def play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, row, score, win, seat_out, game_out,
-              goal_out, fast, find):
-    """Play one game into output row ``row``; ``events`` receives the 15 placements.  Every choice a seat
-    makes comes from decide.py (``rl`` and ``scorers`` serve its rules and custom seats; ``fast`` is None
-    in the engine variant without fast placement code, see ``fast_flag``; ``find`` is policies.search)."""
-    state = rng.new_state(seed)
-    for p in range(2):
-        T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
-        for s in range(T.N_SYMBOLS):
-            town.cnt[p, s] = 0
-        town.cards[p] = 0
-    order = np.arange(N_CARDS)
-    rng.shuffle(state, order, N_CARDS)
-    fixed = int(rules[R_FIXED])
-    if fixed >= 0:  # force the card carrying this goal into the centre
-        for j in range(N_CARDS):
-            if tab.card_goal[order[j]] == fixed:
-                tmp = order[0]
-                order[0] = order[j]
-                order[j] = tmp
-                break
-    goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
-    for g in range(N_GOALS_IN_PLAY):
-        goals[g] = tab.card_goal[order[g]]
-    D.new_game(dr, goals)
-    circle = order[N_GOALS_IN_PLAY:]
-    first = 0 if rules[R_FIRST] == 0 else rng.below(state, 2)
-    second = 1 - first
-    start = D.start(pol[second], circle, first, town, tab, goals, scr, state, fast, find)
-    seq = np.empty(N_CIRCLE, dtype=np.int64)
-    for k in range(N_CIRCLE):
-        seq[k] = circle[(start + k) % N_CIRCLE]
-    for p in range(2):
-        for k in range(N_SEAT):
-            seat_out[row, p, k] = 0
-    # np.int64(...), not bare literals, for values handed to other jitted functions: Numba compiles a
-    # separate copy of a callee for each literal argument (and for a loop variable's first literal type)
-    t = np.int64(0)
-    me = first
-    turn = np.int64(0)
-    ne = np.int64(0)
-    while t < N_CIRCLE:
-        op = 1 - me
-        k = D.draft(pol, rl, scorers, me, first, seq, t, turn, town, tab, goals, scr, dr, state, fast, find)
-        D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
-        _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
-                   ne, np.int64(0), turn)
-        ne += 1
-        seat_out[row, me, S_TAKEN] += 1
-        seat_out[row, me, S_SKIPPED] += k
-        # free cards: the receiver places them one at a time in circle order
-        for j in range(k):
-            D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
-            _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
-                       events, ne, np.int64(1), turn)
-            ne += 1
-        t += k + 1
-        turn += 1
-        me = op
-    for p in range(2):
-        q = 1 - p
-        total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], goals,
-                        tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
-        score[row, p] = total
-        lp = 0
-        for k in range(T.N_LANDS):
-            lp += scr.detail[k]
-        seat_out[row, p, S_LAND] = lp
-        seat_out[row, p, S_GOAL] = total - lp
-        for g in range(N_GOALS_IN_PLAY):
-            goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
-            seat_out[row, p, S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
-        seat_out[row, p, S_GUNS] = town.cnt[p, T.GUN]
-    win[row, 0] = 0.0
-    win[row, 1] = 0.0
-    if score[row, 0] != score[row, 1]:
-        win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
-    elif rules[R_TIE] == TIE_GUNS and town.cnt[0, T.GUN] != town.cnt[1, T.GUN]:
-        win[row, 0 if town.cnt[0, T.GUN] > town.cnt[1, T.GUN] else 1] = 1.0
-    else:
-        win[row, 0] = 0.5
-        win[row, 1] = 0.5
-    game_out[row, G_ROUNDS] = turn
-    game_out[row, G_FIRST] = first
-    game_out[row, G_END] = 0
-    game_out[row, G_START] = seq[0]
-    for g in range(N_GOALS_IN_PLAY):
-        game_out[row, G_GOAL0 + g] = goals[g]
-    return ne
-
-
 # play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
 RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArrays)
 # rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
 _TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
-# Two engine variants, told apart by the last argument ``fast`` (fast_flag): None, without the fast
-# placement code (numba prunes it, policies.THIN's note), or True, with it.  Each variant has its own
-# dispatchers, compiled on first use for their one signature: the default seats never compile fast.py.
-# Both also take policies.search as a function pointer (``find``, its type P.SEARCH).
-_FIND, _FIND_FAST = types.FunctionType(P.SEARCH[None]), types.FunctionType(P.SEARCH[True])
+# Four engine variants, told apart by the arguments ``user`` (user_flag) and ``fast`` (fast_flag): None
+# leaves out the code of rules and custom seats (decide.draft's) or of fast placement (numba prunes it,
+# policies.THIN's note), True keeps it.  Each variant has its own dispatchers, compiled on first use for
+# their one signature: the default seats compile neither the rule interpreter nor fast.py.  All take
+# policies.search as a function pointer (``find``, its type P.SEARCH[fast]).
 _RANGE_ARGS = (types.uint64, types.int64, types.int64, types.int64, *_TABLES, *_OUTS, _I64_2)
-PLAY_RANGE = types.int64(*_RANGE_ARGS, types.none, _FIND)
-PLAY_RANGE_FAST = types.int64(*_RANGE_ARGS, types.boolean, _FIND_FAST)
-PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, *_TABLES, *_OUTS, types.none, _FIND)
-PLAY_BATCH_FAST = types.void(types.FunctionType(PLAY_RANGE_FAST), *PLAY_BATCH.args[1:-2], types.boolean, _FIND_FAST)
+
+
+def _signatures(user: bool | None, fast: bool | None) -> tuple[Any, Any]:
+    """(_play_range's, play_batch's) signature in one variant."""
+    flags = tuple(types.none if f is None else types.boolean for f in (user, fast))
+    find = types.FunctionType(P.SEARCH[fast])
+    range_sig = types.int64(*_RANGE_ARGS, *flags, find)
+    return range_sig, types.void(types.FunctionType(range_sig), types.uint64, types.int64, *_TABLES, *_OUTS, *flags,
+                                 find)
+
+
+PLAY_RANGE, PLAY_BATCH = _signatures(None, None)  # the default seats' variant
 
 
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                seat_out, game_out, goal_out, events, fast, find):
+                seat_out, game_out, goal_out, events, user, fast, find):
+    """Games first+lo .. first+hi-1 of a cell into output rows lo..hi-1; ``events`` receives each game's 15
+    placements (the last game's stay).  Every choice a seat makes comes from decide.py (``rl`` and
+    ``scorers`` serve its rules and custom seats; ``user`` and ``fast`` are None in the engine variants
+    without their code, see ``user_flag`` and ``fast_flag``; ``find`` is policies.search).
+
+    One game is the loop body, not an inline="always" function: numba deep-copies an inlined
+    function's IR block by block, each copy with the whole scope, and the game with decide.py inlined
+    into it cost about 20 CPU-s of a cold compile in those copies alone.
+    """
     town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
-    for i in range(lo, hi):
-        seed = rng.game_seed(key, first + i)
-        play_game(seed, rules, tab, pol, rl, scorers, town, scr, dr, events, i, score, win, seat_out, game_out,
-                  goal_out, fast, find)
+    for row in range(lo, hi):
+        seed = rng.game_seed(key, first + row)
+        state = rng.new_state(seed)
+        for p in range(2):
+            T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
+            for s in range(T.N_SYMBOLS):
+                town.cnt[p, s] = 0
+            town.cards[p] = 0
+        order = np.arange(N_CARDS)
+        rng.shuffle(state, order, N_CARDS)
+        fixed = int(rules[R_FIXED])
+        if fixed >= 0:  # force the card carrying this goal into the centre
+            for j in range(N_CARDS):
+                if tab.card_goal[order[j]] == fixed:
+                    tmp = order[0]
+                    order[0] = order[j]
+                    order[j] = tmp
+                    break
+        goals = np.empty(N_GOALS_IN_PLAY, dtype=np.int64)
+        for g in range(N_GOALS_IN_PLAY):
+            goals[g] = tab.card_goal[order[g]]
+        D.new_game(dr, goals)
+        circle = order[N_GOALS_IN_PLAY:]
+        p1 = 0 if rules[R_FIRST] == 0 else rng.below(state, np.int64(2))
+        second = 1 - p1
+        start = D.start(pol[second], circle, p1, town, tab, goals, scr, state, fast, find)
+        seq = np.empty(N_CIRCLE, dtype=np.int64)
+        for k in range(N_CIRCLE):
+            seq[k] = circle[(start + k) % N_CIRCLE]
+        for p in range(2):
+            for k in range(N_SEAT):
+                seat_out[row, p, k] = 0
+        # np.int64(...), not bare literals, for values handed to other jitted functions: Numba compiles a
+        # separate copy of a callee for each literal argument (and for a loop variable's first literal type)
+        t = np.int64(0)
+        me = p1
+        turn = np.int64(0)
+        ne = np.int64(0)
+        while t < N_CIRCLE:
+            op = 1 - me
+            k = D.draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state, user, fast,
+                        find)
+            D.place_taken(pol, me, seq, t + k, town, tab, goals, scr, dr, state, fast, find)
+            _place_for(me, seq[t + k], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved, events,
+                       ne, np.int64(0), turn)
+            ne += 1
+            seat_out[row, me, S_TAKEN] += 1
+            seat_out[row, me, S_SKIPPED] += k
+            # free cards: the receiver places them one at a time in circle order
+            for j in range(k):
+                D.place_free(pol, op, me, seq, t + j, j == 0, town, tab, goals, scr, dr, state, fast, find)
+                _place_for(op, seq[t + j], scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2], town, tab, scr.saved,
+                           events, ne, np.int64(1), turn)
+                ne += 1
+            t += k + 1
+            turn += 1
+            me = op
+        for p in range(2):
+            q = 1 - p
+            total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], goals,
+                            tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
+            score[row, p] = total
+            lp = 0
+            for k in range(T.N_LANDS):
+                lp += scr.detail[k]
+            seat_out[row, p, S_LAND] = lp
+            seat_out[row, p, S_GOAL] = total - lp
+            for g in range(N_GOALS_IN_PLAY):
+                goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
+                seat_out[row, p, S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
+            seat_out[row, p, S_GUNS] = town.cnt[p, T.GUN]
+        win[row, 0] = 0.0
+        win[row, 1] = 0.0
+        if score[row, 0] != score[row, 1]:
+            win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
+        elif rules[R_TIE] == TIE_GUNS and town.cnt[0, T.GUN] != town.cnt[1, T.GUN]:
+            win[row, 0 if town.cnt[0, T.GUN] > town.cnt[1, T.GUN] else 1] = 1.0
+        else:
+            win[row, 0] = 0.5
+            win[row, 1] = 0.5
+        game_out[row, G_ROUNDS] = turn
+        game_out[row, G_FIRST] = p1
+        game_out[row, G_END] = 0
+        game_out[row, G_START] = seq[0]
+        for g in range(N_GOALS_IN_PLAY):
+            game_out[row, G_GOAL0 + g] = goals[g]
     return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-               seat_out, game_out, goal_out, fast, find):
+               seat_out, game_out, goal_out, user, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
@@ -197,7 +204,7 @@ def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp
         hi = min(n, lo + BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
         play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                   seat_out, game_out, goal_out, events, fast, find)
+                   seat_out, game_out, goal_out, events, user, fast, find)
 
 
 def _twin(dispatcher: Any, **flags: Any) -> Any:
@@ -206,28 +213,40 @@ def _twin(dispatcher: Any, **flags: Any) -> Any:
     return dispatcher if py_func is None else njit(**flags)(py_func)
 
 
-# fast_flag's value -> (engine, batch kernel, their signatures)
-_VARIANTS = {
-    None: (_play_range, play_batch, PLAY_RANGE, PLAY_BATCH),
-    True: (_twin(_play_range, cache=True, nogil=True), _twin(play_batch, cache=True, nogil=True, parallel=True),
-           PLAY_RANGE_FAST, PLAY_BATCH_FAST),
-}
+def _variant(user: bool | None, fast: bool | None) -> tuple[Any, Any, Any, Any]:
+    """(engine, batch kernel, their signatures) of one variant; the default one is the module's own pair."""
+    if user is None and fast is None:
+        play_range, batch = _play_range, play_batch
+    else:
+        play_range = _twin(_play_range, cache=True, nogil=True)
+        batch = _twin(play_batch, cache=True, nogil=True, parallel=True)
+    return (play_range, batch, *_signatures(user, fast))
+
+
+# (user_flag, fast_flag) -> (engine, batch kernel, their signatures)
+_VARIANTS = {(user, fast): _variant(user, fast) for user in (None, True) for fast in (None, True)}
 
 
 def fast_flag(pol: np.ndarray) -> bool | None:
-    """The engines' last argument for a policy matrix: True when a seat places with ``fast``, else None."""
+    """The engines' argument ``fast`` for a policy matrix: True when a seat places with ``fast``, else None."""
     return True if bool((pol[:, P.COL_PLACE] == P.PLACE_FAST).any()) else None
 
 
-def play_range_for(fast: bool | None) -> Any:
-    """The engine (``_play_range`` or its fast twin) that ``batch_kernel(fast)`` calls."""
-    return _VARIANTS[fast][0]
+def user_flag(pol: np.ndarray) -> bool | None:
+    """The engines' argument ``user`` for a policy matrix: True when a seat is ``rules`` or ``custom``, else None."""
+    codes = pol[:, P.COL_CODE]
+    return True if bool(((codes == P.RULES) | (codes == P.CUSTOM)).any()) else None
 
 
-def batch_kernel(fast: bool | None = None) -> Any:
+def play_range_for(fast: bool | None, user: bool | None = None) -> Any:
+    """The engine (``_play_range`` or a twin) that ``batch_kernel(fast, user)`` calls."""
+    return _VARIANTS[user, fast][0]
+
+
+def batch_kernel(fast: bool | None = None, user: bool | None = None) -> Any:
     """play_batch of one variant compiled for its one signature; call it as
-    ``batch_kernel(fast)(play_range_for(fast), key, ..., fast, policies.search)``."""
-    play_range, batch, range_sig, batch_sig = _VARIANTS[fast]
+    ``batch_kernel(fast, user)(play_range_for(fast, user), key, ..., user, fast, policies.search)``."""
+    play_range, batch, range_sig, batch_sig = _VARIANTS[user, fast]
     if hasattr(P.search, "compile"):
         P.search.compile(P.SEARCH[fast])  # the overload whose address the engine gets as ``find``
     kernel = pointer_kernel(batch, play_range, batch_sig, range_sig)
@@ -250,9 +269,9 @@ def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, s
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
     events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
-    fast = fast_flag(pol)
-    batch_kernel(fast)  # compiles (or loads) the variant's engine for its signature, the types passed here
-    play_range_for(fast)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land, card_sym,
-                         card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out, events, fast,
-                         P.search)
+    fast, user = fast_flag(pol), user_flag(pol)
+    batch_kernel(fast, user)  # compiles (or loads) the variant's engine for its signature, the types passed here
+    play_range_for(fast, user)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land,
+                               card_sym, card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out,
+                               events, user, fast, P.search)
     return score, win, seat_out, game_out, goal_out, events

@@ -176,27 +176,28 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     ``random`` mode draws uniformly among legal (x, y, rot) and returns 0.  ``find`` is ``search``, called
     through a function pointer (SEARCH).
     """
-    if mode != PLACE_RANDOM and meta[0] > 0:
-        analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
     one = np.int64(1)  # the count of cards to place (search takes a whole run of the circle)
+    prep = mode != PLACE_RANDOM and meta[0] > 0  # search analyses the town first
     find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast)
+         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast, prep)
     return bestv[0]
 
 
-# search's signature in each engine variant (its last argument, fast, is None or True).  The engine calls
+# search's signature in each engine variant (its argument fast is None or True).  The engine calls
 # search through a function pointer of this type (``find`` in best_placement and decide.py): a direct
-# call would link search's code into the engine and have LLVM optimise it a second time there.
+# call would link search's code into the engine and have LLVM optimise it a second time there.  For the
+# same reason search runs ``analyse`` itself (``prep``): the engine then links none of the analysis.
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 _SEARCH_ARGS = (types.int8[:, ::1], types.int8[:, ::1], types.int16[:, ::1], _C1, _C1, _C1, _C2, _C2, _C1, types.int64,
                 types.int64, _C1, _C2, _C1, types.int64, types.float64, _C2, _C1, _C1, types.uint64[::1],
                 types.float64[::1], _C2, types.boolean, types.float64, types.float64, types.float64[::1])
-SEARCH = {None: types.void(*_SEARCH_ARGS, types.none), True: types.void(*_SEARCH_ARGS, types.boolean)}
+SEARCH = {None: types.float64(*_SEARCH_ARGS, types.none, types.boolean),
+          True: types.float64(*_SEARCH_ARGS, types.boolean, types.boolean)}
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts, fast=True):
+           goal_weight, ws, detail, saved, state, bestv, spots, rank, now, weight, gifts, fast=True, prep=False):
     """``best_placement`` of each of the cards cards[at : at + count] on one town, into bestv[k] and
     spots[k, 0:3], on a town that ``analyse`` has just analysed (with the same opp_cnt, mode and
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
@@ -208,7 +209,14 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     later card's; its bestv and spot may then fall short, but only for cards that are not picked.
 
     ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
+
+    With ``prep`` search first runs ``analyse`` on the town, returns its value and ranks against it
+    (``now`` is then not read); else it returns 0.
     """
+    town_value = 0.0
+    if prep:
+        town_value = analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
+        now = town_value
     n = meta[0]
     if n == 0:  # the first card goes anywhere: the centre of the window
         for k in range(count):
@@ -216,7 +224,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             spots[k, 0] = T.CENTER
             spots[k, 1] = T.CENTER
             if mode == PLACE_RANDOM:
-                spots[k, 2] = rng.below(state, 2)
+                spots[k, 2] = rng.below(state, np.int64(2))
                 bestv[k] = 0.0
                 continue
             best = NEG
@@ -228,7 +236,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                     best = v
                     spots[k, 2] = rot
             bestv[k] = best
-        return
+        return town_value
     x0 = meta[1] - 2
     x1 = meta[3] + 2
     y0 = meta[2] - 2
@@ -251,13 +259,13 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                             spots[k, 0] = x
                             spots[k, 1] = y
                         pick -= 1
-        return
+        return town_value
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
         if mode == PLACE_FAST:
             F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt,
                      with_goals, goal_weight, ws, bestv, spots)
-            return
+            return town_value
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     nlay = ws[S.OLD_ROW, S.O_NLAY]
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
@@ -290,6 +298,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         spots[k, 1] = y
                         spots[k, 2] = rot
             T.unplace(land, sym, idx, meta, x, y, saved)
+    return town_value
 
 
 @njit(**THIN)

@@ -105,13 +105,13 @@ def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
         if c < 0:
             ws[r0 + L_ROOT, i] = -1
             continue
-        j = idx[y, x + 1]
+        j = np.int64(idx[y, x + 1])  # int64 like i: find then compiles in one signature
         if j >= 0 and _colour(land, sym, only, x + 1, y) == c:
             a = T.find(ws, r0 + L_ROOT, i)
             b = T.find(ws, r0 + L_ROOT, j)
             if a != b:
                 ws[r0 + L_ROOT, a] = b
-        j = idx[y + 1, x]
+        j = np.int64(idx[y + 1, x])
         if j >= 0 and _colour(land, sym, only, x, y + 1) == c:
             a = T.find(ws, r0 + L_ROOT, i)
             b = T.find(ws, r0 + L_ROOT, j)
@@ -365,13 +365,13 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     if cc2 >= 0 and cc2 == cc3:
         ws[npar, 2] = 3
     if cc0 >= 0 and cc0 == cc2:
-        a = T.find(ws, npar, 0)
-        b = T.find(ws, npar, 2)
+        a = T.find(ws, npar, np.int64(0))
+        b = T.find(ws, npar, np.int64(2))
         if a != b:
             ws[npar, a] = b
     if cc1 >= 0 and cc1 == cc3:
-        a = T.find(ws, npar, 1)
-        b = T.find(ws, npar, 3)
+        a = T.find(ws, npar, np.int64(1))
+        b = T.find(ws, npar, np.int64(3))
         if a != b:
             ws[npar, a] = b
     nn = 4
@@ -456,7 +456,7 @@ def _weigh_label(sym, idx, cx, cy, x, y, ws, r0, lab, st, wrow):
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc0, cc1, cc2, cc3):
     """Best weight among the tied largest land-lnd groups after the card (town.score's choice)."""
-    r0 = LAYER_ROW0
+    r0 = LAND_LAYER
     top = -(1 << 40)
     nb = ws[r0 + L_INFO, I_NBROKEN]
     # (a) untouched base components: base weight, corrected on the card's cells next to them
@@ -607,7 +607,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
                 rh = goals[h]
                 if gp[rh, T.GP_KIND] == T.K_NEAR and gp[rh, T.GP_LAND] == lnd:
                     ws[wrow, 64 + gp[rh, T.GP_SYM]] += gp[rh, T.GP_A]
-            r0 = LAYER_ROW0
+            r0 = LAND_LAYER
             top = 0
             neg = False
             for q in range(T.N_SYMBOLS):
@@ -615,7 +615,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
             for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
                 r = ws[r0 + L_ORD, q]
                 st = _stamp_next(ws)
-                ws[wrow, r] = _weigh_label(sym, idx, cx, cy, -9, -9, ws, r0, r, st, wrow)
+                ws[wrow, r] = _weigh_label(sym, idx, cx, cy, np.int64(-9), np.int64(-9), ws, r0, r, st, wrow)
                 top = max(top, ws[wrow, r])
             ws[wrow, W_MAX] = top
             ws[wrow, W_NEG] = neg
@@ -638,7 +638,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
         lay = ws[OLD_ROW, 8 + g]
         if lay > 0:
             s = gp[row, T.GP_SYM]
-            r0 = LAYER_ROW0 + lay * LAYER_ROWS
+            r0 = LAND_LAYER + lay * LAYER_ROWS
             _position_layer(land, sym, idx, s, x, y, ws, r0, np.int64(1))
             _flood_broken(land, sym, idx, cx, cy, s, x, y, ws, r0)
             _edge_labels(land, sym, idx, s, x, y, ws, r0)
@@ -743,7 +743,7 @@ def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
                         cq -= 1
                 total += w * cq
         return total + card_w
-    r0 = LAYER_ROW0
+    r0 = LAND_LAYER
     joined = 0
     for e in range(8):
         qx = x + EDGE_DX[e]
@@ -776,7 +776,7 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
     town).  A candidate whose bound is not above the best value found cannot be chosen (ties keep the
     first), so ``policies.search`` skips it without changing any result.
     """
-    r0 = LAYER_ROW0
+    r0 = LAND_LAYER
     lands = 0
     for c in range(T.N_LANDS):
         m = ws[r0 + L_INFO, I_PMAX + c]
@@ -824,7 +824,8 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
                 # only empty edge cells can be enclosed, and whether they are reads nothing but idx
                 for e in range(8):
                     if (mask >> e) & 1:
-                        new += _local_points(kind, s, -1, lnd, a, b, land, sym, idx, x + EDGE_DX[e], y + EDGE_DY[e])
+                        new += _local_points(kind, s, np.int64(-1), lnd, a, b, land, sym, idx, x + EDGE_DX[e],
+                                             y + EDGE_DY[e])
             else:
                 top = max(a, b, 0) if kind == T.K_NEXT else max(a, 0)
                 cells = 0
@@ -851,7 +852,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
     cl1 = np.int64(card_land[t1])
     cl2 = np.int64(card_land[t2])
     cl3 = np.int64(card_land[t3])
-    r0 = LAYER_ROW0
+    r0 = LAND_LAYER
     nn = _join(land, sym, idx, np.int64(-1), x, y, cl0, cl1, cl2, cl3, ws, LAND_LAYER)
     for c in range(T.N_LANDS):
         ws[r0 + L_INFO, 24 + c] = ws[r0 + L_INFO, I_PMAX + c]

@@ -27,6 +27,8 @@ N_SYMBOLS = 6
 GUN = 3
 # ws rows: union-find parents, component root, component size, symbol parents, symbol sizes, misc
 WS_ROWS = 6
+# rows 0 and 3 as typed int64 for the union-find helpers: a bare literal argument compiles a separate copy
+_ROW0, _ROW3 = np.int64(0), np.int64(3)
 # ws[5] layout: symbol counts 0..5, land totals 6..11, largest group per land 12..17, goal misc 18..
 M_SYM, M_LAND, M_BEST = 0, 6, 12
 # goal kind codes, same order as cards.GOAL_KINDS
@@ -273,12 +275,12 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
         ws[5, M_LAND + lnd] += 1
         j = idx[y, x + 1]
         if j >= 0 and land[y, x + 1] == lnd:
-            _union(ws, 0, i, j)
+            _union(ws, _ROW0, i, np.int64(j))
         j = idx[y + 1, x]
         if j >= 0 and land[y + 1, x] == lnd:
-            _union(ws, 0, i, j)
+            _union(ws, _ROW0, i, np.int64(j))
     for i in range(n):
-        r = find(ws, 0, i)
+        r = find(ws, _ROW0, i)
         ws[1, i] = r
         ws[2, r] += 1
     total = 0
@@ -328,13 +330,13 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[y, x] != s:
                     continue
                 if sym[y, x + 1] == s:
-                    _union(ws, 3, i, idx[y, x + 1])
+                    _union(ws, _ROW3, i, np.int64(idx[y, x + 1]))
                 if sym[y + 1, x] == s:
-                    _union(ws, 3, i, idx[y + 1, x])
+                    _union(ws, _ROW3, i, np.int64(idx[y + 1, x]))
             biggest = 0
             for i in range(n):
                 if sym[cy[i], cx[i]] == s:
-                    r = find(ws, 3, i)
+                    r = find(ws, _ROW3, i)
                     ws[4, r] += 1
                     if ws[4, r] > biggest:
                         biggest = ws[4, r]
@@ -410,7 +412,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 if sym[y, x] == s:
                     _credit_near(land, idx, ws, x, y, lnd, a)
         best_sum = -(1 << 40)
-        pick = -1
+        pick = np.int64(-1)
         for r in range(n):
             if ws[1, r] == r and ws[2, r] == ws[5, M_BEST + lnd] and land[cy[r], cx[r]] == lnd:
                 if ws[4, r] > best_sum:

@@ -61,13 +61,14 @@ def test_custom_scorer_reproduces_the_default():
 
 def test_swept_param_changes_play_without_recompiling():
     play([GMG_RULES, Seat("gain")], 5, 2)  # compiled (or loaded) once
-    counts = (len(engine.play_batch.signatures), len(engine._play_range.signatures))
+    play_range, batch = engine.play_range_for(None, True), engine.batch_kernel(None, True)  # the rules variant
+    counts = (len(batch.signatures), len(play_range.signatures))
     results = []
     for t in (0.0, 3.0):
         seat = Seat("rules", {"rules": [{"draft": "last", "if": "gain - gift > $t"}, {"draft": "first"}], "t": t})
         results.append(play([seat, Seat("gain")], 5, 60)["skipped"][:, 0].sum())
     assert results[0] > results[1]  # a higher bar skips cards less often
-    assert (len(engine.play_batch.signatures), len(engine._play_range.signatures)) == counts == (1, 1)
+    assert (len(batch.signatures), len(play_range.signatures)) == counts == (1, 1)
 
 
 def test_every_feature_can_be_read_and_trace_works():
