@@ -637,13 +637,16 @@ def choose(p, S, C, X, U, rng):
     if code == POL_FPC:
         min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
     elif code == POL_SYNERGY:
-        return _synergy(p, S, C, X, rng)
+        # X and U are None in the lean engine (engine.LEAN_POLICIES): numba prunes these branches there
+        if X is not None:
+            return _synergy(p, S, C, X, rng)
     elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
         a = _simple_policy(p, code, S, C, rng)
         if a != FALLBACK:
             return a
     elif code == POL_RULES or code == POL_CUSTOM:
-        return _user_choice(p, code, S, C, U)
+        if U is not None:
+            return _user_choice(p, code, S, C, U)
     # fame_per_cost, priority's fallback, and lookahead seats inside playouts
     return _fpc(p, min_gain, expo, below_value, reserve, S, C)
 

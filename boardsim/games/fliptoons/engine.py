@@ -1422,10 +1422,11 @@ def _clear_state(S, P, Wd):
 def _reset(S, X, P, Wd):
     """S and the scratch X as _alloc and _scratch return them, in place (a block reuses them)."""
     _clear_state(S, P, Wd)
-    _clear_state(State(X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
-    X[6][:] = 0
-    X[7][:] = 0
-    X[8][:] = 0
+    if X is not None:  # None in the lean engine, which has no scratch
+        _clear_state(State(X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
+        X[6][:] = 0
+        X[7][:] = 0
+        X[8][:] = 0
 
 
 @njit(**INLINE, **INTERNAL)
@@ -1445,31 +1446,40 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs):
     """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
     game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
     an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
-    score, win, game_out, seat_out, stats, round_fame = outs
     pol = C.policies
-    Wd = np.int64(C.prices.shape[0])
-    sh = S.shared
-    logon = 1 if log.shape[0] > 1 else 0
     need_la = False
     for p in range(P):
         if int(pol[p, 0]) == POL_LOOKAHEAD:
             need_la = True
     for i in range(lo, hi):
-        seed_state(game_seed(cell_key, start + i), rng)
-        if i > lo:
-            _reset(S, X, P, Wd)
-        sh[LOGON] = logon
-        O = (stats[i], round_fame[i], log)
-        _setup(S, C, rng)
+        O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
         if not need_la:
             _advance(S, C, O, X, U, rng, np.int64(0))
         else:
             while _advance(S, C, O, X, U, rng, np.int64(1)) == 1:
-                p = (sh[FIRST] + sh[TURN]) % P
+                p = (S.shared[FIRST] + S.shared[TURN]) % P
                 a = D.lookahead_choose(p, S, C, X, U, L, rng)
                 _apply(p, a, S, C, O, rng)
-        _count_owned(S, O[0])
-        _write_row(i, S, score, win, game_out, seat_out)
+        _game_end(i, S, O, outs)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs):
+    """Game i of a block: its generator seeded, the state reset (after the block's first game) and set up;
+    returns its output tuple (its rows of the stats and per-round fame, and the log)."""
+    seed_state(game_seed(cell_key, start + i), rng)
+    if i > lo:
+        _reset(S, X, P, np.int64(C.prices.shape[0]))
+    S.shared[LOGON] = 1 if log.shape[0] > 1 else 0
+    O = (outs[4][i], outs[5][i], log)
+    _setup(S, C, rng)
+    return O
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _game_end(i, S, O, outs):
+    _count_owned(S, O[0])
+    _write_row(i, S, outs[0], outs[1], outs[2], outs[3])
 
 
 @njit(**CALL, **INTERNAL)
@@ -1525,6 +1535,37 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     return np.int64(S.shared[LOGN])
 
 
+# The policies the lean engine plays: a cell whose seats all use them runs _play_range_lean, compiled without
+# the synergy, rule-list, custom-scorer and lookahead code (about a third of the engine's compile time).
+LEAN_POLICIES = (POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC)
+
+# _advance inlined at the IR level into the lean engine: as a call, LLVM optimised the whole game once in
+# _advance and once more in _play_range (about 6 s of cold compile).  The other entry points call _advance.
+_advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance, "py_func", _advance))
+
+
+@njit(cache=True, nogil=True)
+def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+                     ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                     score, win, game_out, seat_out, stats, round_fame, log):
+    """_play_range for a cell whose seats all play LEAN_POLICIES (the rule arrays and scorers are ignored):
+    the same engine with no scratch, users or lookahead state (None: numba prunes the code that reads them)."""
+    C = Consts(cards, rules, prices, pol, prio, val)
+    S = _alloc(P, cards.shape[0], maxc, T, prices.shape[0])
+    rng = np.empty(4, dtype=np.uint64)
+    outs = (score, win, game_out, seat_out, stats, round_fame)
+    for i in range(lo, hi):
+        O = _game_start(cell_key, start, lo, i, P, C, S, None, rng, log, outs)
+        _advance_inline(S, C, O, None, None, rng, np.int64(0))
+        _game_end(i, S, O, outs)
+    return np.int64(S.shared[LOGN])
+
+
+def is_lean(policies: np.ndarray) -> bool:
+    """Whether every seat of a policy matrix plays one of LEAN_POLICIES (the lean engine plays the cell)."""
+    return all(int(code) in LEAN_POLICIES for code in policies[:, 0])
+
+
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_USERS,
                         *_OUTS)
 
@@ -1543,23 +1584,32 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
                    score, win, game_out, seat_out, stats, round_fame, log)
 
 
-def batch_kernel():
-    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``.
+def batch_kernel(lean: bool = False):
+    """play_batch compiled for its one signature; call it as ``batch_kernel(lean)(engine(lean), cell_key, ...)``.
 
-    ``_play_range`` stops compiling too: a call with four scorer dispatchers then converts them to the
-    function pointers of its one signature instead of compiling the engine again for their types.
+    The engine (``_play_range``, or ``_play_range_lean`` for a lean cell) stops compiling too: a call with four
+    scorer dispatchers then converts them to the function pointers of its one signature instead of compiling
+    the engine again for their types.
     """
-    kernel = pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
-    if hasattr(_play_range, "disable_compile"):
-        _play_range.disable_compile()
+    play_range = engine(lean)
+    if hasattr(play_range, "disable_compile") and not play_range.signatures and play_batch.signatures:
+        play_range.compile(PLAY_RANGE)  # the kernel is already compiled (for the other engine)
+    kernel = pointer_kernel(play_batch, play_range, PLAY_BATCH, PLAY_RANGE)
+    if hasattr(play_range, "disable_compile"):
+        play_range.disable_compile()
     return kernel
+
+
+def engine(lean: bool):
+    """The engine play_batch calls through its pointer: ``_play_range_lean`` (lean) or ``_play_range``."""
+    return _play_range_lean if lean else _play_range
 
 
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds, users=None):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
-    Plain Python around the batch's own compiled ``_play_range``: a jitted wrapper would link and
-    re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
+    Plain Python around the batch's own compiled engine (``_play_range`` or the lean one): a jitted wrapper
+    would link and re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
     ``users`` are the rule arrays and four scorers (``FlipToons._users``); None: no rules or custom seats.
     """
     if users is None:
@@ -1572,8 +1622,9 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
     round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
-    rows = _play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
+    lean = is_lean(pol)
+    batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
+    rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
                        prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, score, win, game_out, seat_out,
                        stats, round_fame, log)
     return score, win, game_out, log[:rows].copy()
