@@ -126,7 +126,7 @@ class FlipToons(Game):
         engine.batch_kernel(lean)(
             engine.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            *self._users(prepared), score, win, game_out, seat_out, stats, round_fame,
+            *self._users(prepared), *engine.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)

@@ -75,6 +75,7 @@ from boardsim.games.fliptoons.engine import (
     _mean_value,
     _min_cards_ok,
     _owned,
+    _score_player,
 )
 from boardsim.rng import below, next_u64, random, seed_state, shuffle
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
@@ -537,7 +538,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
         _flip(p0, XS, C, XO, rng)
-        tot += _fame(p0, XS, C)
+        tot += _fame(p0, XS, C, _score_player)
     return tot / max(1, n_flips)
 
 
@@ -654,7 +655,7 @@ def choose(p, S, C, X, U, rng):
 # Inlined into the engine's _play_block (and that into _play_range) at the IR level: as separate functions
 # each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
 @njit(cache=True, nogil=True, inline='always')
-def lookahead_choose(p, S, C, X, U, L, rng):
+def lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score):
     """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
     pc, pv, dism, sh, toon, mk = S
     cards, rules, prices, pol, prio, val = C
@@ -690,7 +691,7 @@ def lookahead_choose(p, S, C, X, U, L, rng):
             seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
             shuffle(rng2, S2.toon, np.int64(s2[TN]))  # the toon deck order is unseen
             _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, U, rng2, np.int64(0))
+            _advance(S2, C, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
             pv2 = S2.seat
             if s2[END] == END_HORIZON and s2[NP] == 1:
                 tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))

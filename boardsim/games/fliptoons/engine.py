@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import cfunc, njit, prange, types
+from numba import cfunc, njit, prange, typeof, types
 
 from boardsim import custom
 from boardsim.games.base import Prepared, pointer_kernel
@@ -693,9 +693,10 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
 
 
 @njit(**INLINE)
-def _fame(p, S, C):
-    """Check Fame for seat p: ``_score_player`` on just the arrays it reads."""
-    return _score_player(p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
+def _fame(p, S, C, score):
+    """Check Fame for seat p: ``score`` (``_score_player`` or a function pointer to it) on just the arrays it
+    reads."""
+    return score(p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
@@ -1021,8 +1022,8 @@ def _record_fame(p, S, O):
         rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
 
 
-@njit(**INLINE, **INTERNAL)
-def _start_round(S, C, O, rng):
+@njit(**CALL)
+def _start_round(S, C, O, rng, score):
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
     log = O[2]
@@ -1036,7 +1037,7 @@ def _start_round(S, C, O, rng):
         _flip(p, S, C, O, rng)
     goal = rules[R_GOAL]
     for p in range(P):
-        f = _fame(p, S, C)
+        f = _fame(p, S, C, score)
         pv[p, FAME] = f
         pv[p, SPEND] = f
         pv[p, BONUS_ACT] = 0
@@ -1148,7 +1149,7 @@ def _cleanup(S, C, O, rng):
 
 
 @njit(**CALL)
-def _final_flip(S, C, O, rng):
+def _final_flip(S, C, O, rng, score):
     """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
@@ -1173,7 +1174,7 @@ def _final_flip(S, C, O, rng):
                     _flip(p, S, C, O, rng)
             for p in range(P):
                 if pv[p, CONTEND]:
-                    f = _fame(p, S, C)
+                    f = _fame(p, S, C, score)
                     pv[p, FAME] = f
                     critic = sh[CRITIC] == p and (not reflip or rules[R_CRITIC_REFLIP] != 0)
                     pv[p, SCORE] = f + (bonus if critic else 0)
@@ -1213,15 +1214,19 @@ def _record_fame_final(p, S, O):
 
 
 @njit(**CALL, **INTERNAL)
-def _advance(S, C, O, X, U, rng, stop_lookahead):
-    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
+def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score):
+    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0.
+
+    ``start_round``, ``final_flip`` and ``score`` are ``_start_round``, ``_final_flip`` and ``_score_player``
+    or function pointers to them (FUNCTIONS): the batch engines call them through pointers, so LLVM optimises
+    each once instead of again in every function that links them (about a third of a cold compile)."""
     pc, pv, dism, sh, toon, mk = S
     rules, pol = C.rules, C.policies
     P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
         if ph == PH_START:
-            _start_round(S, C, O, rng)
+            start_round(S, C, O, rng, score)
         elif ph == PH_MARKET:
             if sh[TURN] >= P:
                 if rules[R_HOOK_TIMING] != 0:
@@ -1250,7 +1255,7 @@ def _advance(S, C, O, X, U, rng, stop_lookahead):
         elif ph == PH_CLEANUP:
             _cleanup(S, C, O, rng)
         elif ph == PH_FINAL:
-            _final_flip(S, C, O, rng)
+            final_flip(S, C, O, rng, score)
     return 0
 
 
@@ -1358,7 +1363,8 @@ def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
     stats, rf, log = O
     outs = (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64), np.zeros((1, 6), dtype=np.int64),
             np.zeros((1, P, 4), dtype=np.int64), stats.reshape((1,) + stats.shape), rf.reshape((1,) + rf.shape))
-    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs)
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs, _start_round,
+                _final_flip, _score_player)
     return S
 
 
@@ -1442,7 +1448,7 @@ def _count_owned(S, stt):
 # Inlined into _play_range at the IR level: as a separate function it re-optimised and re-codegened the whole
 # game engine once more (about 3 s of cold compile).
 @njit(cache=True, nogil=True, inline='always')
-def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs):
+def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_round, f_final, f_score):
     """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
     game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
     an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
@@ -1454,11 +1460,11 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs):
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
         if not need_la:
-            _advance(S, C, O, X, U, rng, np.int64(0))
+            _advance(S, C, O, X, U, rng, np.int64(0), f_round, f_final, f_score)
         else:
-            while _advance(S, C, O, X, U, rng, np.int64(1)) == 1:
+            while _advance(S, C, O, X, U, rng, np.int64(1), f_round, f_final, f_score) == 1:
                 p = (S.shared[FIRST] + S.shared[TURN]) % P
-                a = D.lookahead_choose(p, S, C, X, U, L, rng)
+                a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
                 _apply(p, a, S, C, O, rng)
         _game_end(i, S, O, outs)
 
@@ -1512,14 +1518,24 @@ _I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
 _USERS = (_I64_2, _F64_2, _I64_2, _I64_2, _F64_2, _I64_1, _I64_1, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
          types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS,
+# _score_player, and _start_round and _final_flip (called through pointers: _advance says why)
+SCORE_FN = types.int64(types.int64, types.int32[:, :, ::1], types.int32[:, ::1], types.int32[::1], types.int32[:, ::1],
+                    types.int32[:, ::1], types.float64[::1])
+_STATE = typeof(State(np.zeros((1, 1, 1), np.int32), *(np.zeros((1, 1), np.int32),) * 2, *(np.zeros(1, np.int32),) * 2,
+                      np.zeros((1, 1), np.int32)))
+_CONSTS_T = typeof(Consts(np.zeros((1, 1), np.int32), np.zeros(1), np.zeros(1, np.int32), np.zeros((1, 1)),
+                          np.zeros((1, 1), np.int32), np.zeros(1)))
+_O = types.Tuple((types.int32[:, :, ::1], types.int16[:, ::1], types.int32[:, ::1]))  # a game's stats, fame, log
+PHASE_FN = types.void(_STATE, _CONSTS_T, _O, types.uint64[::1], types.FunctionType(SCORE_FN))
+_FNS = (types.FunctionType(PHASE_FN), types.FunctionType(PHASE_FN), types.FunctionType(SCORE_FN))
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS, *_FNS,
                          *_OUTS, types.int32[:, ::1])  # the event log (one row: off)
 BLOCK = 64  # games per call of _play_range: many blocks per thread keep the threads evenly loaded
 
 
 @njit(cache=True, nogil=True)
 def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
-                ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                 score, win, game_out, seat_out, stats, round_fame, log):
     """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output.
 
@@ -1531,7 +1547,7 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     U = D.users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
                 maxc)
     _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log,
-                (score, win, game_out, seat_out, stats, round_fame))
+                (score, win, game_out, seat_out, stats, round_fame), f_round, f_final, f_score)
     return np.int64(S.shared[LOGN])
 
 
@@ -1546,7 +1562,7 @@ _advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance
 
 @njit(cache=True, nogil=True)
 def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
-                     ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                     ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                      score, win, game_out, seat_out, stats, round_fame, log):
     """_play_range for a cell whose seats all play LEAN_POLICIES (the rule arrays and scorers are ignored):
     the same engine with no scratch, users or lookahead state (None: numba prunes the code that reads them)."""
@@ -1556,7 +1572,7 @@ def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio
     outs = (score, win, game_out, seat_out, stats, round_fame)
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, None, rng, log, outs)
-        _advance_inline(S, C, O, None, None, rng, np.int64(0))
+        _advance_inline(S, C, O, None, None, rng, np.int64(0), f_round, f_final, f_score)
         _game_end(i, S, O, outs)
     return np.int64(S.shared[LOGN])
 
@@ -1567,12 +1583,12 @@ def is_lean(policies: np.ndarray) -> bool:
 
 
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_USERS,
-                        *_OUTS)
+                        *_FNS, *_OUTS)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
-               ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+               ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell, in blocks of BLOCK; pass ``_play_range`` as ``play_range``."""
     n = score.shape[0]
@@ -1580,7 +1596,7 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
         lo = np.int64(b) * BLOCK
         log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         play_range(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
-                   ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                   ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                    score, win, game_out, seat_out, stats, round_fame, log)
 
 
@@ -1592,12 +1608,20 @@ def batch_kernel(lean: bool = False):
     the engine again for their types.
     """
     play_range = engine(lean)
+    if hasattr(play_range, "disable_compile") and not _score_player.signatures:
+        _score_player.compile(SCORE_FN)  # the functions play_range calls through pointers (FUNCTIONS)
+        _start_round.compile(PHASE_FN)
+        _final_flip.compile(PHASE_FN)
     if hasattr(play_range, "disable_compile") and not play_range.signatures and play_batch.signatures:
         play_range.compile(PLAY_RANGE)  # the kernel is already compiled (for the other engine)
     kernel = pointer_kernel(play_batch, play_range, PLAY_BATCH, PLAY_RANGE)
     if hasattr(play_range, "disable_compile"):
         play_range.disable_compile()
     return kernel
+
+
+# The batch engines' last arguments before the outputs: _advance's start_round, final_flip and score.
+FUNCTIONS = (_start_round, _final_flip, _score_player)
 
 
 def engine(lean: bool):
@@ -1625,8 +1649,8 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     lean = is_lean(pol)
     batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
     rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
-                       prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, score, win, game_out, seat_out,
-                       stats, round_fame, log)
+                        prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, *FUNCTIONS, score, win, game_out,
+                        seat_out, stats, round_fame, log)
     return score, win, game_out, log[:rows].copy()
 
 
@@ -1639,7 +1663,7 @@ def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
     K = C.cards.shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
-    _advance(S, C, O, X, U, rng, np.int64(1))
+    _advance(S, C, O, X, U, rng, np.int64(1), _start_round, _final_flip, _score_player)
     return S, X, U, L, O, rng
 
 
