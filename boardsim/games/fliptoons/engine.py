@@ -172,6 +172,10 @@ class Consts(NamedTuple):
 # typed (np.int64(0), not 0) so that numba does not also compile the helper for a literal argument.
 # forceinline=False is spelled out because numba passes forceinline on to callees compiled from an
 # inlined function.
+# Two more cuts (issue 17): a cell whose seats all play LEAN_POLICIES runs _play_range_lean, which never compiles
+# the synergy, rule-list, custom and lookahead code; and _advance calls _start_round, _final_flip and
+# _score_player through function pointers (FUNCTIONS) in the batch engines.  Inlining more at the IR level
+# did not pay: numba's inlining pass grew by as much as the separate compiles it saved.
 INLINE = dict(cache=True, nogil=True, _nrt=False, forceinline=True)
 CALL = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
 INTERNAL = dict(no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -1219,7 +1223,8 @@ def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score)
 
     ``start_round``, ``final_flip`` and ``score`` are ``_start_round``, ``_final_flip`` and ``_score_player``
     or function pointers to them (FUNCTIONS): the batch engines call them through pointers, so LLVM optimises
-    each once instead of again in every function that links them (about a third of a cold compile)."""
+    each once instead of again in every function that links them (about 4 of 50 CPU-s of a cold compile).
+    Each runs once a round or once a game, so the indirect call costs nothing measurable."""
     pc, pv, dism, sh, toon, mk = S
     rules, pol = C.rules, C.policies
     P = np.int64(sh[NP])
@@ -1450,8 +1455,9 @@ def _count_owned(S, stt):
 @njit(cache=True, nogil=True, inline='always')
 def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_round, f_final, f_score):
     """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
-    game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
-    an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
+    game i writes row i of each output.  The game is written out in the loop (its start and end inlined at the IR
+    level) rather than called per game: a call copies its tuple arguments, a reference-count increment and
+    decrement per array."""
     pol = C.policies
     need_la = False
     for p in range(P):
