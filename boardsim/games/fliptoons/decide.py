@@ -75,7 +75,6 @@ from boardsim.games.fliptoons.engine import (
     _mean_value,
     _min_cards_ok,
     _owned,
-    _score_player,
 )
 from boardsim.rng import below, next_u64, random, seed_state, shuffle
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
@@ -538,7 +537,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
         _flip(p0, XS, C, XO, rng)
-        tot += _fame(p0, XS, C, _score_player)
+        tot += _fame(p0, XS, C, None)
     return tot / max(1, n_flips)
 
 

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import cfunc, njit, prange, typeof, types
+from numba.extending import overload
 
 from boardsim import custom
 from boardsim.games.base import Prepared, pointer_kernel
@@ -698,9 +699,9 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
 
 @njit(**INLINE)
 def _fame(p, S, C, score):
-    """Check Fame for seat p: ``score`` (``_score_player`` or a function pointer to it) on just the arrays it
-    reads."""
-    return score(p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
+    """Check Fame for seat p: ``_score_player`` (called through ``score``, a function pointer to it, unless that
+    is None: _round_phase says why) on just the arrays it reads."""
+    return _score(score, p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
@@ -1217,21 +1218,75 @@ def _record_fame_final(p, S, O):
             stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
+def _round_phase(fn, S, C, O, rng, score):
+    """``fn(S, C, O, rng, score)``, or ``_start_round(S, C, O, rng, None)`` if fn is None (tests, benchmarks).
+
+    Chosen by fn's type when compiled (the overload below): an ``is None`` test on a function pointer is not
+    pruned, which compiled the other branch into the batch engines too.  No dispatcher is passed as a value:
+    one converted to a function pointer (or merely passed where it has a pointer signature) made the caller
+    uncacheable."""
+    if fn is None:
+        _start_round(S, C, O, rng, None)
+    else:
+        fn(S, C, O, rng, score)
+
+
+def _final_phase(fn, S, C, O, rng, score):
+    """``fn(S, C, O, rng, score)``, or ``_final_flip(S, C, O, rng, None)`` if fn is None: as _round_phase."""
+    if fn is None:
+        _final_flip(S, C, O, rng, None)
+    else:
+        fn(S, C, O, rng, score)
+
+
+_OV = dict(jit_options=dict(cache=True, nogil=True, _nrt=False))
+
+
+@overload(_round_phase, **_OV)
+def _round_phase_by_type(fn, S, C, O, rng, score):
+    if isinstance(fn, types.NoneType):
+        return lambda fn, S, C, O, rng, score: _start_round(S, C, O, rng, None)
+    return lambda fn, S, C, O, rng, score: fn(S, C, O, rng, score)
+
+
+@overload(_final_phase, **_OV)
+def _final_phase_by_type(fn, S, C, O, rng, score):
+    if isinstance(fn, types.NoneType):
+        return lambda fn, S, C, O, rng, score: _final_flip(S, C, O, rng, None)
+    return lambda fn, S, C, O, rng, score: fn(S, C, O, rng, score)
+
+
+def _score(score, p, pc, pv, sh, mk, cards, rules):
+    """``score(...)``, or ``_score_player(...)`` if score is None: as _round_phase, chosen by score's type."""
+    if score is None:
+        return _score_player(p, pc, pv, sh, mk, cards, rules)
+    return score(p, pc, pv, sh, mk, cards, rules)
+
+
+@overload(_score, **_OV)
+def _score_by_type(score, p, pc, pv, sh, mk, cards, rules):
+    if isinstance(score, types.NoneType):
+        return lambda score, p, pc, pv, sh, mk, cards, rules: _score_player(p, pc, pv, sh, mk, cards, rules)
+    return lambda score, p, pc, pv, sh, mk, cards, rules: score(p, pc, pv, sh, mk, cards, rules)
+
+
 @njit(**CALL, **INTERNAL)
 def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score):
     """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0.
 
     ``start_round``, ``final_flip`` and ``score`` are ``_start_round``, ``_final_flip`` and ``_score_player``
-    or function pointers to them (FUNCTIONS): the batch engines call them through pointers, so LLVM optimises
-    each once instead of again in every function that links them (about 4 of 50 CPU-s of a cold compile).
-    Each runs once a round or once a game, so the indirect call costs nothing measurable."""
+    or function pointers to them (FUNCTIONS), or None for ordinary calls (numba prunes the other branch;
+    passing the dispatchers themselves made the caller uncacheable).  The batch engines call them through
+    pointers, so LLVM optimises each once instead of again in every function that links them (about 4 of
+    50 CPU-s of a cold compile).  Each runs once a round or once a game: the indirect call costs nothing
+    measurable."""
     pc, pv, dism, sh, toon, mk = S
     rules, pol = C.rules, C.policies
     P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
         if ph == PH_START:
-            start_round(S, C, O, rng, score)
+            _round_phase(start_round, S, C, O, rng, score)
         elif ph == PH_MARKET:
             if sh[TURN] >= P:
                 if rules[R_HOOK_TIMING] != 0:
@@ -1260,7 +1315,7 @@ def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score)
         elif ph == PH_CLEANUP:
             _cleanup(S, C, O, rng)
         elif ph == PH_FINAL:
-            final_flip(S, C, O, rng, score)
+            _final_phase(final_flip, S, C, O, rng, score)
     return 0
 
 
@@ -1368,8 +1423,7 @@ def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
     stats, rf, log = O
     outs = (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64), np.zeros((1, 6), dtype=np.int64),
             np.zeros((1, P, 4), dtype=np.int64), stats.reshape((1,) + stats.shape), rf.reshape((1,) + rf.shape))
-    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs, _start_round,
-                _final_flip, _score_player)
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs, None, None, None)
     return S
 
 
@@ -1669,7 +1723,7 @@ def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
     K = C.cards.shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
-    _advance(S, C, O, X, U, rng, np.int64(1), _start_round, _final_flip, _score_player)
+    _advance(S, C, O, X, U, rng, np.int64(1), None, None, None)
     return S, X, U, L, O, rng
 
 
