@@ -47,7 +47,7 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
             continue
         p = (S[3][E.FIRST] + S[3][E.TURN]) % players
         t0 = time.process_time()  # CPU time: the decision runs on one thread
-        D.lookahead_choose(p, S, C, X, U, L, rng)
+        D.lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
         times.append(time.process_time() - t0)
     return float(np.median(times)), float(np.max(times))
 

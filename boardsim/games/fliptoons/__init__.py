@@ -122,10 +122,11 @@ class FlipToons(Game):
         stats = np.zeros((count, engine.N_STATS, P, K), dtype=np.int32)
         round_fame = np.zeros((count, P, R), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
-        engine.batch_kernel()(
-            engine._play_range, np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
+        lean = engine.is_lean(prepared["policies"])
+        engine.batch_kernel(lean)(
+            engine.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            *self._users(prepared), score, win, game_out, seat_out, stats, round_fame,
+            *self._users(prepared), *engine.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)

@@ -537,7 +537,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         shuffle(rng, xtoon, np.int64(tn))
         xsh[TN] = tn
         _flip(p0, XS, C, XO, rng)
-        tot += _fame(p0, XS, C)
+        tot += _fame(p0, XS, C, None)
     return tot / max(1, n_flips)
 
 
@@ -637,13 +637,16 @@ def choose(p, S, C, X, U, rng):
     if code == POL_FPC:
         min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
     elif code == POL_SYNERGY:
-        return _synergy(p, S, C, X, rng)
+        # X and U are None in the lean engine (engine.LEAN_POLICIES): numba prunes these branches there
+        if X is not None:
+            return _synergy(p, S, C, X, rng)
     elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
         a = _simple_policy(p, code, S, C, rng)
         if a != FALLBACK:
             return a
     elif code == POL_RULES or code == POL_CUSTOM:
-        return _user_choice(p, code, S, C, U)
+        if U is not None:
+            return _user_choice(p, code, S, C, U)
     # fame_per_cost, priority's fallback, and lookahead seats inside playouts
     return _fpc(p, min_gain, expo, below_value, reserve, S, C)
 
@@ -651,7 +654,7 @@ def choose(p, S, C, X, U, rng):
 # Inlined into the engine's _play_block (and that into _play_range) at the IR level: as separate functions
 # each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
 @njit(cache=True, nogil=True, inline='always')
-def lookahead_choose(p, S, C, X, U, L, rng):
+def lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score):
     """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
     pc, pv, dism, sh, toon, mk = S
     cards, rules, prices, pol, prio, val = C
@@ -687,7 +690,7 @@ def lookahead_choose(p, S, C, X, U, L, rng):
             seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
             shuffle(rng2, S2.toon, np.int64(s2[TN]))  # the toon deck order is unseen
             _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, U, rng2, np.int64(0))
+            _advance(S2, C, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
             pv2 = S2.seat
             if s2[END] == END_HORIZON and s2[NP] == 1:
                 tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))

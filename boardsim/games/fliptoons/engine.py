@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import cfunc, njit, prange, types
+from numba import cfunc, njit, prange, typeof, types
+from numba.extending import overload
 
 from boardsim import custom
 from boardsim.games.base import Prepared, pointer_kernel
@@ -172,6 +173,10 @@ class Consts(NamedTuple):
 # typed (np.int64(0), not 0) so that numba does not also compile the helper for a literal argument.
 # forceinline=False is spelled out because numba passes forceinline on to callees compiled from an
 # inlined function.
+# Two more cuts (issue 17): a cell whose seats all play LEAN_POLICIES runs _play_range_lean, which never compiles
+# the synergy, rule-list, custom and lookahead code; and _advance calls _start_round, _final_flip and
+# _score_player through function pointers (FUNCTIONS) in the batch engines.  Inlining more at the IR level
+# did not pay: numba's inlining pass grew by as much as the separate compiles it saved.
 INLINE = dict(cache=True, nogil=True, _nrt=False, forceinline=True)
 CALL = dict(cache=True, nogil=True, _nrt=False, forceinline=False)
 INTERNAL = dict(no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -693,9 +698,10 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
 
 
 @njit(**INLINE)
-def _fame(p, S, C):
-    """Check Fame for seat p: ``_score_player`` on just the arrays it reads."""
-    return _score_player(p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
+def _fame(p, S, C, score):
+    """Check Fame for seat p: ``_score_player`` (called through ``score``, a function pointer to it, unless that
+    is None: _round_phase says why) on just the arrays it reads."""
+    return _score(score, p, S.rows, S.seat, S.shared, S.market, C.cards, C.rules)
 
 
 # -- market (§6) -------------------------------------------------------------------------------------
@@ -1021,8 +1027,8 @@ def _record_fame(p, S, O):
         rf[p, r] = min(32767, max(-32768, pv[p, FAME]))
 
 
-@njit(**INLINE, **INTERNAL)
-def _start_round(S, C, O, rng):
+@njit(**CALL)
+def _start_round(S, C, O, rng, score):
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
     log = O[2]
@@ -1036,7 +1042,7 @@ def _start_round(S, C, O, rng):
         _flip(p, S, C, O, rng)
     goal = rules[R_GOAL]
     for p in range(P):
-        f = _fame(p, S, C)
+        f = _fame(p, S, C, score)
         pv[p, FAME] = f
         pv[p, SPEND] = f
         pv[p, BONUS_ACT] = 0
@@ -1148,7 +1154,7 @@ def _cleanup(S, C, O, rng):
 
 
 @njit(**CALL)
-def _final_flip(S, C, O, rng):
+def _final_flip(S, C, O, rng, score):
     """Flip + Check Fame for everyone, Critic's Choice, tie re-flips among the tied (§8)."""
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
@@ -1173,7 +1179,7 @@ def _final_flip(S, C, O, rng):
                     _flip(p, S, C, O, rng)
             for p in range(P):
                 if pv[p, CONTEND]:
-                    f = _fame(p, S, C)
+                    f = _fame(p, S, C, score)
                     pv[p, FAME] = f
                     critic = sh[CRITIC] == p and (not reflip or rules[R_CRITIC_REFLIP] != 0)
                     pv[p, SCORE] = f + (bonus if critic else 0)
@@ -1212,16 +1218,75 @@ def _record_fame_final(p, S, O):
             stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
+def _round_phase(fn, S, C, O, rng, score):
+    """``fn(S, C, O, rng, score)``, or ``_start_round(S, C, O, rng, None)`` if fn is None (tests, benchmarks).
+
+    Chosen by fn's type when compiled (the overload below): an ``is None`` test on a function pointer is not
+    pruned, which compiled the other branch into the batch engines too.  No dispatcher is passed as a value:
+    one converted to a function pointer (or merely passed where it has a pointer signature) made the caller
+    uncacheable."""
+    if fn is None:
+        _start_round(S, C, O, rng, None)
+    else:
+        fn(S, C, O, rng, score)
+
+
+def _final_phase(fn, S, C, O, rng, score):
+    """``fn(S, C, O, rng, score)``, or ``_final_flip(S, C, O, rng, None)`` if fn is None: as _round_phase."""
+    if fn is None:
+        _final_flip(S, C, O, rng, None)
+    else:
+        fn(S, C, O, rng, score)
+
+
+_OV = dict(jit_options=dict(cache=True, nogil=True, _nrt=False))
+
+
+@overload(_round_phase, **_OV)
+def _round_phase_by_type(fn, S, C, O, rng, score):
+    if isinstance(fn, types.NoneType):
+        return lambda fn, S, C, O, rng, score: _start_round(S, C, O, rng, None)
+    return lambda fn, S, C, O, rng, score: fn(S, C, O, rng, score)
+
+
+@overload(_final_phase, **_OV)
+def _final_phase_by_type(fn, S, C, O, rng, score):
+    if isinstance(fn, types.NoneType):
+        return lambda fn, S, C, O, rng, score: _final_flip(S, C, O, rng, None)
+    return lambda fn, S, C, O, rng, score: fn(S, C, O, rng, score)
+
+
+def _score(score, p, pc, pv, sh, mk, cards, rules):
+    """``score(...)``, or ``_score_player(...)`` if score is None: as _round_phase, chosen by score's type."""
+    if score is None:
+        return _score_player(p, pc, pv, sh, mk, cards, rules)
+    return score(p, pc, pv, sh, mk, cards, rules)
+
+
+@overload(_score, **_OV)
+def _score_by_type(score, p, pc, pv, sh, mk, cards, rules):
+    if isinstance(score, types.NoneType):
+        return lambda score, p, pc, pv, sh, mk, cards, rules: _score_player(p, pc, pv, sh, mk, cards, rules)
+    return lambda score, p, pc, pv, sh, mk, cards, rules: score(p, pc, pv, sh, mk, cards, rules)
+
+
 @njit(**CALL, **INTERNAL)
-def _advance(S, C, O, X, U, rng, stop_lookahead):
-    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0."""
+def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score):
+    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0.
+
+    ``start_round``, ``final_flip`` and ``score`` are ``_start_round``, ``_final_flip`` and ``_score_player``
+    or function pointers to them (FUNCTIONS), or None for ordinary calls (numba prunes the other branch;
+    passing the dispatchers themselves made the caller uncacheable).  The batch engines call them through
+    pointers, so LLVM optimises each once instead of again in every function that links them (about 4 of
+    50 CPU-s of a cold compile).  Each runs once a round or once a game: the indirect call costs nothing
+    measurable."""
     pc, pv, dism, sh, toon, mk = S
     rules, pol = C.rules, C.policies
     P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
         if ph == PH_START:
-            _start_round(S, C, O, rng)
+            _round_phase(start_round, S, C, O, rng, score)
         elif ph == PH_MARKET:
             if sh[TURN] >= P:
                 if rules[R_HOOK_TIMING] != 0:
@@ -1250,7 +1315,7 @@ def _advance(S, C, O, X, U, rng, stop_lookahead):
         elif ph == PH_CLEANUP:
             _cleanup(S, C, O, rng)
         elif ph == PH_FINAL:
-            _final_flip(S, C, O, rng)
+            _final_phase(final_flip, S, C, O, rng, score)
     return 0
 
 
@@ -1358,7 +1423,7 @@ def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
     stats, rf, log = O
     outs = (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64), np.zeros((1, 6), dtype=np.int64),
             np.zeros((1, P, 4), dtype=np.int64), stats.reshape((1,) + stats.shape), rf.reshape((1,) + rf.shape))
-    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs)
+    _play_block(cell_key, index, np.int64(0), np.int64(1), P, C, S, X, U, L, rng, log, outs, None, None, None)
     return S
 
 
@@ -1422,10 +1487,11 @@ def _clear_state(S, P, Wd):
 def _reset(S, X, P, Wd):
     """S and the scratch X as _alloc and _scratch return them, in place (a block reuses them)."""
     _clear_state(S, P, Wd)
-    _clear_state(State(X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
-    X[6][:] = 0
-    X[7][:] = 0
-    X[8][:] = 0
+    if X is not None:  # None in the lean engine, which has no scratch
+        _clear_state(State(X[0], X[1], X[2], X[3], X[4], X[5]), np.int64(1), Wd)
+        X[6][:] = 0
+        X[7][:] = 0
+        X[8][:] = 0
 
 
 @njit(**INLINE, **INTERNAL)
@@ -1441,35 +1507,45 @@ def _count_owned(S, stt):
 # Inlined into _play_range at the IR level: as a separate function it re-optimised and re-codegened the whole
 # game engine once more (about 3 s of cold compile).
 @njit(cache=True, nogil=True, inline='always')
-def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs):
+def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_round, f_final, f_score):
     """Games lo..hi-1 (game i of the cell is start + i) on one state S and scratch X, reset between games;
-    game i writes row i of each output.  The game is written out in the loop rather than inlined per game:
-    an inlined call copies its tuple arguments, a reference-count increment and decrement per array."""
-    score, win, game_out, seat_out, stats, round_fame = outs
+    game i writes row i of each output.  The game is written out in the loop (its start and end inlined at the IR
+    level) rather than called per game: a call copies its tuple arguments, a reference-count increment and
+    decrement per array."""
     pol = C.policies
-    Wd = np.int64(C.prices.shape[0])
-    sh = S.shared
-    logon = 1 if log.shape[0] > 1 else 0
     need_la = False
     for p in range(P):
         if int(pol[p, 0]) == POL_LOOKAHEAD:
             need_la = True
     for i in range(lo, hi):
-        seed_state(game_seed(cell_key, start + i), rng)
-        if i > lo:
-            _reset(S, X, P, Wd)
-        sh[LOGON] = logon
-        O = (stats[i], round_fame[i], log)
-        _setup(S, C, rng)
+        O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
         if not need_la:
-            _advance(S, C, O, X, U, rng, np.int64(0))
+            _advance(S, C, O, X, U, rng, np.int64(0), f_round, f_final, f_score)
         else:
-            while _advance(S, C, O, X, U, rng, np.int64(1)) == 1:
-                p = (sh[FIRST] + sh[TURN]) % P
-                a = D.lookahead_choose(p, S, C, X, U, L, rng)
+            while _advance(S, C, O, X, U, rng, np.int64(1), f_round, f_final, f_score) == 1:
+                p = (S.shared[FIRST] + S.shared[TURN]) % P
+                a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
                 _apply(p, a, S, C, O, rng)
-        _count_owned(S, O[0])
-        _write_row(i, S, score, win, game_out, seat_out)
+        _game_end(i, S, O, outs)
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs):
+    """Game i of a block: its generator seeded, the state reset (after the block's first game) and set up;
+    returns its output tuple (its rows of the stats and per-round fame, and the log)."""
+    seed_state(game_seed(cell_key, start + i), rng)
+    if i > lo:
+        _reset(S, X, P, np.int64(C.prices.shape[0]))
+    S.shared[LOGON] = 1 if log.shape[0] > 1 else 0
+    O = (outs[4][i], outs[5][i], log)
+    _setup(S, C, rng)
+    return O
+
+
+@njit(cache=True, nogil=True, inline='always')
+def _game_end(i, S, O, outs):
+    _count_owned(S, O[0])
+    _write_row(i, S, outs[0], outs[1], outs[2], outs[3])
 
 
 @njit(**CALL, **INTERNAL)
@@ -1502,14 +1578,24 @@ _I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
 _USERS = (_I64_2, _F64_2, _I64_2, _I64_2, _F64_2, _I64_1, _I64_1, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
          types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
-PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS,
+# _score_player, and _start_round and _final_flip (called through pointers: _advance says why)
+SCORE_FN = types.int64(types.int64, types.int32[:, :, ::1], types.int32[:, ::1], types.int32[::1], types.int32[:, ::1],
+                    types.int32[:, ::1], types.float64[::1])
+_STATE = typeof(State(np.zeros((1, 1, 1), np.int32), *(np.zeros((1, 1), np.int32),) * 2, *(np.zeros(1, np.int32),) * 2,
+                      np.zeros((1, 1), np.int32)))
+_CONSTS_T = typeof(Consts(np.zeros((1, 1), np.int32), np.zeros(1), np.zeros(1, np.int32), np.zeros((1, 1)),
+                          np.zeros((1, 1), np.int32), np.zeros(1)))
+_O = types.Tuple((types.int32[:, :, ::1], types.int16[:, ::1], types.int32[:, ::1]))  # a game's stats, fame, log
+PHASE_FN = types.void(_STATE, _CONSTS_T, _O, types.uint64[::1], types.FunctionType(SCORE_FN))
+_FNS = (types.FunctionType(PHASE_FN), types.FunctionType(PHASE_FN), types.FunctionType(SCORE_FN))
+PLAY_RANGE = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS, *_FNS,
                          *_OUTS, types.int32[:, ::1])  # the event log (one row: off)
 BLOCK = 64  # games per call of _play_range: many blocks per thread keep the threads evenly loaded
 
 
 @njit(cache=True, nogil=True)
 def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
-                ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                 score, win, game_out, seat_out, stats, round_fame, log):
     """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output.
 
@@ -1521,17 +1607,48 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     U = D.users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
                 maxc)
     _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log,
-                (score, win, game_out, seat_out, stats, round_fame))
+                (score, win, game_out, seat_out, stats, round_fame), f_round, f_final, f_score)
     return np.int64(S.shared[LOGN])
 
 
+# The policies the lean engine plays: a cell whose seats all use them runs _play_range_lean, compiled without
+# the synergy, rule-list, custom-scorer and lookahead code (about a third of the engine's compile time).
+LEAN_POLICIES = (POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC)
+
+# _advance inlined at the IR level into the lean engine: as a call, LLVM optimised the whole game once in
+# _advance and once more in _play_range (about 6 s of cold compile).  The other entry points call _advance.
+_advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance, "py_func", _advance))
+
+
+@njit(cache=True, nogil=True)
+def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+                     ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
+                     score, win, game_out, seat_out, stats, round_fame, log):
+    """_play_range for a cell whose seats all play LEAN_POLICIES (the rule arrays and scorers are ignored):
+    the same engine with no scratch, users or lookahead state (None: numba prunes the code that reads them)."""
+    C = Consts(cards, rules, prices, pol, prio, val)
+    S = _alloc(P, cards.shape[0], maxc, T, prices.shape[0])
+    rng = np.empty(4, dtype=np.uint64)
+    outs = (score, win, game_out, seat_out, stats, round_fame)
+    for i in range(lo, hi):
+        O = _game_start(cell_key, start, lo, i, P, C, S, None, rng, log, outs)
+        _advance_inline(S, C, O, None, None, rng, np.int64(0), f_round, f_final, f_score)
+        _game_end(i, S, O, outs)
+    return np.int64(S.shared[LOGN])
+
+
+def is_lean(policies: np.ndarray) -> bool:
+    """Whether every seat of a policy matrix plays one of LEAN_POLICIES (the lean engine plays the cell)."""
+    return all(int(code) in LEAN_POLICIES for code in policies[:, 0])
+
+
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_USERS,
-                        *_OUTS)
+                        *_FNS, *_OUTS)
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
-               ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+               ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell, in blocks of BLOCK; pass ``_play_range`` as ``play_range``."""
     n = score.shape[0]
@@ -1539,27 +1656,44 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
         lo = np.int64(b) * BLOCK
         log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         play_range(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
-                   ops, args, meta, span, params, rule_flags, seat_flags, scorers,
+                   ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                    score, win, game_out, seat_out, stats, round_fame, log)
 
 
-def batch_kernel():
-    """play_batch compiled for its one signature; call it as ``batch_kernel()(_play_range, cell_key, ...)``.
+def batch_kernel(lean: bool = False):
+    """play_batch compiled for its one signature; call it as ``batch_kernel(lean)(engine(lean), cell_key, ...)``.
 
-    ``_play_range`` stops compiling too: a call with four scorer dispatchers then converts them to the
-    function pointers of its one signature instead of compiling the engine again for their types.
+    The engine (``_play_range``, or ``_play_range_lean`` for a lean cell) stops compiling too: a call with four
+    scorer dispatchers then converts them to the function pointers of its one signature instead of compiling
+    the engine again for their types.
     """
-    kernel = pointer_kernel(play_batch, _play_range, PLAY_BATCH, PLAY_RANGE)
-    if hasattr(_play_range, "disable_compile"):
-        _play_range.disable_compile()
+    play_range = engine(lean)
+    if hasattr(play_range, "disable_compile") and not _score_player.signatures:
+        _score_player.compile(SCORE_FN)  # the functions play_range calls through pointers (FUNCTIONS)
+        _start_round.compile(PHASE_FN)
+        _final_flip.compile(PHASE_FN)
+    if hasattr(play_range, "disable_compile") and not play_range.signatures and play_batch.signatures:
+        play_range.compile(PLAY_RANGE)  # the kernel is already compiled (for the other engine)
+    kernel = pointer_kernel(play_batch, play_range, PLAY_BATCH, PLAY_RANGE)
+    if hasattr(play_range, "disable_compile"):
+        play_range.disable_compile()
     return kernel
+
+
+# The batch engines' last arguments before the outputs: _advance's start_round, final_flip and score.
+FUNCTIONS = (_start_round, _final_flip, _score_player)
+
+
+def engine(lean: bool):
+    """The engine play_batch calls through its pointer: ``_play_range_lean`` (lean) or ``_play_range``."""
+    return _play_range_lean if lean else _play_range
 
 
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds, users=None):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
-    Plain Python around the batch's own compiled ``_play_range``: a jitted wrapper would link and
-    re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
+    Plain Python around the batch's own compiled engine (``_play_range`` or the lean one): a jitted wrapper
+    would link and re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
     ``users`` are the rule arrays and four scorers (``FlipToons._users``); None: no rules or custom seats.
     """
     if users is None:
@@ -1572,10 +1706,11 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
     round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    batch_kernel()  # compiles (or loads) _play_range for PLAY_RANGE, the types passed here
-    rows = _play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
-                       prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, score, win, game_out, seat_out,
-                       stats, round_fame, log)
+    lean = is_lean(pol)
+    batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
+    rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
+                        prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, *FUNCTIONS, score, win, game_out,
+                        seat_out, stats, round_fame, log)
     return score, win, game_out, log[:rows].copy()
 
 
@@ -1588,7 +1723,7 @@ def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
     K = C.cards.shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
-    _advance(S, C, O, X, U, rng, np.int64(1))
+    _advance(S, C, O, X, U, rng, np.int64(1), None, None, None)
     return S, X, U, L, O, rng
 
 

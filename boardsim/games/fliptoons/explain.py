@@ -193,7 +193,7 @@ class Table:
 
     # -- steps (each one the engine's own jitted function) ---------------------------------------
     def score(self, p: int = 0) -> ScoreLines:
-        total = int(E._fame(p, self.S, self.C))
+        total = int(E._fame(p, self.S, self.C, None))
         pc, pv = self.S[0], self.S[1]
         order = sorted(range(pv[p, E.GN]), key=lambda i: (pc[p, E.GS, i], pc[p, E.GQ, i]))
         lines = [(slot_name(int(pc[p, E.GS, i])), self.names[pc[p, E.GK, i]], int(pc[p, E.GL, i]))
@@ -203,7 +203,7 @@ class Table:
     def check_fame(self) -> list[int]:
         out = []
         for p in range(self.players):
-            f = int(E._fame(p, self.S, self.C))
+            f = int(E._fame(p, self.S, self.C, None))
             self.set_fame(p, f)
             out.append(f)
         return out

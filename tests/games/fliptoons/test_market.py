@@ -226,14 +226,14 @@ def test_case62_63_cleanup_and_final_flip():
     sh, pv = t.S[3], t.S[1]
     sh[E.CRITIC] = 0
     sh[E.PHASE] = E.PH_FINAL
-    E._final_flip(t.S, t.C, t.O, t.rng)
+    E._final_flip(t.S, t.C, t.O, t.rng, None)
     assert sh[E.REFLIPS] == 100
     assert pv[0, E.WINNER] == 1 and pv[1, E.WINNER] == 1
     t = Table(2)
     t.set_deck(0, ["Caterpillar"] * 6)
     t.set_deck(1, ["Caterpillar"] * 4 + ["Snail", "Bee"])
     t.S[3][E.PHASE] = E.PH_FINAL
-    E._final_flip(t.S, t.C, t.O, t.rng)
+    E._final_flip(t.S, t.C, t.O, t.rng, None)
     assert t.S[3][E.REFLIPS] == 0 and t.S[1][1, E.WINNER] == 1 and t.S[1][0, E.WINNER] == 0
 
 
