@@ -648,20 +648,15 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                 c = cards[at + k]
                 cl = card_land[c]
                 cs = card_sym[c]
-                v = _quick(cl[0], cl[1], cl[2], cl[3], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
-                           newl) - lost
-                if ng > 0:
-                    v += (_sym_term(cs[0], cs[1], cs[2], cs[3], sg0, m0, w0)
-                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg1, m1, w1)
-                          + _sym_term(cs[0], cs[1], cs[2], cs[3], sg2, m2, w2))
-                _keep(ws, k, v, x, y, 0)
-                v = _quick(cl[3], cl[2], cl[1], cl[0], e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3,
-                           newl) - lost
-                if ng > 0:
-                    v += (_sym_term(cs[3], cs[2], cs[1], cs[0], sg0, m0, w0)
-                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg1, m1, w1)
-                          + _sym_term(cs[3], cs[2], cs[1], cs[0], sg2, m2, w2))
-                _keep(ws, k, v, x, y, 1)
+                for rot in range(2):
+                    # rotated 180 degrees, the card shows its cells in reverse order
+                    l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
+                    s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+                    v = _quick(l0, l1, l2, l3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, newl) - lost
+                    if ng > 0:
+                        v += (_sym_term(s0, s1, s2, s3, sg0, m0, w0) + _sym_term(s0, s1, s2, s3, sg1, m1, w1)
+                              + _sym_term(s0, s1, s2, s3, sg2, m2, w2))
+                    _keep(ws, k, v, x, y, rot)
     # the kept spots valued by the 12-cell estimate, in scan order (0 before 180) so that ties keep the first
     for k in range(count):
         bestv[k] = NEG
