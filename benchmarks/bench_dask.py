@@ -4,8 +4,9 @@ Run:  python benchmarks/bench_dask.py [--seconds S] [--parts N] [--game NAME ...
 
 For each game (default players and policy, as ``run_all.py``), the same number of deals is played
 through the sweep's streamed path on a 1-worker and on a 2-worker ``LocalCluster`` (one cluster at a
-time, in turn, twice; the best of each is kept), in ``--parts`` tasks.  The batch is sized so that one
-worker takes about ``--seconds``.  During each run it reads the CPU time of every process involved:
+time, in turn, twice; the best of each is kept), split into tasks as a sweep splits a cell
+(``runner.chunk_deals``: at least 16 when the batch is big enough), or into ``--parts`` equal tasks.
+The batch is sized so that one worker takes about ``--seconds``.  During each run it reads the CPU time of every process involved:
 
 - ``workers``: the worker processes, which play the games;
 - ``nannies``: the processes that watch them;
@@ -54,7 +55,7 @@ def timed(cell, n: int, seed: int, parts: int, executor) -> dict[str, float]:
     roles = _roles(executor)
     before = {k: _cpu(v) for k, v in roles.items()}
     t0 = time.perf_counter()
-    streamed(cell, n, seed, max(1, -(-n // parts)), executor)
+    streamed(cell, n, seed, max(1, -(-n // parts)) if parts else 50_000, executor)
     wall = time.perf_counter() - t0
     out = {"wall": wall, "rate": n / wall}
     for k, v in roles.items():
@@ -97,7 +98,7 @@ def bench(name: str, seconds: float, parts: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=8.0, help="about how long one worker takes per run")
-    ap.add_argument("--parts", type=int, default=8, help="tasks per run")
+    ap.add_argument("--parts", type=int, default=0, help="tasks per run (default: the sweep's own split)")
     ap.add_argument("--game", action="append", help="only this game (repeatable)")
     args = ap.parse_args()
     from boardsim.games import names

@@ -11,7 +11,8 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
 - games/s on a 2-worker Dask LocalCluster (loopback; each worker
   ``cores // 2`` threads; cluster start-up and warm-up not counted), and on a
   1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second
-  (runs of about ``--dask-seconds``, default 8; ``bench_dask.py`` shows where the CPU goes);
+  (runs of about ``--dask-seconds``, default 8, split into tasks as a sweep splits a cell;
+  ``bench_dask.py`` shows where the CPU goes);
 - the speed-up of the compiled code over the same code with
   ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
   1-thread rates;
@@ -174,10 +175,10 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, d
     row["games_per_s_all_threads"] = rate(cell, seconds)
     if dask_ex is not None:
         dask_ex.warm(cell)
-        row["games_per_s_dask_2_workers"] = rate(cell, dask_seconds, executor=dask_ex, parts=8, first=64)
+        row["games_per_s_dask_2_workers"] = rate(cell, dask_seconds, executor=dask_ex, first=64)
     if dask_one is not None:
         dask_one.warm(cell)
-        row["games_per_s_dask_1_worker"] = rate(cell, dask_seconds, executor=dask_one, parts=8, first=64)
+        row["games_per_s_dask_1_worker"] = rate(cell, dask_seconds, executor=dask_one, first=64)
         if row.get("games_per_s_dask_2_workers"):
             row["dask_scaling"] = row["games_per_s_dask_2_workers"] / row["games_per_s_dask_1_worker"]
     if nojit:

@@ -3,7 +3,8 @@
 Every executor plays the same tasks, ``play_chunk`` over a range of deals,
 and :func:`play_ranges` hands the results back in deal order, so the choice
 never changes a result: chunk results are exact integer sums keyed by deal
-range.  Tasks are coarse (a scenario chunk, 50,000 deals by default) so the
+range.  Tasks are coarse (a scenario chunk: at most 50,000 deals by default, at least
+``game.min_task_games`` games; ``runner.chunk_deals``) so the
 cost of shipping a cell to a worker is small next to playing it; a worker
 plays its task in calls of at most ``game.max_chunk_deals`` deals and sends
 back the sums, so memory stays flat.

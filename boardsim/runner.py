@@ -40,6 +40,10 @@ DEFAULT_CHUNK = 50_000
 # games per cell at most: far beyond any run that finishes, and small enough that game counts, win sums
 # and per-game score sums stay exact in int64 (the sums of squared scores are checked as they grow)
 MAX_GAMES = 10**12
+# a cell run through an executor or a chunk store is split into at least this many chunks (tasks) when it
+# holds enough games (chunk_deals): a default 50,000-deal chunk of slow Circle the Wagons games was a whole
+# cell, so a second worker had nothing to do and a killed sweep lost minutes of play
+TASKS_PER_CELL = 16
 RANGES_PER_BATCH = 4096  # deal ranges handed to play_ranges at a time, so no list grows with the games
 _INT64_ROOM = 2.0**62  # a sum that might pass this could overflow int64 (margin for float rounding)
 WIN_UNITS = 12  # win shares are 1/k for k <= 4, so 12 * share is a whole number: exact sums
@@ -473,6 +477,14 @@ def deal_count(n_games: int, cell: Cell) -> int:
     return math.ceil(n_games / len(cell.rotations))
 
 
+def chunk_deals(cell: Cell, deals: int, chunk_size: int) -> int:
+    """Deals per chunk for a cell of ``deals`` deals: at most ``chunk_size``, small enough that the cell
+    makes ``TASKS_PER_CELL`` chunks, but not below ``game.min_task_games`` games.  It depends only on the
+    scenario (never on the executor or worker count), so saved chunks resume under any executor."""
+    floor = math.ceil(cell.game.min_task_games / len(cell.rotations))
+    return max(1, min(chunk_size, max(floor, math.ceil(deals / TASKS_PER_CELL))))
+
+
 def run_cell(
     cell: Cell,
     base_seed: int,
@@ -518,6 +530,7 @@ def run_cell(
         else:
             from boardsim.executors import play_ranges
 
+            chunk_size = chunk_deals(cell, deals, chunk_size)
             # in batches of ranges, made as they are needed: a list of every range of a huge cell would
             # grow without limit (results do not depend on the batching)
             # games reported from inside a chunk move the bar at once; the chunk's arrival adds the rest

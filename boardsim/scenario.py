@@ -38,7 +38,7 @@ TOP_KEYS = {
     "cards": "card edits: [cards.<name>] field = value",
     "card_file": "a CSV card table replacing the bundled one",
     "grid": "keys to sweep, each a list of values",
-    "chunk_size": "deals per chunk",
+    "chunk_size": "the most deals per chunk",
     "tournament": "a [tournament] table: policies, players, games, mode, field",
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
 }

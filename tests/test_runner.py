@@ -152,3 +152,32 @@ def test_a_bad_seat_is_named_by_its_place_in_the_list_whatever_the_arrangement()
         with pytest.raises(BadInput) as e:
             make_cell(g, 4, seats, {}, g.card_table(), seating_design="all")
         assert e.value.key == f"seats[{bad}].params.sell_margin"
+
+
+def test_a_cell_through_an_executor_splits_into_tasks_by_its_games_not_by_the_workers():
+    from boardsim import executors
+    from boardsim import runner as runner_mod
+
+    wagons, art = get("wagons"), get("art_deco")
+    slow = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), rotate=True)  # 2 arrangements
+    fast = make_cell(art, 4, [Seat("par")], {}, art.card_table(), rotate=True)  # 4 arrangements
+    # a 20,000-game Wagons cell used to be one 50,000-deal chunk: one worker's task, the others idle
+    assert runner_mod.chunk_deals(slow, 10_000, 50_000) == 625 and 10_000 / 625 == runner_mod.TASKS_PER_CELL
+    assert runner_mod.chunk_deals(slow, 100, 50_000) == 200  # no task below min_task_games: one chunk
+    assert runner_mod.chunk_deals(slow, 10_000, 300) == 300  # chunk_size stays the largest chunk
+    assert runner_mod.chunk_deals(fast, 250_000, 50_000) == 25_000  # 100,000 games a task at the least
+    assert runner_mod.chunk_deals(fast, 10**9, 50_000) == 50_000
+    # the ranges a run hands to its executor, and sums equal to one whole chunk's
+    seen = []
+
+    class Recording(executors.Executor):
+        def play(self, cell, key, ranges, reduce, on_games=None):
+            seen.extend(ranges)
+            yield from super().play(cell, key, ranges, reduce, on_games)
+
+    agg = slow.new_aggregate()
+    runner_mod.run_cell(slow, 4, 1_600, agg.add, reduce=True, executor=Recording(), progress=False)
+    assert seen == [(s, 200) for s in range(0, 800, 200)] and agg.games == 1_600
+    whole = slow.new_aggregate()
+    whole.add(executors.chunk_result(slow, rng.cell_key(4, slow.index), 0, 800, True))
+    assert np.array_equal(whole.wins, agg.wins) and np.array_equal(whole.deal_score_sq, agg.deal_score_sq)

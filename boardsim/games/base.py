@@ -380,6 +380,10 @@ class Game(ABC):
     end_reasons: tuple[str, ...] = ("normal",)
     card_sets: tuple[str, ...] = ("default",)
     max_chunk_deals: int = 50_000  # lower it for games whose result rows are large
+    # games a task (one chunk) should hold at least, about half a second on one core: a cell is split into
+    # runner.TASKS_PER_CELL chunks when it is big enough, so workers share it, but never into tasks so small
+    # that shipping and adding them costs more than playing them (runner.chunk_deals)
+    min_task_games: int = 100_000
 
     # -- cards ---------------------------------------------------------------
     @abstractmethod

@@ -38,6 +38,7 @@ class FlipToons(Game):
     end_reasons = engine.END_REASONS
     balance = balance
     max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
+    min_task_games = 10_000  # ~30,000 games per core-second
     card_sets = ("season1",)
     # the decision view for the default card table; prepare uses the cell's own card names
     rule_actions = decide.rule_actions(_DEFAULT_NAMES)

@@ -53,6 +53,7 @@ class Wagons(Game):
     balance = balance
     rule_actions = decide.ACTIONS
     rule_features = decide.FEATURES
+    min_task_games = 400  # ~700-3,000 games per core-second with greedy placement
 
     def card_table(
         self,
