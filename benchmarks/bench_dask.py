@@ -6,7 +6,8 @@ For each game (default players and policy, as ``run_all.py``), the same number o
 through the sweep's streamed path on a 1-worker and on a 2-worker ``LocalCluster`` (one cluster at a
 time, in turn, twice; the best of each is kept), split into tasks as a sweep splits a cell
 (``runner.chunk_deals``: at least 16 when the batch is big enough), or into ``--parts`` equal tasks.
-The batch is sized so that one worker takes about ``--seconds``.  During each run it reads the CPU time of every process involved:
+The batch is sized so that one worker takes about ``--seconds``.  During each run it reads the CPU time
+of every process involved:
 
 - ``workers``: the worker processes, which play the games;
 - ``nannies``: the processes that watch them;
