@@ -12,6 +12,12 @@ Warms the Numba cache first so compile time is not counted.
 process and prints where its cold compile goes: each dispatcher's compile time, inclusive of the callees it
 compiles (numba's own per-pass timings: type inference, then LLVM lowering, optimisation and code
 generation), and every dispatcher compiled in more than one signature.
+
+``--profile`` instead prints where a 2- and a 4-player fame_per_cost game spends its time: the share of each part
+of a game (flip, Check Fame, market decisions ...) and its cost per call, timed with the CPU's cycle counter
+around each call of the engine's own functions.  The timed loop follows ``engine._advance`` for a lean cell of
+2-4 seats, and its games are checked against ``game.play``'s (same scores), so a change of the engine that
+it does not follow fails loudly instead of timing another game.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ import time
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from scipy.stats import binomtest
 from timing import games_per_second
 
@@ -32,6 +42,7 @@ from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import decide as D
 from boardsim.games.fliptoons import engine as E
+from boardsim.rng import game_seed, seed_state
 
 
 def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon: int = 0) -> tuple[float, float]:
@@ -83,12 +94,184 @@ def compile_profile(top: int = 25) -> None:
     print("compiled in more than one signature:", ", ".join(multi) or "none")
 
 
+@intrinsic
+def _cycles(typingctx):
+    """The CPU's cycle counter (llvm.readcyclecounter: rdtsc on x86)."""
+    def codegen(context, builder, signature, args):
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
+                                            "llvm.readcyclecounter")
+        return builder.call(fn, [])
+    return types.uint64(), codegen
+
+
+PARTS = ("setup (seed, reset, toon deck)", "flip: shuffle", "flip: place cards", "Check Fame: score",
+         "Check Fame: per-card stats", "Snake banners, Skunk", "market: decide", "market: apply",
+         "end of turn: hooks", "end of turn: refill", "end of market: decay", "cleanup", "final flip",
+         "result row")
+
+
+@njit(nogil=True)
+def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
+    """Games 0..n-1 of a lean cell of P >= 2 seats, as engine._advance plays them (no log), with the cycles
+    of each part added to cyc[part] and its calls counted in calls[part]."""
+    S = E._alloc(P, C.cards.shape[0], maxc, T, C.prices.shape[0])
+    pc, pv, dism, sh, toon, mk = S
+    rules = C.rules
+    rng = np.empty(4, dtype=np.uint64)
+    log = np.zeros((1, E.LOG_W), dtype=np.int32)
+    for i in range(n):
+        t0 = _cycles()
+        seed_state(game_seed(cell_key, i), rng)
+        if i > 0:
+            E._reset(S, None, P, np.int64(C.prices.shape[0]))
+        O = (outs[4][i], outs[5][i], log)
+        E._setup(S, C, rng)
+        t1 = _cycles()
+        cyc[0] += t1 - t0
+        calls[0] += 1
+        while sh[E.PHASE] != E.PH_DONE:
+            ph = sh[E.PHASE]
+            if ph == E.PH_START:  # engine._start_round
+                sh[E.ROUND] += 1
+                for j in range(P):
+                    p = j if rules[E.R_SNAKE_ORDER] == 0 else (sh[E.FIRST] + j) % P
+                    t0 = _cycles()
+                    E._shuffle(rng, pc[p, E.DECK], np.int64(pv[p, E.DN]))
+                    t1 = _cycles()
+                    E._place_all(p, S, C, O, rng)
+                    t2 = _cycles()
+                    cyc[1] += t1 - t0
+                    cyc[2] += t2 - t1
+                    calls[1] += 1
+                    calls[2] += 1
+                for p in range(P):
+                    t0 = _cycles()
+                    f = E._score_player(p, pc, pv, sh, mk, C.cards, rules)
+                    pv[p, E.FAME] = f
+                    pv[p, E.SPEND] = f
+                    pv[p, E.BONUS_ACT] = 0
+                    if f > pv[p, E.MAXFAME]:
+                        pv[p, E.MAXFAME] = f
+                    t1 = _cycles()
+                    E._record_fame(p, S, O)
+                    t2 = _cycles()
+                    cyc[3] += t1 - t0
+                    cyc[4] += t2 - t1
+                    calls[3] += 1
+                    calls[4] += 1
+                t0 = _cycles()
+                for p in range(P):
+                    nq = pv[p, E.QN]
+                    pv[p, E.QN] = 0
+                    for t in range(nq):
+                        k = pv[p, E.Q0 + t]
+                        g = np.int64(-1)
+                        for j in range(pv[p, E.GN]):
+                            if pc[p, E.GK, j] == k and pc[p, E.GF, j] == 0:
+                                g = j
+                        E._banner(p, k, g, np.int64(1), S, C, O, rng)
+                E._skunk(S, C, O, rng)
+                sh[E.PHASE] = E.PH_MARKET
+                sh[E.TURN] = 0
+                sh[E.INTURN] = 0
+                cyc[5] += _cycles() - t0
+                calls[5] += 1
+            elif ph == E.PH_MARKET:
+                if sh[E.TURN] >= P:
+                    t0 = _cycles()
+                    if rules[E.R_HOOK_TIMING] != 0:
+                        for j in range(P):
+                            E._hooks((sh[E.FIRST] + j) % P, S, C, O, None, rng)
+                        E._refill(S, C)
+                    if P <= rules[E.R_DECAY_PLAYERS]:
+                        E._decay(S, C, O)
+                    sh[E.PHASE] = E.PH_CLEANUP
+                    cyc[10] += _cycles() - t0
+                    calls[10] += 1
+                    continue
+                p = (sh[E.FIRST] + sh[E.TURN]) % P
+                if sh[E.INTURN] == 0:
+                    pv[p, E.ACTS] = int(rules[E.R_ACTIONS]) + pv[p, E.BONUS_ACT]
+                    pv[p, E.BONUS_ACT] = 0
+                    sh[E.INTURN] = 1
+                while pv[p, E.ACTS] > 0:
+                    t0 = _cycles()
+                    a = D.choose(p, S, C, None, None, rng)
+                    t1 = _cycles()
+                    E._apply(p, a, S, C, O, rng)
+                    t2 = _cycles()
+                    cyc[6] += t1 - t0
+                    cyc[7] += t2 - t1
+                    calls[6] += 1
+                    calls[7] += 1
+                t0 = _cycles()  # engine._end_turn
+                pv[p, E.ACTS] = 0
+                if rules[E.R_HOOK_TIMING] == 0:
+                    E._hooks(p, S, C, O, None, rng)
+                t1 = _cycles()
+                E._refill(S, C)
+                sh[E.TURN] += 1
+                sh[E.INTURN] = 0
+                t2 = _cycles()
+                cyc[8] += t1 - t0
+                cyc[9] += t2 - t1
+                calls[8] += 1
+                calls[9] += 1
+            elif ph == E.PH_CLEANUP:
+                t0 = _cycles()
+                E._cleanup(S, C, O, rng)
+                cyc[11] += _cycles() - t0
+                calls[11] += 1
+            else:
+                t0 = _cycles()
+                E._final_flip(S, C, O, rng, None)
+                cyc[12] += _cycles() - t0
+                calls[12] += 1
+        t0 = _cycles()
+        E._count_owned(S, O[0])
+        E._write_row(i, S, outs[0], outs[1], outs[2], outs[3])
+        cyc[13] += _cycles() - t0
+        calls[13] += 1
+
+
+def profile(game, players: int, n_games: int, chunk: int = 5000) -> None:
+    """Print the share of each part of a fame_per_cost game (``--profile``); checks the timed games first."""
+    prep = game.prepare(players, [Seat("fame_per_cost")] * players, {}, game.card_table())
+    C = E.consts(prep)
+    maxc, T = (int(x) for x in prep["sizes"])
+    K, R = prep["cards"].shape[0], int(prep["rules"][E.R_MAX_ROUNDS])
+    outs = (np.zeros((chunk, players), np.int64), np.zeros((chunk, players)), np.zeros((chunk, 6), np.int64),
+            np.zeros((chunk, players, 4), np.int64), np.zeros((chunk, E.N_STATS, players, K), np.int32),
+            np.zeros((chunk, players, R), np.int16))
+    cyc, calls = np.zeros(len(PARTS), np.uint64), np.zeros(len(PARTS), np.int64)
+    _timed_games(np.uint64(7), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
+    if not (outs[0] == game.play(prep, 7, 0, chunk)["score"]).all():
+        raise SystemExit("--profile: the timed loop no longer plays the engine's games; update _timed_games")
+    cyc[:], calls[:] = 0, 0
+    c0 = time.process_time()
+    for k in range(max(1, n_games // chunk)):
+        _timed_games(np.uint64(100 + k), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
+    n = max(1, n_games // chunk) * chunk
+    cpu = time.process_time() - c0
+    # The counter runs while another process has the core too: each part's share of the counted cycles is
+    # turned into CPU time (the timed parts cover nearly all of the loop).
+    print(f"fliptoons {players}p fame_per_cost, {n:,} games timed part by part: {n / cpu:,.0f} games per CPU "
+          f"second, {cpu / n * 1e6:.1f} us CPU a game")
+    print(f"  {'part':32s} {'share':>6s} {'us/game':>8s} {'calls/game':>10s} {'ns/call':>8s}")
+    for j, name in enumerate(PARTS):
+        if calls[j]:
+            share = cyc[j] / cyc.sum()
+            print(f"  {name:32s} {share:6.1%} {share * cpu / n * 1e6:8.2f} {calls[j] / n:10.2f} "
+                  f"{share * cpu / calls[j] * 1e9:8.0f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--solo-games", type=int, default=4000)
     ap.add_argument("--lookahead-games", type=int, default=200)
     ap.add_argument("--compile-profile", action="store_true", help="where a cold compile goes (empty cache)")
+    ap.add_argument("--profile", action="store_true", help="where a 2- and a 4-player game spends its time")
     ap.add_argument("--in-empty-cache", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.in_empty_cache:
@@ -102,6 +285,10 @@ def main() -> None:
     game = get("fliptoons")
     table = game.card_table()
     numba.set_num_threads(1)
+    if args.profile:
+        for players in (2, 4):
+            profile(game, players, args.games)
+        return
     for players in (2, 4, 1):
         prep = game.prepare(players, [Seat("fame_per_cost")] * players, {}, table)
         game.play(prep, 1, 0, 500)  # compile or load from cache
