@@ -58,7 +58,10 @@ R_TOP = 23  # + k: card k's best first-ranked spots, 4 columns each: rank value,
 TOP = 4
 T_MIN = 4 * TOP  # R_TOP column: the worst value kept
 T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and goal symbol masks (3 each)
-R_END = R_MARK + 3
+R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
+R_END = R_LOC + 3
+if R_END > S.FS_ROWS:
+    raise ImportError("fast.py's ws rows do not fit in search.FS_ROWS")
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
 B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
@@ -145,8 +148,9 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
         if S._is_local(kind) and kind != T.K_ENCLOSED:
             for i in range(n):
-                ws[R_CELL, i] += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i],
-                                                 cy[i])
+                pts = S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i], cy[i])
+                ws[R_LOC + g, i] = pts
+                ws[R_CELL, i] += pts
         cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
         if kind == T.K_MAJ_PEN:
             ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
@@ -179,7 +183,9 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             r = ws[R_BASE, B_ROOT + lnd]
             ws[R_BASE, B_NEAR + g] = r
             for i in range(n):
+                ws[R_LOC + g, i] = 0
                 if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
+                    ws[R_LOC + g, i] = a
                     ws[R_CELL, i] += a
     for g in range(goals.shape[0]):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
@@ -266,13 +272,11 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
             ws[R_POS, P_CONST + g] = a * (rest - best)
         elif kind == T.K_NEAR:
             # the covered cells showing s that were on or next to the base largest group count no more
-            r = ws[R_BASE, B_NEAR + g]
             lost = 0
             for p in range(4):
-                xx = x + (p & 1)
-                yy = y + (p >> 1)
-                if r >= 0 and sym[yy, xx] == s and T._next_to_comp(idx, ws, xx, yy, r):
-                    lost += a
+                j = idx[y + (p >> 1), x + (p & 1)]
+                if j >= 0:
+                    lost += ws[R_LOC + g, j]
             ws[R_POS, P_CONST + g] = -lost
         elif kind == T.K_ENCLOSED:
             # holes change only with occupancy: covered holes are filled, empty edge cells may close
@@ -291,8 +295,9 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
             # whether their 3 neighbours outside the card satisfy the goal's neighbour test
             old = 0
             for p in range(4):
-                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, x + (p & 1),
-                                       y + (p >> 1))
+                j = idx[y + (p >> 1), x + (p & 1)]
+                if j >= 0:
+                    old += ws[R_LOC + g, j]
             mask = 0
             for e in range(8):
                 qx = x + S.EDGE_DX[e]
@@ -301,7 +306,7 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
                                                                                     land[qy, qx] == lnd):
                     continue
                 mask |= 1 << e
-                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, qx, qy)
+                old += ws[R_LOC + g, idx[qy, qx]]  # it shows s: a town cell
                 ws[R_EDGE + g, 8 + e] = _others(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, qx, qy,
                                                 S.EDGE_DX[e], S.EDGE_DY[e])
             ws[R_POS, P_OLD + g] = old
