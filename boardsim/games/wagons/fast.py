@@ -59,7 +59,8 @@ TOP = 4
 T_MIN = 4 * TOP  # R_TOP column: the worst value kept
 T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and goal symbol masks (3 each)
 R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
-R_END = R_LOC + 3
+R_SORT = R_LOC + 3  # the kept spots of all cards in scan order
+R_END = R_SORT + 1
 if R_END > S.FS_ROWS:
     raise ImportError("fast.py's ws rows do not fit in search.FS_ROWS")
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
@@ -684,34 +685,43 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         sm = ws[row, T_WORDS + 3 * rot + 2] & marks
                         v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
                     _keep(ws, k, v, x, y, rot)
-    # the kept spots valued by the 12-cell estimate, in scan order (0 before 180) so that ties keep the first
+    # the kept spots of all the cards valued by the 12-cell estimate, in scan order (0 before 180; each
+    # card's own spots in that order, so that ties keep the first): a position kept for several cards
+    # or rotations is read once (_position depends on the spot only)
+    ne = 0
     for k in range(count):
         bestv[k] = NEG
         row = R_TOP + k
-        for _ in range(TOP):
-            first = -1
-            for i in range(TOP):
-                if ws[row, 4 * i] > -(1 << 40) and (first < 0 or ws[row, 4 * i + 1] * 2 + ws[row, 4 * i + 2]
-                                                    < ws[row, 4 * first + 1] * 2 + ws[row, 4 * first + 2]):
-                    first = i
-            if first < 0:
-                break
-            ws[row, 4 * first] = -(1 << 40)
-            x = ws[row, 4 * first + 1] % T.G
-            y = ws[row, 4 * first + 1] // T.G
-            rot = ws[row, 4 * first + 2]
+        for i in range(TOP):
+            if ws[row, 4 * i] > -(1 << 40):
+                key = ((ws[row, 4 * i + 1] * 2 + ws[row, 4 * i + 2]) * 16 + k) * 16 + i
+                j = ne
+                while j > 0 and ws[R_SORT, j - 1] > key:  # insertion sort: a few entries
+                    ws[R_SORT, j] = ws[R_SORT, j - 1]
+                    j -= 1
+                ws[R_SORT, j] = key
+                ne += 1
+    last = -1
+    for j in range(ne):
+        key = ws[R_SORT, j]
+        i = key & 15
+        k = (key >> 4) & 15
+        row = R_TOP + k
+        xy = ws[row, 4 * i + 1]
+        rot = ws[row, 4 * i + 2]
+        x = xy % T.G
+        y = xy // T.G
+        if xy != last:
             _position(land, sym, idx, x, y, goals, gp, with_goals, ws)
-            c = cards[at + k]
-            cl = card_land[c]
-            cs = card_sym[c]
-            if rot == 0:
-                v = gain(cl[0], cl[1], cl[2], cl[3], cs[0], cs[1], cs[2], cs[3], goals, gp, opp_cnt, with_goals, gw,
-                         ws)
-            else:
-                v = gain(cl[3], cl[2], cl[1], cl[0], cs[3], cs[2], cs[1], cs[0], goals, gp, opp_cnt, with_goals, gw,
-                         ws)
-            if v > bestv[k]:
-                bestv[k] = v
-                spots[k, 0] = x
-                spots[k, 1] = y
-                spots[k, 2] = rot
+            last = xy
+        c = cards[at + k]
+        cl = card_land[c]
+        cs = card_sym[c]
+        l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
+        s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+        v = gain(l0, l1, l2, l3, s0, s1, s2, s3, goals, gp, opp_cnt, with_goals, gw, ws)
+        if v > bestv[k]:
+            bestv[k] = v
+            spots[k, 0] = x
+            spots[k, 1] = y
+            spots[k, 2] = rot
