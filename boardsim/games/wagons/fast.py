@@ -537,12 +537,13 @@ def _quick(touch, cover, cbig, cm, cnt):
 
 
 @njit(**FI)
-def _edges(ws, row, x, y):
-    """The 8 edge cells of a card at (x, y) (bit e) set in the bit rows ws[row]; and its 4 covered cells."""
-    a = ws[row, y - 1] >> (x - 1)
-    b = ws[row, y] >> (x - 1)
-    c = ws[row, y + 1] >> (x - 1)
-    d = ws[row, y + 2] >> (x - 1)
+def _edges(r0, r1, r2, r3, x):
+    """The 8 edge cells of a card at (x, y) (bit e) set in bit rows y - 1 .. y + 2 (r0..r3); and its 4
+    covered cells."""
+    a = r0 >> (x - 1)
+    b = r1 >> (x - 1)
+    c = r2 >> (x - 1)
+    d = r3 >> (x - 1)
     edges = ((b & 1) | ((a >> 1) & 1) << 1 | ((b >> 3) & 1) << 2 | ((a >> 2) & 1) << 3 | (c & 1) << 4
              | ((d >> 1) & 1) << 5 | ((c >> 3) & 1) << 6 | ((d >> 2) & 1) << 7)
     covered = ((b >> 1) & 1) | ((b >> 2) & 1) << 1 | ((c >> 1) & 1) << 2 | ((c >> 2) & 1) << 3
@@ -650,10 +651,15 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     occ = ws[R_OCC]
     for y in range(meta[2] - 2, meta[4] + 2):
         legal = T.legal_row(occ, y)
+        # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
+        b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
+        g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
+        g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
+        g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
         for x in range(meta[1] - 2, meta[3] + 2):
             if (legal >> x) & 1 == 0 or not T.in_window(x, y):
                 continue
-            ebig, cbig = _edges(ws, R_BIG, x, y)
+            ebig, cbig = _edges(b0, b1, b2, b3, x)
             # touch: bit p of nibble c when edge cell 2p or 2p + 1 is in land c's largest group (an empty
             # edge cell is in none: its land -1 is masked to an unused nibble)
             touch = newl
@@ -671,11 +677,11 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                     lost += ws[R_CELL, j]
             m0 = m1 = m2 = 0
             if w0 != 0:
-                m0 = _near4(_edges(ws, R_MARK, x, y)[0] & between0)
+                m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
             if w1 != 0:
-                m1 = _near4(_edges(ws, R_MARK + 1, x, y)[0] & between1)
+                m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
             if w2 != 0:
-                m2 = _near4(_edges(ws, R_MARK + 2, x, y)[0] & between2)
+                m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
             marks = m0 | m1 << 4 | m2 << 8
             for k in range(count):
                 row = R_TOP + k
