@@ -519,6 +519,25 @@ def _sym_mask(s0, s1, s2, s3, sg):
 
 
 @njit(**FI)
+def _touch(newl, ebig, e0, e1, e2, e3, e4, e5, e6, e7):
+    """``_quick``'s touch word: bit p of nibble c when edge cell 2p or 2p + 1 (lands e0..e7; ebig: those in
+    their land's largest group) is in land c's largest group; newl: the full nibbles of the lands the town
+    lacks.  An empty edge cell is in no group: its land -1 is masked to nibble 7, which no card reads."""
+    t = newl | (ebig & 1) << (4 * (e0 & 7)) | ((ebig >> 1) & 1) << (4 * (e1 & 7))
+    t |= ((ebig >> 2) & 1) << (4 * (e2 & 7) + 1) | ((ebig >> 3) & 1) << (4 * (e3 & 7) + 1)
+    t |= ((ebig >> 4) & 1) << (4 * (e4 & 7) + 2) | ((ebig >> 5) & 1) << (4 * (e5 & 7) + 2)
+    return t | ((ebig >> 6) & 1) << (4 * (e6 & 7) + 3) | ((ebig >> 7) & 1) << (4 * (e7 & 7) + 3)
+
+
+@njit(**FI)
+def _cover(k0, k1, k2, k3):
+    """``_quick``'s cover word: bit p of nibble c when covered cell p shows land c (empty: nibble 7)."""
+    one = np.int64(1)
+    return (one << (4 * (k0 & 7))) | (one << (4 * (k1 & 7) + 1)) | (one << (4 * (k2 & 7) + 2)) | (
+        one << (4 * (k3 & 7) + 3))
+
+
+@njit(**FI)
 def _quick(touch, cover, cbig, cm, cnt):
     """The first, cheap ranking of a card at a spot, from words packed per land (nibble c, bit p: card
     cell p): each card cell counts 1 when the card's cells of its land touch that land's largest group
@@ -660,19 +679,12 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             if (legal >> x) & 1 == 0 or not T.in_window(x, y):
                 continue
             ebig, cbig = _edges(b0, b1, b2, b3, x)
-            # touch: bit p of nibble c when edge cell 2p or 2p + 1 is in land c's largest group (an empty
-            # edge cell is in none: its land -1 is masked to an unused nibble)
-            touch = newl
-            for e in range(8):
-                el = land[y + S.EDGE_DY[e], x + S.EDGE_DX[e]]
-                touch |= ((ebig >> e) & 1) << (4 * (el & 7) + (e >> 1))
-            cover = np.int64(0)
+            touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
+                           land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
+            cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
             lost = 0  # goal points the covered cells hold now
             for p in range(4):
-                xx = x + (p & 1)
-                yy = y + (p >> 1)
-                cover |= np.int64(1) << (4 * (land[yy, xx] & 7) + p)
-                j = idx[yy, xx]
+                j = idx[y + (p >> 1), x + (p & 1)]
                 if j >= 0:
                     lost += ws[R_CELL, j]
             m0 = m1 = m2 = 0
