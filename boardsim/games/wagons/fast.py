@@ -10,8 +10,13 @@ and then works in two stages:
    land's largest group (or the land is new to the town), a covered cell of a largest group shown as
    another land counts -1, the covered cells' goal points are taken off, and per goal a card cell
    showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
+   The rank is read from words packed per land (nibble c, bit p: card cell p): each card and rotation's
+   lands once per search (``_card_words``), each spot's edge and covered cells once for all the cards
+   (``_touch``, ``_cover``), so a card costs a few word operations per spot.
 2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
-   card's 4 cells and their 8 outside edge neighbours:
+   card's 4 cells and their 8 outside edge neighbours (the cells' local goal points come from
+   ``prepare``).  The kept spots of all the cards are valued in one pass in scan order, so a position
+   kept for several cards or rotations is read once:
 
    - Land groups: the card's cells of one land count as one group, joined with each distinct same-land
      group on the edge cells next to them (those groups' cells under the card taken off); a covered
