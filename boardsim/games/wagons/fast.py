@@ -10,8 +10,13 @@ and then works in two stages:
    land's largest group (or the land is new to the town), a covered cell of a largest group shown as
    another land counts -1, the covered cells' goal points are taken off, and per goal a card cell
    showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
+   The rank is read from words packed per land (nibble c, bit p: card cell p): each card and rotation's
+   lands once per search (``_card_words``), each spot's edge and covered cells once for all the cards
+   (``_touch``, ``_cover``), so a card costs a few word operations per spot.
 2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
-   card's 4 cells and their 8 outside edge neighbours:
+   card's 4 cells and their 8 outside edge neighbours (the cells' local goal points come from
+   ``prepare``).  The kept spots of all the cards are valued in one pass in scan order, so a position
+   kept for several cards or rotations is read once:
 
    - Land groups: the card's cells of one land count as one group, joined with each distinct same-land
      group on the edge cells next to them (those groups' cells under the card taken off); a covered
@@ -57,7 +62,12 @@ R_CELL = 38  # per cell: its goal points that covering it may lose (the first ra
 R_TOP = 23  # + k: card k's best first-ranked spots, 4 columns each: rank value, scan order, rotation
 TOP = 4
 T_MIN = 4 * TOP  # R_TOP column: the worst value kept
-R_END = R_MARK + 3
+T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and goal symbol masks (3 each)
+R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
+R_SORT = R_LOC + 3  # the kept spots of all cards in scan order
+R_END = R_SORT + 1
+if R_END > S.FS_ROWS:
+    raise ImportError("fast.py's ws rows do not fit in search.FS_ROWS")
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
 B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
@@ -144,8 +154,9 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
         if S._is_local(kind) and kind != T.K_ENCLOSED:
             for i in range(n):
-                ws[R_CELL, i] += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i],
-                                                 cy[i])
+                pts = S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i], cy[i])
+                ws[R_LOC + g, i] = pts
+                ws[R_CELL, i] += pts
         cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
         if kind == T.K_MAJ_PEN:
             ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
@@ -178,7 +189,9 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             r = ws[R_BASE, B_ROOT + lnd]
             ws[R_BASE, B_NEAR + g] = r
             for i in range(n):
+                ws[R_LOC + g, i] = 0
                 if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
+                    ws[R_LOC + g, i] = a
                     ws[R_CELL, i] += a
     for g in range(goals.shape[0]):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
@@ -265,13 +278,11 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
             ws[R_POS, P_CONST + g] = a * (rest - best)
         elif kind == T.K_NEAR:
             # the covered cells showing s that were on or next to the base largest group count no more
-            r = ws[R_BASE, B_NEAR + g]
             lost = 0
             for p in range(4):
-                xx = x + (p & 1)
-                yy = y + (p >> 1)
-                if r >= 0 and sym[yy, xx] == s and T._next_to_comp(idx, ws, xx, yy, r):
-                    lost += a
+                j = idx[y + (p >> 1), x + (p & 1)]
+                if j >= 0:
+                    lost += ws[R_LOC + g, j]
             ws[R_POS, P_CONST + g] = -lost
         elif kind == T.K_ENCLOSED:
             # holes change only with occupancy: covered holes are filled, empty edge cells may close
@@ -290,8 +301,9 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
             # whether their 3 neighbours outside the card satisfy the goal's neighbour test
             old = 0
             for p in range(4):
-                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, x + (p & 1),
-                                       y + (p >> 1))
+                j = idx[y + (p >> 1), x + (p & 1)]
+                if j >= 0:
+                    old += ws[R_LOC + g, j]
             mask = 0
             for e in range(8):
                 qx = x + S.EDGE_DX[e]
@@ -300,7 +312,7 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
                                                                                     land[qy, qx] == lnd):
                     continue
                 mask |= 1 << e
-                old += S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, qx, qy)
+                old += ws[R_LOC + g, idx[qy, qx]]  # it shows s: a town cell
                 ws[R_EDGE + g, 8 + e] = _others(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, qx, qy,
                                                 S.EDGE_DX[e], S.EDGE_DY[e])
             ws[R_POS, P_OLD + g] = old
@@ -490,38 +502,72 @@ def _local_gain(kind, s, s2, lnd, a, b, c0, c1, c2, c3, s0, s1, s2_, s3, ws, g):
 
 
 @njit(**FI)
-def _b(cond):
-    """A condition as 0 or 1: the first ranking adds them up without branches (its data is not
-    predictable, and a mispredicted branch costs more than the arithmetic)."""
-    return np.int64(cond)
+def _pop4(m):
+    """The number of bits set in a 4-bit mask (a table of 16 nibbles)."""
+    return (np.int64(0x4332322132212110) >> (4 * m)) & 15
 
 
 @njit(**FI)
-def _quick(c0, c1, c2, c3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, newl):
-    """The first, cheap ranking of a spot: each card cell counts 1 when the card's cells of its land touch
-    that land's largest group (or the land is new to the town), and each covered cell of a largest group
-    that the card shows another land on counts -1.  Edge lands e0..e7 (ebig: those cells in a largest
-    group), covered lands k0..k3 (cbig: in a largest group); newl: the lands the town has none of."""
-    t0 = (ebig & _b(e0 == c0)) | ((ebig >> 1) & _b(e1 == c0)) | ((newl >> c0) & 1)
-    t1 = ((ebig >> 2) & _b(e2 == c1)) | ((ebig >> 3) & _b(e3 == c1)) | ((newl >> c1) & 1)
-    t2 = ((ebig >> 4) & _b(e4 == c2)) | ((ebig >> 5) & _b(e5 == c2)) | ((newl >> c2) & 1)
-    t3 = ((ebig >> 6) & _b(e6 == c3)) | ((ebig >> 7) & _b(e7 == c3)) | ((newl >> c3) & 1)
-    v = t0 | (_b(c1 == c0) & t1) | (_b(c2 == c0) & t2) | (_b(c3 == c0) & t3)
-    v += t1 | (_b(c0 == c1) & t0) | (_b(c2 == c1) & t2) | (_b(c3 == c1) & t3)
-    v += t2 | (_b(c0 == c2) & t0) | (_b(c1 == c2) & t1) | (_b(c3 == c2) & t3)
-    v += t3 | (_b(c0 == c3) & t0) | (_b(c1 == c3) & t1) | (_b(c2 == c3) & t2)
-    v -= (cbig & _b(k0 != c0)) + ((cbig >> 1) & _b(k1 != c1)) + ((cbig >> 2) & _b(k2 != c2))
-    v -= (cbig >> 3) & _b(k3 != c3)
-    return v
+def _card_words(l0, l1, l2, l3):
+    """A card's lands packed per land for ``_quick``: nibble c of the first word has bit p set when card
+    cell p shows land c; nibble c of the second holds how many cells show c."""
+    one = np.int64(1)
+    cm = (one << (4 * l0)) | (one << (4 * l1 + 1)) | (one << (4 * l2 + 2)) | (one << (4 * l3 + 3))
+    cnt = (one << (4 * l0)) + (one << (4 * l1)) + (one << (4 * l2)) + (one << (4 * l3))
+    return cm, cnt
 
 
 @njit(**FI)
-def _edges(ws, row, x, y):
-    """The 8 edge cells of a card at (x, y) (bit e) set in the bit rows ws[row]; and its 4 covered cells."""
-    a = ws[row, y - 1] >> (x - 1)
-    b = ws[row, y] >> (x - 1)
-    c = ws[row, y + 1] >> (x - 1)
-    d = ws[row, y + 2] >> (x - 1)
+def _sym_mask(s0, s1, s2, s3, sg):
+    """Bit p set when card cell p shows symbol sg."""
+    return np.int64(s0 == sg) | np.int64(s1 == sg) << 1 | np.int64(s2 == sg) << 2 | np.int64(s3 == sg) << 3
+
+
+@njit(**FI)
+def _touch(newl, ebig, e0, e1, e2, e3, e4, e5, e6, e7):
+    """``_quick``'s touch word: bit p of nibble c when edge cell 2p or 2p + 1 (lands e0..e7; ebig: those in
+    their land's largest group) is in land c's largest group; newl: the full nibbles of the lands the town
+    lacks.  An empty edge cell is in no group: its land -1 is masked to nibble 7, which no card reads."""
+    t = newl | (ebig & 1) << (4 * (e0 & 7)) | ((ebig >> 1) & 1) << (4 * (e1 & 7))
+    t |= ((ebig >> 2) & 1) << (4 * (e2 & 7) + 1) | ((ebig >> 3) & 1) << (4 * (e3 & 7) + 1)
+    t |= ((ebig >> 4) & 1) << (4 * (e4 & 7) + 2) | ((ebig >> 5) & 1) << (4 * (e5 & 7) + 2)
+    return t | ((ebig >> 6) & 1) << (4 * (e6 & 7) + 3) | ((ebig >> 7) & 1) << (4 * (e7 & 7) + 3)
+
+
+@njit(**FI)
+def _cover(k0, k1, k2, k3):
+    """``_quick``'s cover word: bit p of nibble c when covered cell p shows land c (empty: nibble 7)."""
+    one = np.int64(1)
+    return (one << (4 * (k0 & 7))) | (one << (4 * (k1 & 7) + 1)) | (one << (4 * (k2 & 7) + 2)) | (
+        one << (4 * (k3 & 7) + 3))
+
+
+@njit(**FI)
+def _quick(touch, cover, cbig, cm, cnt):
+    """The first, cheap ranking of a card at a spot, from words packed per land (nibble c, bit p: card
+    cell p): each card cell counts 1 when the card's cells of its land touch that land's largest group
+    (or the land is new to the town), and each covered cell of a largest group that the card shows
+    another land on counts -1.  ``touch``: bit p of nibble c when card cell p has an edge cell in land
+    c's largest group (all 4 bits for a land the town lacks); ``cover``: the covered cells' lands;
+    ``cbig``: the covered cells in a largest group; ``cm``, ``cnt``: ``_card_words``."""
+    hits = touch & cm
+    hit = (hits | (hits >> 1) | (hits >> 2) | (hits >> 3)) & 0x111111  # bit 4c: land c's cells touch
+    # the counts of the lands that touch, summed over the nibbles (at most 4: no carry between them)
+    v = (((cnt & (hit * 15)) * 0x111111) >> 20) & 15
+    same = cover & cm  # covered cells shown in the land they had
+    same |= same >> 12
+    same |= (same >> 4) | (same >> 8)
+    return v - _pop4(cbig & ~same & 15)
+
+
+@njit(**FI)
+def _edges(r0, r1, r2, r3, x):
+    """The 8 edge cells of a card at (x, y) (bit e) set in bit rows y - 1 .. y + 2 (r0..r3); and its 4
+    covered cells."""
+    a = r0 >> (x - 1)
+    b = r1 >> (x - 1)
+    c = r2 >> (x - 1)
+    d = r3 >> (x - 1)
     edges = ((b & 1) | ((a >> 1) & 1) << 1 | ((b >> 3) & 1) << 2 | ((a >> 2) & 1) << 3 | (c & 1) << 4
              | ((d >> 1) & 1) << 5 | ((c >> 3) & 1) << 6 | ((d >> 2) & 1) << 7)
     covered = ((b >> 1) & 1) | ((b >> 2) & 1) << 1 | ((c >> 1) & 1) << 2 | ((c >> 2) & 1) << 3
@@ -549,11 +595,10 @@ def _keep(ws, k, v, x, y, rot):
 
 
 @njit(**FI)
-def _sym_term(s0, s1, s2, s3, sg, m, w):
-    """A goal's first-ranking term: w for each card cell showing sg with a marked edge cell (mask m)."""
-    n = (_b(s0 == sg) & _b(m & 3 != 0)) + (_b(s1 == sg) & _b((m >> 2) & 3 != 0))
-    n += (_b(s2 == sg) & _b((m >> 4) & 3 != 0)) + (_b(s3 == sg) & _b((m >> 6) & 3 != 0))
-    return w * n
+def _near4(m):
+    """Per card cell p, whether either of its 2 edge cells (bits 2p, 2p + 1 of m) is set."""
+    t = (m | (m >> 1)) & 0x55
+    return (t & 1) | ((t >> 1) & 2) | ((t >> 2) & 4) | ((t >> 3) & 8)
 
 
 @njit(**FI)
@@ -590,14 +635,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     """Best estimated spot of each card cards[at : at + count] (into bestv[k], spots[k]) on a non-empty town
     that ``prepare`` has just read: every legal spot ranked by ``_quick``, then the TOP best of each card
     valued by ``gain``."""
-    for k in range(count):
-        for i in range(TOP):
-            ws[R_TOP + k, 4 * i] = -(1 << 40)
-        ws[R_TOP + k, T_MIN] = -(1 << 40)
-    newl = 0
+    newl = 0  # nibble c full when the town has no land c: any card cell of c then counts
     for c in range(T.N_LANDS):
         if ws[R_BASE, B_BEST + c] == 0:
-            newl |= 1 << c
+            newl |= 15 << (4 * c)
     # up to 3 goals' first-ranking terms: symbol, weight (0: none), and per spot the edge mask
     ng = goals.shape[0] if with_goals else 0
     sg0 = sg1 = sg2 = -1
@@ -613,25 +654,39 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             sg1, w1, between1 = sg, w, side
         else:
             sg2, w2, between2 = sg, w, side
+    # each card and rotation's words, once per search (rotated 180 degrees, a card shows its cells in
+    # reverse order)
+    for k in range(count):
+        row = R_TOP + k
+        for i in range(TOP):
+            ws[row, 4 * i] = -(1 << 40)
+        ws[row, T_MIN] = -(1 << 40)
+        c = cards[at + k]
+        cl = card_land[c]
+        cs = card_sym[c]
+        for rot in range(2):
+            l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
+            s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+            cm, cnt = _card_words(l0, l1, l2, l3)
+            ws[row, T_WORDS + 3 * rot] = cm
+            ws[row, T_WORDS + 3 * rot + 1] = cnt
+            ws[row, T_WORDS + 3 * rot + 2] = (_sym_mask(s0, s1, s2, s3, sg0) | _sym_mask(s0, s1, s2, s3, sg1) << 4
+                                              | _sym_mask(s0, s1, s2, s3, sg2) << 8)
     occ = ws[R_OCC]
     for y in range(meta[2] - 2, meta[4] + 2):
         legal = T.legal_row(occ, y)
+        # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
+        b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
+        g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
+        g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
+        g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
         for x in range(meta[1] - 2, meta[3] + 2):
             if (legal >> x) & 1 == 0 or not T.in_window(x, y):
                 continue
-            e0 = land[y, x - 1]
-            e1 = land[y - 1, x]
-            e2 = land[y, x + 2]
-            e3 = land[y - 1, x + 1]
-            e4 = land[y + 1, x - 1]
-            e5 = land[y + 2, x]
-            e6 = land[y + 1, x + 2]
-            e7 = land[y + 2, x + 1]
-            ebig, cbig = _edges(ws, R_BIG, x, y)
-            k0 = land[y, x]
-            k1 = land[y, x + 1]
-            k2 = land[y + 1, x]
-            k3 = land[y + 1, x + 1]
+            ebig, cbig = _edges(b0, b1, b2, b3, x)
+            touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
+                           land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
+            cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
             lost = 0  # goal points the covered cells hold now
             for p in range(4):
                 j = idx[y + (p >> 1), x + (p & 1)]
@@ -639,52 +694,57 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                     lost += ws[R_CELL, j]
             m0 = m1 = m2 = 0
             if w0 != 0:
-                m0 = _edges(ws, R_MARK, x, y)[0] & between0
+                m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
             if w1 != 0:
-                m1 = _edges(ws, R_MARK + 1, x, y)[0] & between1
+                m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
             if w2 != 0:
-                m2 = _edges(ws, R_MARK + 2, x, y)[0] & between2
+                m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
+            marks = m0 | m1 << 4 | m2 << 8
             for k in range(count):
-                c = cards[at + k]
-                cl = card_land[c]
-                cs = card_sym[c]
+                row = R_TOP + k
                 for rot in range(2):
-                    # rotated 180 degrees, the card shows its cells in reverse order
-                    l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
-                    s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
-                    v = _quick(l0, l1, l2, l3, e0, e1, e2, e3, e4, e5, e6, e7, ebig, cbig, k0, k1, k2, k3, newl) - lost
+                    v = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1]) - lost
                     if ng > 0:
-                        v += (_sym_term(s0, s1, s2, s3, sg0, m0, w0) + _sym_term(s0, s1, s2, s3, sg1, m1, w1)
-                              + _sym_term(s0, s1, s2, s3, sg2, m2, w2))
+                        sm = ws[row, T_WORDS + 3 * rot + 2] & marks
+                        v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
                     _keep(ws, k, v, x, y, rot)
-    # the kept spots valued by the 12-cell estimate, in scan order (0 before 180) so that ties keep the first
+    # the kept spots of all the cards valued by the 12-cell estimate, in scan order (0 before 180; each
+    # card's own spots in that order, so that ties keep the first): a position kept for several cards
+    # or rotations is read once (_position depends on the spot only)
+    ne = 0
     for k in range(count):
         bestv[k] = NEG
         row = R_TOP + k
-        for _ in range(TOP):
-            first = -1
-            for i in range(TOP):
-                if ws[row, 4 * i] > -(1 << 40) and (first < 0 or ws[row, 4 * i + 1] * 2 + ws[row, 4 * i + 2]
-                                                    < ws[row, 4 * first + 1] * 2 + ws[row, 4 * first + 2]):
-                    first = i
-            if first < 0:
-                break
-            ws[row, 4 * first] = -(1 << 40)
-            x = ws[row, 4 * first + 1] % T.G
-            y = ws[row, 4 * first + 1] // T.G
-            rot = ws[row, 4 * first + 2]
+        for i in range(TOP):
+            if ws[row, 4 * i] > -(1 << 40):
+                key = ((ws[row, 4 * i + 1] * 2 + ws[row, 4 * i + 2]) * 16 + k) * 16 + i
+                j = ne
+                while j > 0 and ws[R_SORT, j - 1] > key:  # insertion sort: a few entries
+                    ws[R_SORT, j] = ws[R_SORT, j - 1]
+                    j -= 1
+                ws[R_SORT, j] = key
+                ne += 1
+    last = -1
+    for j in range(ne):
+        key = ws[R_SORT, j]
+        i = key & 15
+        k = (key >> 4) & 15
+        row = R_TOP + k
+        xy = ws[row, 4 * i + 1]
+        rot = ws[row, 4 * i + 2]
+        x = xy % T.G
+        y = xy // T.G
+        if xy != last:
             _position(land, sym, idx, x, y, goals, gp, with_goals, ws)
-            c = cards[at + k]
-            cl = card_land[c]
-            cs = card_sym[c]
-            if rot == 0:
-                v = gain(cl[0], cl[1], cl[2], cl[3], cs[0], cs[1], cs[2], cs[3], goals, gp, opp_cnt, with_goals, gw,
-                         ws)
-            else:
-                v = gain(cl[3], cl[2], cl[1], cl[0], cs[3], cs[2], cs[1], cs[0], goals, gp, opp_cnt, with_goals, gw,
-                         ws)
-            if v > bestv[k]:
-                bestv[k] = v
-                spots[k, 0] = x
-                spots[k, 1] = y
-                spots[k, 2] = rot
+            last = xy
+        c = cards[at + k]
+        cl = card_land[c]
+        cs = card_sym[c]
+        l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
+        s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+        v = gain(l0, l1, l2, l3, s0, s1, s2, s3, goals, gp, opp_cnt, with_goals, gw, ws)
+        if v > bestv[k]:
+            bestv[k] = v
+            spots[k, 0] = x
+            spots[k, 1] = y
+            spots[k, 2] = rot

@@ -161,7 +161,8 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:
         if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
-            F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
+            if meta[0] > 0:  # an empty town's first card is valued by evaluate (search)
+                F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
             return 0.0
     ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
                                         detail)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import njit
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME
+from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import policies as P
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
@@ -32,6 +34,42 @@ def test_row_legality_matches_cell_by_cell_on_random_towns():
                 checked += 1
                 legal += want
     assert legal > 10_000 and checked > legal  # both answers were exercised, many times
+
+
+@njit(cache=False)
+def _packed_rank(newl, ebig, e, cbig, k, c):
+    """fast._quick on the words search builds (the packed helpers have no Python wrapper of their own)."""
+    nibbles = 0
+    for land in range(T.N_LANDS):
+        if (newl >> land) & 1:
+            nibbles |= 15 << (4 * land)
+    touch = F._touch(nibbles, ebig, e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7])
+    cm, cnt = F._card_words(c[0], c[1], c[2], c[3])
+    return F._quick(touch, F._cover(k[0], k[1], k[2], k[3]), cbig, cm, cnt)
+
+
+def _rank_cell_by_cell(newl, ebig, e, cbig, k, c):
+    """The first ranking as fast.py's doc states it: each card cell counts 1 when the card's cells of its
+    land touch that land's largest group (edge cells 2p and 2p + 1 are card cell p's) or the land is new,
+    and each covered cell of a largest group that the card shows another land on counts -1."""
+    touches = [bool((newl >> c[p]) & 1) or any((ebig >> q) & 1 and e[q] == c[p] for q in (2 * p, 2 * p + 1))
+               for p in range(4)]
+    v = sum(any(touches[q] for q in range(4) if c[q] == c[p]) for p in range(4))
+    return v - sum(1 for p in range(4) if (cbig >> p) & 1 and k[p] != c[p])
+
+
+def test_packed_first_ranking_matches_the_cell_by_cell_rule():
+    rnd = np.random.default_rng(29)
+    for _ in range(5000):
+        c = rnd.integers(0, T.N_LANDS, 4)
+        c[1:] = np.where(rnd.random(3) < 0.4, c[0], c[1:])  # cards often repeat a land
+        e = rnd.integers(-1, T.N_LANDS, 8)  # -1: an empty edge cell, never in a group
+        ebig = int(sum(1 << q for q in range(8) if e[q] >= 0 and rnd.random() < 0.5))
+        k = rnd.integers(-1, T.N_LANDS, 4)
+        cbig = int(sum(1 << p for p in range(4) if k[p] >= 0 and rnd.random() < 0.5))
+        newl = int(rnd.integers(0, 64)) if rnd.random() < 0.2 else 0
+        want = _rank_cell_by_cell(newl, ebig, e, cbig, k, c)
+        assert _packed_rank(newl, ebig, e, cbig, k, c) == want, (newl, ebig, e, cbig, k, c)
 
 
 def test_fast_is_a_sweepable_choice_beside_greedy():
