@@ -56,7 +56,8 @@ STAMP_ROW = NEAR_ROW0 + 3
 STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
 OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
-FS_ROWS = OLD_ROW + 1
+LOCAL_ROW = OLD_ROW + 1  # + goal slot: a local goal's points of each base cell (by cell index)
+FS_ROWS = LOCAL_ROW + 3
 # LAYER_ROW0 as a typed int64: Numba compiles a separate copy of a function for every literal argument
 # (``LAYER_ROW0`` itself is one), so calls pass this and ``np.int64(...)`` values instead
 LAND_LAYER = np.int64(LAYER_ROW0)
@@ -585,7 +586,13 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
     for g in range(ng):
         row = goals[g]
         kind = gp[row, T.GP_KIND]
-        if kind == T.K_CLUSTER:
+        if _is_local(kind) and kind != T.K_ENCLOSED:
+            # each base cell's points, so that ``position`` reads a spot's old points instead of
+            # recomputing them (an enclosed space is an empty cell: those are computed there)
+            for i in range(n):
+                ws[LOCAL_ROW + g, i] = _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
+                                                     gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, cx[i], cy[i])
+        elif kind == T.K_CLUSTER:
             _label_layer(land, sym, idx, cx, cy, n, gp[row, T.GP_SYM], ws, LAYER_ROW0 + nlay * LAYER_ROWS)
             ws[OLD_ROW, 8 + g] = nlay
             nlay += 1
@@ -664,9 +671,14 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
             for k in range(12):
                 if k >= 4 and (mask >> (k - 4)) & 1 == 0:
                     continue
-                old += _local_points(kind, sg, gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
-                                     gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k],
-                                     y + AREA_DY[k])
+                if kind == T.K_ENCLOSED:
+                    old += _local_points(kind, sg, gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
+                                         gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k],
+                                         y + AREA_DY[k])
+                else:
+                    j = idx[y + AREA_DY[k], x + AREA_DX[k]]
+                    if j >= 0:
+                        old += ws[LOCAL_ROW + g, j]
             ws[OLD_ROW, 24 + g] = old
 
 
