@@ -272,9 +272,6 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
     for k in range(count):
         bestv[k] = NEG
-        if prune:  # S.bound's card terms once per search, its position terms once per spot
-            c = cards[at + k]
-            S.bound_card_prep(card_land[c], card_sym[c], goals, gp, with_goals, ws, np.int64(k))
     for y in range(y0, y1):
         for x in range(x0, x1):
             if not T.is_legal(idx, n, x, y):
@@ -283,12 +280,11 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             # T.place for every card and rotation at once: new cells get their indices once, each
             # card and rotation just rewrites the 4 cells, and one T.unplace restores the town
             T.claim(land, sym, idx, cx, cy, meta, x, y, saved)
-            if prune:
-                S.bound_position(land, sym, idx, x, y, goals, gp, with_goals, ws, saved)
             for k in range(count):
                 c = cards[at + k]
                 if prune:
-                    ub = S.bound_card(goals, gp, opp_cnt, with_goals, goal_weight, ws, np.int64(k))  # = S.bound
+                    ub = S.bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
+                                 with_goals, goal_weight, ws, saved)
                     if ub <= bestv[k]:
                         continue  # neither rotation can beat the best spot found so far
                     if rank and _outranked(k, count, ub, bestv, now, weight, gifts):

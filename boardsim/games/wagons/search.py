@@ -57,13 +57,7 @@ STACK_ROW = STAMP_ROW + 1
 NODE_ROW = STACK_ROW + 1  # node label, parent, size, group size
 OLD_ROW = NODE_ROW + 4  # per goal: base points, old points at this position; goal layer; near-goal slot
 LOCAL_ROW = OLD_ROW + 1  # + goal slot: a local goal's points of each base cell (by cell index)
-# ``bound`` in two halves: BPOS_ROW the position's terms (``bound_position``), CARD_ROW + k card k's terms
-# (``bound_card_prep``), each per goal slot g at columns B_A + g and B_B + g; lands at 0..5 (per land)
-BPOS_ROW = LOCAL_ROW + 3
-CARD_ROW = BPOS_ROW + 1
-MAX_SEARCHED = 15  # cards one search values at most (the circle)
-FS_ROWS = CARD_ROW + MAX_SEARCHED
-B_SUM, B_A, B_B = 6, 8, 16
+FS_ROWS = LOCAL_ROW + 3
 # LAYER_ROW0 as a typed int64: Numba compiles a separate copy of a function for every literal argument
 # (``LAYER_ROW0`` itself is one), so calls pass this and ``np.int64(...)`` values instead
 LAND_LAYER = np.int64(LAYER_ROW0)
@@ -740,28 +734,16 @@ def _local_change(land, sym, idx, x, y, goals, gp, ws):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
-    return _near_bound_pos(land, sym, idx, x, y, ws, wrow, lnd, saved) + _near_card_w(card_sym, ws, wrow)
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _near_card_w(card_sym, ws, wrow):
-    """The card's own share of ``_near_bound``: its symbols' positive weights."""
-    card_w = 0
-    for p in range(4):
-        card_w += max(ws[wrow, 64 + card_sym[p]], 0)
-    return card_w
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _near_bound_pos(land, sym, idx, x, y, ws, wrow, lnd, saved):
     """At least the near-group points (weight row wrow) with the card at (x, y), either rotation.
 
     The best group's weight is at most that of an untouched component, a piece (at most its
     component's base weight) or the group joined through the card (at most the base weights of the
     components on its edge cells plus the symbols on the edge cells), plus the card's own symbols.
     Covering a negatively weighted symbol can raise a weight, so then every positive symbol counts.
-    This is the position's share, without the card's symbols (``_near_card_w``).
     """
+    card_w = 0
+    for p in range(4):
+        card_w += max(ws[wrow, 64 + card_sym[p]], 0)
     if ws[wrow, W_NEG]:
         total = 0
         for q in range(T.N_SYMBOLS):
@@ -772,7 +754,7 @@ def _near_bound_pos(land, sym, idx, x, y, ws, wrow, lnd, saved):
                     if saved[4 + p] == q:
                         cq -= 1
                 total += w * cq
-        return total
+        return total + card_w
     r0 = LAND_LAYER
     joined = 0
     for e in range(8):
@@ -792,7 +774,7 @@ def _near_bound_pos(land, sym, idx, x, y, ws, wrow, lnd, saved):
                 dup = True
         if not dup:
             joined += ws[wrow, r]
-    return max(ws[wrow, W_MAX], joined)
+    return max(ws[wrow, W_MAX], joined) + card_w
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -867,136 +849,6 @@ def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt,
                         cells += 1
                 new = cells * top
             pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
-    return float(lands) + gw * float(pts)
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def bound_card_prep(card_land, card_sym, goals, gp, with_goals, ws, k):
-    """Card k's terms of ``bound``, once per search (after ``prepare``): what depends on the card only."""
-    row = CARD_ROW + k
-    for c in range(T.N_LANDS):
-        ws[row, c] = 0
-    for p in range(4):
-        ws[row, card_land[p]] += 1
-    if not with_goals:
-        return
-    for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = _goal(goals, gp, g)
-        ns = 0  # the card's cells showing s
-        for p in range(4):
-            if card_sym[p] == s:
-                ns += 1
-        ta = 0
-        tb = 0
-        if kind == T.K_CLUSTER:
-            ta = ns
-        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
-            ta = ns if s >= 0 else 0
-            if lnd >= 0:
-                tb = ws[row, lnd]
-        elif kind == T.K_NEAR:
-            wrow = ws[OLD_ROW, 16 + g]
-            if wrow >= NEAR_ROW0:
-                ta = _near_card_w(card_sym, ws, wrow)
-        elif kind == T.K_ON:
-            for p in range(4):
-                if card_sym[p] == s and card_land[p] == lnd:
-                    ta += a
-        elif _is_local(kind) and kind != T.K_ENCLOSED:
-            ta = ns * (max(a, b, 0) if kind == T.K_NEXT else max(a, 0))
-        ws[row, B_A + g] = ta
-        ws[row, B_B + g] = tb
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def bound_position(land, sym, idx, x, y, goals, gp, with_goals, ws, saved):
-    """The position's terms of ``bound`` (after ``position`` and ``town.claim``), shared by every card."""
-    r0 = LAND_LAYER
-    tot = 0
-    for c in range(T.N_LANDS):
-        tot += ws[r0 + L_INFO, I_PMAX + c]
-    ws[BPOS_ROW, B_SUM] = tot
-    if not with_goals:
-        return
-    for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = _goal(goals, gp, g)
-        ta = 0
-        tb = 0
-        if kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
-            # the base counts less the covered cells (``_count_points`` adds the card's)
-            ta = ws[OLD_ROW, 32 + s] if s >= 0 else 0
-            tb = ws[OLD_ROW, 38 + lnd] if lnd >= 0 else 0
-            for p in range(4):
-                if saved[4 + p] == s:
-                    ta -= 1
-                if saved[p] == lnd:
-                    tb -= 1
-        elif kind == T.K_NEAR:
-            wrow = ws[OLD_ROW, 16 + g]
-            if wrow >= NEAR_ROW0:
-                ta = _near_bound_pos(land, sym, idx, x, y, ws, wrow, lnd, saved)
-        elif _is_local(kind):
-            mask = ws[OLD_ROW, 48 + g]
-            new = 0
-            if kind == T.K_ENCLOSED:
-                for e in range(8):
-                    if (mask >> e) & 1:
-                        new += _local_points(kind, s, np.int64(-1), lnd, a, b, land, sym, idx, x + EDGE_DX[e],
-                                             y + EDGE_DY[e])
-            elif kind != T.K_ON:
-                top = max(a, b, 0) if kind == T.K_NEXT else max(a, 0)
-                for e in range(8):
-                    if (mask >> e) & 1:
-                        new += top
-            ta = ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
-        ws[BPOS_ROW, B_A + g] = ta
-        ws[BPOS_ROW, B_B + g] = tb
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def bound_card(goals, gp, opp_cnt, with_goals, gw, ws, k):
-    """``bound`` for card k from ``bound_position``'s and ``bound_card_prep``'s terms: the same integers
-    summed, so the same float."""
-    r0 = LAND_LAYER
-    row = CARD_ROW + k
-    lands = ws[BPOS_ROW, B_SUM]
-    for c in range(T.N_LANDS):
-        kc = ws[row, c]
-        if kc > 0:
-            lands += max(kc + ws[r0 + L_INFO, I_EJOIN + c] - ws[r0 + L_INFO, I_PMAX + c], 0)
-    if not with_goals:
-        return float(lands)
-    pts = 0
-    for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = _goal(goals, gp, g)
-        ta = ws[BPOS_ROW, B_A + g]
-        if kind == T.K_CLUSTER:
-            rl = LAYER_ROW0 + ws[OLD_ROW, 8 + g] * LAYER_ROWS
-            m = ws[rl + L_INFO, I_PMAX]
-            kc = ws[row, B_A + g]
-            if a >= 0 and kc > 0 and kc + ws[rl + L_INFO, I_EJOIN] > m:
-                m = kc + ws[rl + L_INFO, I_EJOIN]
-            pts += a * m
-        elif kind == T.K_LAND_GROUP:
-            m = ws[r0 + L_INFO, I_PMAX + lnd]
-            kc = ws[row, lnd]
-            if a >= 0 and kc > 0 and kc + ws[r0 + L_INFO, I_EJOIN + lnd] > m:
-                m = kc + ws[r0 + L_INFO, I_EJOIN + lnd]
-            pts += a * m
-        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
-            cs = ta + ws[row, B_A + g]
-            cland = ws[BPOS_ROW, B_B + g] + ws[row, B_B + g]
-            if kind == T.K_MAJ_PEN:
-                pts += a * opp_cnt[s] if cs > opp_cnt[s] else 0
-            elif kind == T.K_MAJ_BON:
-                pts += a if cs > opp_cnt[s] else 0
-            else:
-                pts += a * cs + b * cland
-        elif kind == T.K_NEAR:
-            if ws[OLD_ROW, 16 + g] >= NEAR_ROW0:
-                pts += ta + ws[row, B_A + g]
-        elif _is_local(kind):
-            pts += ta + ws[row, B_A + g]
     return float(lands) + gw * float(pts)
 
 

@@ -2,8 +2,7 @@
 
 ``town.score`` is the readable reference (``explain.score_town`` is a thin wrapper around it); the
 search (``search.position``, ``town.claim``, ``town.write_card``, ``search.value``) must give the
-same number for every legal spot and rotation, on random towns with every goal kind in play.  The
-search's bound (``bound_position`` + ``bound_card``) must equal ``search.bound`` and be at least the value.
+same number for every legal spot and rotation, on random towns with every goal kind in play.
 """
 
 from __future__ import annotations
@@ -21,24 +20,18 @@ from tests.games.wagons.towns import random_town
 
 @njit(cache=True)
 def _mismatches(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, opp_cnt, gw, ws, ws2, detail, saved):
-    """(spots x rotations compared, how many differ, how many bounds fall short) for one card on one town."""
+    """(spots x rotations compared, how many differ) for one card on one town."""
     P.analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, P.PLACE_GREEDY, gw, ws, detail)
     nlay = ws[S.OLD_ROW, S.O_NLAY]
-    S.bound_card_prep(card_land, card_sym, goals, gp, True, ws, np.int64(0))
     n = meta[0]
     seen = 0
     bad = 0
-    loose = 0
     for y in range(meta[2] - 2, meta[4] + 2):
         for x in range(meta[1] - 2, meta[3] + 2):
             if not T.is_legal(idx, n, x, y):
                 continue
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, True, ws)
             T.claim(land, sym, idx, cx, cy, meta, x, y, saved)
-            ub = S.bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt, True, gw, ws, saved)
-            S.bound_position(land, sym, idx, x, y, goals, gp, True, ws, saved)
-            if S.bound_card(goals, gp, opp_cnt, True, gw, ws, np.int64(0)) != ub:
-                bad += 1  # the search's bound in two halves is the readable one
             for rot in range(2):
                 T.write_card(land, sym, x, y, card_land, card_sym, rot)
                 v = S.value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp_cnt, True, gw, ws,
@@ -54,10 +47,8 @@ def _mismatches(land, sym, idx, cx, cy, meta, card_land, card_sym, goals, gp, op
                 seen += 1
                 if v != want:
                     bad += 1
-                if gw >= 0.0 and not ub >= v:
-                    loose += 1  # a bound below the value would let the search skip the best spot
             T.unplace(land, sym, idx, meta, x, y, saved)
-    return seen, bad, loose
+    return seen, bad
 
 
 def test_search_values_equal_full_rescoring_on_random_towns():
@@ -69,7 +60,7 @@ def test_search_values_equal_full_rescoring_on_random_towns():
     detail = np.zeros(T.N_LANDS + 3, dtype=np.int64)
     saved = np.zeros(9, dtype=np.int64)
     kinds = set()
-    seen = bad = loose = 0
+    seen = bad = 0
     for _ in range(2000):
         land, sym, idx, cx, cy, meta = random_town(rnd, int(rnd.integers(1, 15)), cl, cs)
         goals = rnd.choice(18, size=3, replace=False).astype(np.int64)
@@ -77,12 +68,9 @@ def test_search_values_equal_full_rescoring_on_random_towns():
         opp_cnt = rnd.integers(0, 8, size=T.N_SYMBOLS).astype(np.int64)
         gw = float(rnd.choice([1.0, 1.0, 0.5, 2.0, -1.5]))
         c = int(rnd.integers(18))
-        s, b, lo = _mismatches(land, sym, idx, cx, cy, meta, cl[c], cs[c], goals, gp, opp_cnt, gw, ws, ws2, detail,
-                               saved)
+        s, b = _mismatches(land, sym, idx, cx, cy, meta, cl[c], cs[c], goals, gp, opp_cnt, gw, ws, ws2, detail, saved)
         seen += s
         bad += b
-        loose += lo
     assert kinds == set(range(12))  # every goal kind was in play
     assert seen > 100_000
     assert bad == 0
-    assert loose == 0
