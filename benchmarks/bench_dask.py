@@ -5,7 +5,8 @@ Run:  python benchmarks/bench_dask.py [--seconds S] [--parts N] [--game NAME ...
 For each game (default players and policy, as ``run_all.py``), the same number of deals is played
 through the sweep's streamed path on a 1-worker and on a 2-worker ``LocalCluster`` (one cluster at a
 time, in turn, twice; the best of each is kept), split into tasks as a sweep splits a cell
-(``runner.chunk_deals``: at least 16 when the batch is big enough), or into ``--parts`` equal tasks.
+(``runner.chunk_deals``: at least 16 when the batch is big enough); ``--parts N`` caps a task at 1/N of
+the batch (the sweep's rule may still split it further).
 The batch is sized so that one worker takes about ``--seconds``.  During each run it reads the CPU time
 of every process involved:
 
@@ -99,7 +100,7 @@ def bench(name: str, seconds: float, parts: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=8.0, help="about how long one worker takes per run")
-    ap.add_argument("--parts", type=int, default=0, help="tasks per run (default: the sweep's own split)")
+    ap.add_argument("--parts", type=int, default=0, help="cap a task at 1/N of the batch (default: the sweep's own split)")
     ap.add_argument("--game", action="append", help="only this game (repeatable)")
     args = ap.parse_args()
     from boardsim.games import names
