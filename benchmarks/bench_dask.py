@@ -100,7 +100,8 @@ def bench(name: str, seconds: float, parts: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=8.0, help="about how long one worker takes per run")
-    ap.add_argument("--parts", type=int, default=0, help="cap a task at 1/N of the batch (default: the sweep's own split)")
+    ap.add_argument("--parts", type=int, default=0,
+                    help="cap a task at 1/N of the batch (default: the sweep's own split)")
     ap.add_argument("--game", action="append", help="only this game (repeatable)")
     args = ap.parse_args()
     from boardsim.games import names
