@@ -153,10 +153,9 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
     for g in range(goals.shape[0]):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
         if S._is_local(kind) and kind != T.K_ENCLOSED:
+            S.local_table(land, sym, idx, cx, cy, n, gp, goals[g], ws, R_LOC + g)
             for i in range(n):
-                pts = S._local_points(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, land, sym, idx, cx[i], cy[i])
-                ws[R_LOC + g, i] = pts
-                ws[R_CELL, i] += pts
+                ws[R_CELL, i] += ws[R_LOC + g, i]
         cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
         if kind == T.K_MAJ_PEN:
             ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0

@@ -566,6 +566,15 @@ def _is_local(kind):
             or kind == T.K_ISOLATED or kind == T.K_ENCLOSED)
 
 
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def local_table(land, sym, idx, cx, cy, n, gp, row, ws, r):
+    """Goal ``row``'s points of each base cell i into ws[r, i] (a local goal other than enclosed: its cells
+    are town cells), so that a spot's old points are read, not recomputed (here and in ``fast.py``)."""
+    for i in range(n):
+        ws[r, i] = _local_points(gp[row, T.GP_KIND], gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
+                                 gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, cx[i], cy[i])
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
     """Analyse the base town once per search; returns the number of layers."""
@@ -587,11 +596,8 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
         row = goals[g]
         kind = gp[row, T.GP_KIND]
         if _is_local(kind) and kind != T.K_ENCLOSED:
-            # each base cell's points, so that ``position`` reads a spot's old points instead of
-            # recomputing them (an enclosed space is an empty cell: those are computed there)
-            for i in range(n):
-                ws[LOCAL_ROW + g, i] = _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
-                                                     gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, cx[i], cy[i])
+            # (an enclosed space is an empty cell: ``position`` computes those)
+            local_table(land, sym, idx, cx, cy, n, gp, row, ws, LOCAL_ROW + g)
         elif kind == T.K_CLUSTER:
             _label_layer(land, sym, idx, cx, cy, n, gp[row, T.GP_SYM], ws, LAYER_ROW0 + nlay * LAYER_ROWS)
             ws[OLD_ROW, 8 + g] = nlay
