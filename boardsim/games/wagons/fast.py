@@ -594,6 +594,14 @@ def _keep(ws, k, v, x, y, rot):
 
 
 @njit(**FI)
+def _turned(c, rot):
+    """A card's 4 cells in placement order: as printed (rot 0), or reversed when rotated 180 degrees."""
+    if rot == 0:
+        return c[0], c[1], c[2], c[3]
+    return c[3], c[2], c[1], c[0]
+
+
+@njit(**FI)
 def _near4(m):
     """Per card cell p, whether either of its 2 edge cells (bits 2p, 2p + 1 of m) is set."""
     t = (m | (m >> 1)) & 0x55
@@ -664,8 +672,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         cl = card_land[c]
         cs = card_sym[c]
         for rot in range(2):
-            l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
-            s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+            l0, l1, l2, l3 = _turned(cl, rot)
+            s0, s1, s2, s3 = _turned(cs, rot)
             cm, cnt = _card_words(l0, l1, l2, l3)
             ws[row, T_WORDS + 3 * rot] = cm
             ws[row, T_WORDS + 3 * rot + 1] = cnt
@@ -739,8 +747,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         c = cards[at + k]
         cl = card_land[c]
         cs = card_sym[c]
-        l0, l1, l2, l3 = (cl[0], cl[1], cl[2], cl[3]) if rot == 0 else (cl[3], cl[2], cl[1], cl[0])
-        s0, s1, s2, s3 = (cs[0], cs[1], cs[2], cs[3]) if rot == 0 else (cs[3], cs[2], cs[1], cs[0])
+        l0, l1, l2, l3 = _turned(cl, rot)
+        s0, s1, s2, s3 = _turned(cs, rot)
         v = gain(l0, l1, l2, l3, s0, s1, s2, s3, goals, gp, opp_cnt, with_goals, gw, ws)
         if v > bestv[k]:
             bestv[k] = v
