@@ -18,7 +18,8 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
   1-thread rates;
 - ``simulate()`` and the sweep's streamed path as shares of the engine alone on 1 thread
   (``simulate_over_engine``, ``sweep_over_engine``; the engine alone is the kernel in calls of
-  ``max_chunk_deals`` with its results thrown away);
+  ``max_chunk_deals`` with its results thrown away): the median of 7 pairs, each timing both on the
+  same games one after the other (``paired_ratio``);
 - cold start: wall time (and CPU time, ``cold_start_cpu_s``: on a busy machine
   the wall time waits for the other work) of a fresh process that starts Python,
   imports boardsim and plays 8 games with an empty Numba cache
@@ -118,6 +119,36 @@ def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8, pl
         n *= 4 if took < seconds / 12 else 2
 
 
+def sweep_path(cell, n_deals: int, start_seed: int) -> None:
+    """The sweep's streamed path in its default chunks (``rate``'s measure without a ``play``)."""
+    streamed(cell, n_deals, start_seed, 50_000)
+
+
+def batch_for(games_per_s: float, seconds: float) -> int:
+    """A batch of about ``seconds / 3`` at ``games_per_s`` (at least 1,000 games)."""
+    return max(1_000, int(games_per_s * seconds / 3))
+
+
+def paired_ratio(cell, n_deals: int, play, base, pairs: int = 7) -> float:
+    """The median over ``pairs`` of play's speed over base's, each pair timing both (wall time, as every
+    rate here) on the same ``n_deals`` games one after the other, in alternating order.  Two rates taken
+    minutes apart moved with the machine (an Art Deco engine read 365,000 and 561,000 games/s in two
+    runs); a pair's ratio moves far less."""
+    import statistics
+
+    ratios = []
+    for k in range(pairs):
+        took = []
+        for f in ((play, base) if k % 2 == 0 else (base, play)):
+            t0 = time.perf_counter()
+            f(cell, n_deals, 2000 + k)
+            took.append(time.perf_counter() - t0)
+        if k % 2:
+            took.reverse()
+        ratios.append(took[1] / took[0])
+    return statistics.median(ratios)
+
+
 # -- subprocess probes --------------------------------------------------------
 def probe(args) -> None:
     """Runs in a child process; prints one JSON line."""
@@ -169,8 +200,9 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, d
     row["games_per_s_1_thread"] = rate(cell, seconds)
     # simulate's frame and the sweep's streamed sums against the engine alone, on the same one thread
     row["games_per_s_engine_1_thread"] = rate(cell, seconds, play=engine_only)
-    row["simulate_over_engine"] = rate(cell, seconds, play=simulated) / row["games_per_s_engine_1_thread"]
-    row["sweep_over_engine"] = row["games_per_s_1_thread"] / row["games_per_s_engine_1_thread"]
+    n = batch_for(row["games_per_s_engine_1_thread"], seconds)
+    row["simulate_over_engine"] = paired_ratio(cell, n, simulated, engine_only)
+    row["sweep_over_engine"] = paired_ratio(cell, n, sweep_path, engine_only)
     numba.set_num_threads(all_threads)
     row["games_per_s_all_threads"] = rate(cell, seconds)
     if dask_ex is not None:

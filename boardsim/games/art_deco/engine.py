@@ -468,10 +468,14 @@ def _batch(play_range, play, key, first, n_players, rules, deck, pol, T, rl, sco
 # one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
 _BATCH = {k: njit(parallel=True, cache=True, nogil=True)(_batch) for k in (True, False)}
 _COMPILING = threading.Lock()
+_READY: dict[bool, tuple] = {}  # variants compiled: asking numba for a dispatcher's signatures costs ~0.3 ms
 
 
 def _engine(asks: bool) -> tuple:
     """(kernel, engine) for the scorer variant, compiled on first use (no-ops under NUMBA_DISABLE_JIT)."""
+    ready = _READY.get(asks)
+    if ready is not None:
+        return ready
     kernel = _BATCH[asks]
     if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
         with _COMPILING:
@@ -488,6 +492,7 @@ def _engine(asks: bool) -> tuple:
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
                 _play_range.disable_compile()
+    _READY[asks] = (kernel, _play_range)
     return kernel, _play_range
 
 
