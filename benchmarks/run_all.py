@@ -10,8 +10,9 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
 - games/s on 1 Numba thread and on all threads (this process, warm cache);
 - games/s on a 2-worker Dask LocalCluster (loopback; each worker
   ``cores // 2`` threads; cluster start-up and warm-up not counted), and on a
-  1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second
-  (runs of about ``--dask-seconds``, default 8, split into tasks as a sweep splits a cell;
+  1-worker cluster of 1 thread: ``dask_scaling`` is the first over the second, the median of 3
+  pairs of runs on the same games (runs of about ``--dask-seconds`` / 3, default 8, split into tasks as a
+  sweep splits a cell;
   ``bench_dask.py`` shows where the CPU goes);
 - the speed-up of the compiled code over the same code with
   ``NUMBA_DISABLE_JIT=1`` (a subprocess, a small batch), as a ratio of the
@@ -124,6 +125,26 @@ def sweep_path(cell, n_deals: int, start_seed: int) -> None:
     streamed(cell, n_deals, start_seed, 50_000)
 
 
+def on(executor):
+    """The sweep path through ``executor`` as a ``play(cell, n, seed)`` for ``paired_ratio``."""
+    def play(cell, n_deals: int, start_seed: int) -> None:
+        streamed(cell, n_deals, start_seed, 50_000, executor)
+    return play
+
+
+def dask_batch(cell, games_per_s: float, seconds: float) -> int:
+    """About ``seconds / 3`` of games at ``games_per_s``, made up to a batch that a sweep splits into an even
+    number of equal tasks (``runner.chunk_deals``): 2 workers then get the same work, as in a long sweep."""
+    import math
+
+    from boardsim.runner import DEFAULT_CHUNK, TASKS_PER_CELL
+
+    per = max(cell.game.min_task_games, math.ceil(batch_for(games_per_s, seconds) / TASKS_PER_CELL))
+    if per <= DEFAULT_CHUNK:
+        return TASKS_PER_CELL * per
+    return 2 * DEFAULT_CHUNK * math.ceil(TASKS_PER_CELL * per / (2 * DEFAULT_CHUNK))  # chunks of DEFAULT_CHUNK
+
+
 def batch_for(games_per_s: float, seconds: float) -> int:
     """A batch of about ``seconds / 3`` at ``games_per_s`` (at least 1,000 games)."""
     return max(1_000, int(games_per_s * seconds / 3))
@@ -212,7 +233,9 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, d
         dask_one.warm(cell)
         row["games_per_s_dask_1_worker"] = rate(cell, dask_seconds, executor=dask_one, first=64)
         if row.get("games_per_s_dask_2_workers"):
-            row["dask_scaling"] = row["games_per_s_dask_2_workers"] / row["games_per_s_dask_1_worker"]
+            # as paired_ratio: both clusters on the same games, one run after the other, 3 pairs
+            n = dask_batch(cell, row["games_per_s_dask_2_workers"], dask_seconds)
+            row["dask_scaling"] = paired_ratio(cell, n, on(dask_ex), on(dask_one), pairs=3)
     if nojit:
         # the interpreter is far slower: a short look is enough for a ratio
         slow, _ = run_probe(name, {"NUMBA_DISABLE_JIT": "1"}, min(seconds, 3.0))
