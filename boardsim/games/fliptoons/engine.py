@@ -639,6 +639,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
               | (np.int64(any_fd) << 60) | (np.int64(all_unique) << 61))
     sheep_extra = np.int64(rules[R_SHEEP_EXTRA] != 0)
     has_cow = False
+    total = np.int64(0)  # the grid total, summed in the same pass (again below only when a Cow copies)
     for i in range(n):
         fu = np.int64(pc[p, GF, i] != 1)
         k = pc[p, GK, i]
@@ -703,6 +704,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
             elif b == B_COPY_ADJ:
                 has_cow = True
         pc[p, GL, i] = f * fu
+        total += f * fu
     if has_cow:
         # Cows copy the best adjacent total; Cow chains settle by repeated maxima (§4.4).
         unset = -(1 << 29)
@@ -736,9 +738,9 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
                 if rules[R_COW_FLOOR] != 0 and v < 0:
                     v = 0
                 pc[p, GL, i] = v + cards[k, C_FAME]
-    total = 0
-    for i in range(n):
-        total += pc[p, GL, i]
+        total = np.int64(0)
+        for i in range(n):
+            total += pc[p, GL, i]
     return total
 
 
@@ -1142,7 +1144,10 @@ def _end_turn(p, S, C, O, X, rng):
     pv[p, ACTS] = 0
     if rules[R_HOOK_TIMING] == 0:
         _hooks(p, S, C, O, X, rng)
-    _refill(S, C)
+    # A turn that hired nothing leaves the market full, and a full market is sorted already (every change to
+    # it ends in _refill) and cannot deplete it: about half the turns skip the refill and its sort.
+    if _market_count(S.market, np.int64(sh[W])) < sh[W]:
+        _refill(S, C)
     _log(sh, log, EV_TURN, p, pv[p, SPEND], 0, 0, 0, 0, 0)
     _log_market(S, O)
     sh[TURN] += 1
