@@ -209,7 +209,8 @@ def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
                 if rules[E.R_HOOK_TIMING] == 0:
                     E._hooks(p, S, C, O, None, rng)
                 t1 = _cycles()
-                E._refill(S, C)
+                if E._market_count(mk, np.int64(sh[E.W])) < sh[E.W]:
+                    E._refill(S, C)
                 sh[E.TURN] += 1
                 sh[E.INTURN] = 0
                 t2 = _cycles()

@@ -62,6 +62,8 @@ from boardsim.games.fliptoons.engine import (
     ROUND,
     SPEND,
     TN,
+    VHI,
+    VLO,
     WINNER,
     State,
     W,
@@ -74,7 +76,9 @@ from boardsim.games.fliptoons.engine import (
     _hire_ok,
     _mean_value,
     _min_cards_ok,
+    _own,
     _owned,
+    _vfix,
 )
 from boardsim.rng import below, next_u64, random, seed_state, shuffle
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
@@ -205,7 +209,7 @@ def _user_choice(p, code, S, C, U):
     flags = U.seat_flags[p]
     P = np.int64(sh[NP])
     Wd = np.int64(sh[W])
-    m = _mean_value(p, pc, pv, val)
+    m = _mean_value(p, pv)
     n = _owned(p, pv)
     now = min(n, 6) * m
     # candidates: the legal hires (slot order), the legal paid dismissals (grid order), passing
@@ -472,7 +476,7 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     """
     pc, pv, dism, sh, toon, mk = S
     cards, prices, val = C.cards, C.prices, C.values
-    m = _mean_value(p, pc, pv, val)
+    m = _mean_value(p, pv)
     n = _owned(p, pv)
     now = min(n, 6) * m
     best = A_END
@@ -519,6 +523,10 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
         xpv[0, :] = 0
         xpv[0, DTOT] = pv[p, DTOT]
         xpv[0, DSTART] = pv[p, DSTART]
+        xpv[0, VLO] = pv[p, VLO]  # the owned value sum (engine._own), then the extra card's
+        xpv[0, VHI] = pv[p, VHI]
+        if extra >= 0:
+            _own(p0, xpv, _vfix(C.values, extra))
         n = 0
         for i in range(pv[p, DN]):
             xpc[0, DECK, n] = pc[p, DECK, i]
@@ -567,7 +575,7 @@ def _synergy(p, S, C, X, rng):
     if d != A_END and n > 1:
         cards, val = C.cards, C.values
         k = pc[p, GK, d - A_DISMISS]
-        score = 6.0 * (_mean_value(p, pc, pv, val) - val[k]) / (n - 1) / _price_factor(cards[k, C_DCOST], expo)
+        score = 6.0 * (_mean_value(p, pv) - val[k]) / (n - 1) / _price_factor(cards[k, C_DCOST], expo)
         if score > bs:
             return d
     return best

@@ -88,8 +88,8 @@ ADJ = np.stack([_adjacency(False), _adjacency(True)])
 DECK, GK, GS, GF, GQ, GL = 0, 1, 2, 3, 4, 5
 NROW = 6
 (DN, GN, FAME, SPEND, ACTS, SEQ, DTOT, DSTART, BONUS_ACT, QN, Q0, Q1, Q2, Q3, HIRES, DISMS, SCORE,
- MAXFAME, WINNER, CONTEND) = range(20)
-NPV = 20
+ MAXFAME, WINNER, CONTEND, VLO, VHI) = range(22)
+NPV = 22
 NQ = 4
 (TN, MSEQ, DEPLETED, FIRST, CRITIC, ROUND, PHASE, TURN, INTURN, LOGON, LOGN, FAMETRIG, END, NP, W,
  DISCARDED, REFLIPS, TOTAL, HORIZON, FIRST0) = range(20)
@@ -308,17 +308,58 @@ def _collect(p, pc, pv):
     pv[p, QN] = 0
 
 
+# -- the owned cards' value sum -------------------------------------------------------------------
+# The greedy policies read the mean value of a seat's owned cards (deck + grid) at every decision.  Instead of
+# a pass over those cards each time, every seat keeps their sum as an exact fixed-point integer: a card counts
+# round(value * VALUE_SCALE), and the int64 sum lives in two int32 seat columns (VLO: low word, VHI: high
+# word).  It is updated wherever a card joins or leaves a seat's cards (setup, hire, dismissal, the Pig,
+# a Snake's draw); integer sums do not depend on the order of the updates, so the running sum always equals
+# a recount (_recount_values), whatever path the cards took.  |sum| stays far below 2^53 (at most 1,200 cards
+# of |value| < 1,000 by the card table's limits), so the mean's float conversion is exact too.
+VALUE_SCALE = float(1 << 24)
+
+
 @njit(**INLINE, **INTERNAL)
-def _mean_value(p, pc, pv, val):
-    n = 0
-    t = 0.0
+def _vfix(val, k):
+    """Card kind k's value in fixed point (units of 1 / VALUE_SCALE)."""
+    return np.int64(np.floor(val[k] * VALUE_SCALE + 0.5))
+
+
+@njit(**INLINE, **INTERNAL)
+def _value_sum(p, pv):
+    return (np.int64(pv[p, VHI]) << 32) | (np.int64(pv[p, VLO]) & 0xFFFFFFFF)
+
+
+@njit(**INLINE, **INTERNAL)
+def _own(p, pv, delta):
+    """Add ``delta`` (a card's _vfix, negative when it leaves) to p's owned value sum."""
+    s = _value_sum(p, pv) + delta
+    pv[p, VLO] = s & 0xFFFFFFFF  # the int32 store keeps the low 32 bits
+    pv[p, VHI] = s >> 32
+
+
+@njit(**INLINE, **INTERNAL)
+def _mean_value(p, pv):
+    """Mean value of p's owned cards (0.0 when p owns none), from the running sum."""
+    n = pv[p, DN] + pv[p, GN]
+    return _value_sum(p, pv) / VALUE_SCALE / n if n > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _recount_values(p, pc, pv, val):
+    """p's owned value sum recounted from its deck and grid (for states set up by hand, and tests)."""
+    s = np.int64(0)
     for i in range(pv[p, DN]):
-        t += val[pc[p, DECK, i]]
-        n += 1
+        s += _vfix(val, pc[p, DECK, i])
     for i in range(pv[p, GN]):
-        t += val[pc[p, GK, i]]
-        n += 1
-    return t / n if n > 0 else 0.0
+        s += _vfix(val, pc[p, GK, i])
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _set_value_sum(p, pc, pv, val):
+    """Reset p's running value sum to a recount (explain.Table after setting a deck or grid by hand)."""
+    _own(p, pv, _recount_values(p, pc, pv, val) - _value_sum(p, pv))
 
 
 # -- dismissed pile and the Pig --------------------------------------------------------------------
@@ -341,6 +382,8 @@ def _pig_to_deck(p, kind, S, C, O, rng):
     a Snake-stacked Pig and every dismissal route, so the deck is always the seat policy's same choice."""
     dest = D.pig_destination(p, S, C, rng)
     _place_in_deck(dest, kind, S, rng)
+    if dest >= 0:
+        _own(dest, S.seat, _vfix(C.values, kind))
     _log(S.shared, O[2], EV_PIG, p, kind, dest, 0, 0, 0, 0)
 
 
@@ -353,6 +396,7 @@ def _to_pile(p, kind, why, S, C, O, rng):
     pc, pv, dism, sh, toon, mk = S
     cards = C.cards
     stt, rf, log = O
+    _own(p, pv, -_vfix(C.values, kind))  # the card has left p's grid or deck
     stt[ST_DISMISSED, p, kind] += 1
     pv[p, DISMS] += 1
     _log(sh, log, EV_DISMISS, p, kind, why, 0, 0, 0, 0)
@@ -425,6 +469,7 @@ def _snake(p, i_snake, mask, prev, S, C, O, rng):
         k = toon[sh[TN] - 1]
         sh[TN] -= 1
         _add_grid(p, pc, pv, k, slot, 0)
+        _own(p, pv, _vfix(C.values, k))
         stt[ST_HIRED, p, k] += 1
         _log(sh, log, EV_SNAKE_DRAW, p, k, 0, 0, 0, 0, 0)
         if cards[k, C_HIRED] != H_NONE and pv[p, QN] < NQ:
@@ -594,6 +639,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
               | (np.int64(any_fd) << 60) | (np.int64(all_unique) << 61))
     sheep_extra = np.int64(rules[R_SHEEP_EXTRA] != 0)
     has_cow = False
+    total = np.int64(0)  # the grid total, summed in the same pass (again below only when a Cow copies)
     for i in range(n):
         fu = np.int64(pc[p, GF, i] != 1)
         k = pc[p, GK, i]
@@ -658,6 +704,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
             elif b == B_COPY_ADJ:
                 has_cow = True
         pc[p, GL, i] = f * fu
+        total += f * fu
     if has_cow:
         # Cows copy the best adjacent total; Cow chains settle by repeated maxima (§4.4).
         unset = -(1 << 29)
@@ -691,9 +738,9 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
                 if rules[R_COW_FLOOR] != 0 and v < 0:
                     v = 0
                 pc[p, GL, i] = v + cards[k, C_FAME]
-    total = 0
-    for i in range(n):
-        total += pc[p, GL, i]
+        total = np.int64(0)
+        for i in range(n):
+            total += pc[p, GL, i]
     return total
 
 
@@ -821,7 +868,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         if g >= 0 and _free_dismiss_ok(p, pv, rules) and D.takes_free_dismissal(p, C, rng):
             _dismiss_grid(p, g, np.int64(WHY_BUTTERFLY), S, C, O, rng)
     elif h == H_MARKET_DISCARD:
-        m = _mean_value(p, pc, pv, val)
+        m = _mean_value(p, pv)
         for s in range(np.int64(sh[W])):
             k = mk[0, s]
             if k < 0:
@@ -833,6 +880,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
         _refill(S, C)
     elif h == H_PLACE_ANY and from_snake != 0 and grid_index >= 0:
         _remove_grid(p, pc, pv, grid_index)
+        _own(p, pv, -_vfix(val, kind))
         _pig_to_deck(p, kind, S, C, O, rng)
 
 
@@ -852,6 +900,7 @@ def _hire(p, s, S, C, O, rng):
         _pig_to_deck(p, k, S, C, O, rng)
         return
     _deck_top_push(p, pc, pv, k)
+    _own(p, pv, _vfix(C.values, k))
     if cards[k, C_HIRED] != H_NONE:
         _banner(p, k, np.int64(-1), np.int64(0), S, C, O, rng)
 
@@ -1095,7 +1144,10 @@ def _end_turn(p, S, C, O, X, rng):
     pv[p, ACTS] = 0
     if rules[R_HOOK_TIMING] == 0:
         _hooks(p, S, C, O, X, rng)
-    _refill(S, C)
+    # A turn that hired nothing leaves the market full, and a full market is sorted already (every change to
+    # it ends in _refill) and cannot deplete it: about half the turns skip the refill and its sort.
+    if _market_count(S.market, np.int64(sh[W])) < sh[W]:
+        _refill(S, C)
     _log(sh, log, EV_TURN, p, pv[p, SPEND], 0, 0, 0, 0, 0)
     _log_market(S, O)
     sh[TURN] += 1
@@ -1355,6 +1407,7 @@ def _setup(S, C, rng):
             if cards[k, C_STARTER] != 0:
                 for _ in range(cards[k, col]):
                     _deck_top_push(p, pc, pv, k)
+                    _own(p, pv, _vfix(C.values, k))
                     total += 1
     sh[TOTAL] = total
     _refill(S, C)

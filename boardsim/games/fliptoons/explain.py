@@ -106,6 +106,7 @@ class Table:
             for token in stack:
                 k, fd = self.card(token)
                 E._add_grid(p, pc, pv, k, s, fd)
+        E._set_value_sum(p, pc, pv, self.C.values)  # the running sum the greedy policies read
 
     def set_deck(self, p: int, deck: Sequence[str]) -> None:
         """``deck`` top card first."""
@@ -117,6 +118,7 @@ class Table:
         pv[p, E.DN] = 0
         for k in reversed(kinds):
             E._deck_top_push(p, pc, pv, k)
+        E._set_value_sum(p, pc, pv, self.C.values)
 
     def set_toon(self, toon: Sequence[str]) -> None:
         """``toon`` top card first."""
