@@ -113,10 +113,10 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     The candidates are valued by at most one search of each town, whatever the policy: the opponent's
-    first (gifts), then the seat's own (gains).  When the taken card's best spot was searched,
-    dr.spot[0:3] holds it (spot[3] = 1); when the opponent's first free card was, spot[4:7] holds its
-    spot (spot[7] = 1, with the taker's symbol counts in spot[8:]).  ``place_taken`` and ``place_free``
-    reuse them instead of searching again.
+    first (gifts), then the seat's own (gains); a seat that places with ``fast`` searches its own first.
+    When the taken card's best spot was searched, dr.spot[0:3] holds it (spot[3] = 1); when the
+    opponent's first free card was, spot[4:7] holds its spot (spot[7] = 1, with the taker's symbol
+    counts in spot[8:]).  ``place_taken`` and ``place_free`` reuse them instead of searching again.
     """
     dr.spot[3] = 0
     dr.spot[7] = 0
@@ -140,6 +140,17 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
     for k in range(look):
         dr.gifts[k] = 0.0
+    # A fast seat searches its own town first (fast values ignore the gifts: search's rank is exact
+    # greedy's), so that the opponent's town is the one fast.prepare read last when the opponent's turn
+    # comes: unless a card was skipped to it, that turn's search of it reuses the analysis.
+    own_first = mode == P.PLACE_FAST and needs & NEED_GAIN != 0
+    now_me = 0.0
+    if own_first:
+        now_me = _gain_search(me, op, seq, t, look, town, tab, goals, scr, dr, state, builtin, weight, mode, gw, fast,
+                              find)
+        for k in range(look):
+            for j in range(3):
+                dr.own[k, j] = scr.spots[k, j]
     now_op = 0.0
     if needs & NEED_GIFT and look > 1:
         now_op = find(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
@@ -154,17 +165,9 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
         dr.spot[7] = 1
         for s in range(T.N_SYMBOLS):
             dr.spot[8 + s] = town.cnt[me, s]
-    now_me = 0.0
-    if needs & NEED_GAIN:
-        # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
-        # reads every candidate's; search analyses the town first (prep), ranks against its value and
-        # returns it
-        now_me = find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
-                      tab.card_land, tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws,
-                      scr.detail, scr.saved, state, scr.bestv, scr.spots, np.bool_(builtin), 0.0, weight, dr.gifts,
-                      fast, np.bool_(True))
-        for k in range(look):
-            dr.gain[k] = scr.bestv[k] - now_me
+    if needs & NEED_GAIN and not own_first:
+        now_me = _gain_search(me, op, seq, t, look, town, tab, goals, scr, dr, state, builtin, weight, mode, gw, fast,
+                              find)
     if builtin:
         pick = _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight)
     else:
@@ -178,11 +181,24 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             else:
                 pick = _custom_pick(rl, scorers, me, seq, t, look, dr)
     if needs & NEED_GAIN:
-        dr.spot[0] = scr.spots[pick, 0]
-        dr.spot[1] = scr.spots[pick, 1]
-        dr.spot[2] = scr.spots[pick, 2]
+        for j in range(3):
+            dr.spot[j] = dr.own[pick, j] if own_first else scr.spots[pick, j]
         dr.spot[3] = 1
     return pick
+
+
+@njit(**P.THIN)
+def _gain_search(me, op, seq, t, look, town, tab, goals, scr, dr, state, builtin, weight, mode, gw, fast, find):
+    """Search the seat's own town for the candidates' gains (into dr.gain, their spots in scr.spots);
+    returns the town's value now.  A built-in draft only needs its pick's exact value and spot (search's
+    rank); a user policy reads every candidate's; search analyses the town first (prep), ranks against its
+    value and returns it."""
+    now_me = find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me], tab.card_land,
+                  tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws, scr.detail, scr.saved,
+                  state, scr.bestv, scr.spots, np.bool_(builtin), 0.0, weight, dr.gifts, fast, np.bool_(True))
+    for k in range(look):
+        dr.gain[k] = scr.bestv[k] - now_me
+    return now_me
 
 
 @njit(**P.THIN)
