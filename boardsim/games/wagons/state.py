@@ -69,7 +69,7 @@ class Draft(NamedTuple):
     cand: np.ndarray  # float64[15, N_COLUMNS]: decide.CANDIDATE_COLUMNS, one row per candidate
     scores: np.ndarray  # float64[15]: a custom scorer's output
     stack: np.ndarray  # float64[rulelist.STACK]: the rule interpreter's stack
-    own: np.ndarray  # int64[15, 3]: a fast seat's candidate spots in its own town (decide.draft searches it first)
+    own: np.ndarray  # int64[15, 3]: the candidates' best spots in the own town (decide.draft)
 
 
 @njit(cache=True, nogil=True)
