@@ -12,7 +12,8 @@ and then works in two stages:
    showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
    The rank is read from words packed per land (nibble c, bit p: card cell p): each card and rotation's
    lands once per search (``_card_words``), each spot's edge and covered cells once for all the cards
-   (``_touch``, ``_cover``), so a card costs a few word operations per spot.
+   (``_touch``, ``_cover``), so a card costs a few word operations per spot.  Each spot's words are kept
+   (R_SPOT) for the next search of the same, unchanged town, which then reads them instead.
 2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
    card's 4 cells and their 8 outside edge neighbours (the cells' local goal points come from
    ``prepare``).  The kept spots of all the cards are valued in one pass in scan order, so a position
@@ -70,10 +71,14 @@ T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and g
 R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
 R_SORT = R_LOC + 3  # the kept spots of all cards in scan order
 R_KEY = R_SORT + 1  # the town and goals ``prepare`` analysed last (_same_town)
-WS_ROWS = R_KEY + 1  # the rows of the engine's ws (state.new_state): exact search's, then these
-# R_KEY columns: cell count, bounding box, with_goals, goal count, the goals' parameter rows, the cells
-K_N, K_META, K_WITH, K_NG, K_GP, K_CELLS = 0, 1, 5, 6, 7, 32
-if K_GP + 3 * T.GP_B + 3 > K_CELLS or K_CELLS + T.MAX_CELLS > S.FS_WIDTH:
+R_SPOT = R_KEY + 1  # + 2 * block: that town's legal spots' first-ranking words (2 rows a block of S.FS_WIDTH)
+SPOT_BLOCKS = 3
+SPOT_CAP = SPOT_BLOCKS * S.FS_WIDTH  # a town with more legal spots than this keeps none
+WS_ROWS = R_SPOT + 2 * SPOT_BLOCKS  # the rows of the engine's ws (state.new_state): exact search's, then these
+# R_KEY columns: cell count, bounding box, with_goals, goal count, the goals' parameter rows, the number of
+# spots in R_SPOT (-1: none kept yet), the cells
+K_N, K_META, K_WITH, K_NG, K_GP, K_SPOTS, K_CELLS = 0, 1, 5, 6, 7, 26, 32
+if K_GP + 3 * T.GP_B + 3 > K_SPOTS or K_CELLS + T.MAX_CELLS > S.FS_WIDTH:
     raise ImportError("fast.py's R_KEY columns do not fit in search.FS_WIDTH")
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
@@ -252,6 +257,7 @@ def _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
     """Write the town and goals that ``prepare`` analyses into R_KEY (``_same_town`` compares them)."""
     n = meta[0]
     ws[R_KEY, K_N] = n
+    ws[R_KEY, K_SPOTS] = -1  # the first search of the town ranks every spot and keeps their words
     ws[R_KEY, K_WITH] = with_goals
     ws[R_KEY, K_NG] = goals.shape[0]
     for k in range(4):
@@ -657,9 +663,9 @@ def _edges(r0, r1, r2, r3, x):
 
 
 @njit(**FI)
-def _keep(ws, k, v, x, y, rot):
-    """Keep (x, y, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
-    spot needs a higher value); ws[R_TOP + k, T_MIN] holds that worst value."""
+def _keep(ws, k, v, xy, rot):
+    """Keep (xy, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
+    spot needs a higher value; xy = y * G + x, the scan order); ws[R_TOP + k, T_MIN] holds that worst value."""
     row = R_TOP + k
     if v <= ws[row, T_MIN]:
         return
@@ -668,12 +674,26 @@ def _keep(ws, k, v, x, y, rot):
         if ws[row, 4 * i] < ws[row, 4 * worst]:
             worst = i
     ws[row, 4 * worst] = v
-    ws[row, 4 * worst + 1] = y * T.G + x  # scan order
+    ws[row, 4 * worst + 1] = xy
     ws[row, 4 * worst + 2] = rot
     low = ws[row, 0]
     for i in range(1, TOP):
         low = min(low, ws[row, 4 * i])
     ws[row, T_MIN] = low
+
+
+@njit(**FI)
+def _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy):
+    """Rank cards[at : at + count] at one legal spot by ``_quick`` and the goals' terms, from the spot's
+    words; keep each card's TOP best (_keep)."""
+    for k in range(count):
+        row = R_TOP + k
+        for rot in range(2):
+            v = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1]) - lost
+            if ng > 0:
+                sm = ws[row, T_WORDS + 3 * rot + 2] & marks
+                v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
+            _keep(ws, k, v, xy, rot)
 
 
 @njit(**FI)
@@ -762,42 +782,54 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             ws[row, T_WORDS + 3 * rot + 1] = cnt
             ws[row, T_WORDS + 3 * rot + 2] = (_sym_mask(s0, s1, s2, s3, sg0) | _sym_mask(s0, s1, s2, s3, sg1) << 4
                                               | _sym_mask(s0, s1, s2, s3, sg2) << 8)
-    occ = ws[R_OCC]
-    for y in range(meta[2] - 2, meta[4] + 2):
-        legal = T.legal_row(occ, y)
-        # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
-        b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
-        g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
-        g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
-        g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
-        for x in range(meta[1] - 2, meta[3] + 2):
-            if (legal >> x) & 1 == 0 or not T.in_window(x, y):
-                continue
-            ebig, cbig = _edges(b0, b1, b2, b3, x)
-            touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
-                           land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
-            cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
-            lost = 0  # goal points the covered cells hold now
-            for p in range(4):
-                j = idx[y + (p >> 1), x + (p & 1)]
-                if j >= 0:
-                    lost += ws[R_CELL, j]
-            m0 = m1 = m2 = 0
-            if w0 != 0:
-                m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
-            if w1 != 0:
-                m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
-            if w2 != 0:
-                m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
-            marks = m0 | m1 << 4 | m2 << 8
-            for k in range(count):
-                row = R_TOP + k
-                for rot in range(2):
-                    v = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1]) - lost
-                    if ng > 0:
-                        sm = ws[row, T_WORDS + 3 * rot + 2] & marks
-                        v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
-                    _keep(ws, k, v, x, y, rot)
+    ns = ws[R_KEY, K_SPOTS]
+    if ns >= 0:
+        # an earlier search of this town (prepare did not read it again) kept each legal spot's words, in
+        # scan order
+        for i in range(ns):
+            r = R_SPOT + 2 * (i // S.FS_WIDTH)
+            a = ws[r, i % S.FS_WIDTH]
+            b = ws[r + 1, i % S.FS_WIDTH]
+            _rank(ws, count, ng, w0, w1, w2, a & 0xFFFFFFFF, (a >> 32) & 0xFFFFFFFF, (b >> 12) & 15, b >> 32,
+                  (b >> 16) & 0xFFF, b & 0xFFF)
+    else:
+        ns = 0
+        occ = ws[R_OCC]
+        for y in range(meta[2] - 2, meta[4] + 2):
+            legal = T.legal_row(occ, y)
+            # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
+            b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
+            g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
+            g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
+            g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
+            for x in range(meta[1] - 2, meta[3] + 2):
+                if (legal >> x) & 1 == 0 or not T.in_window(x, y):
+                    continue
+                ebig, cbig = _edges(b0, b1, b2, b3, x)
+                touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
+                               land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
+                cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
+                lost = 0  # goal points the covered cells hold now
+                for p in range(4):
+                    j = idx[y + (p >> 1), x + (p & 1)]
+                    if j >= 0:
+                        lost += ws[R_CELL, j]
+                m0 = m1 = m2 = 0
+                if w0 != 0:
+                    m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
+                if w1 != 0:
+                    m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
+                if w2 != 0:
+                    m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
+                marks = m0 | m1 << 4 | m2 << 8
+                xy = y * T.G + x
+                if ns < SPOT_CAP:  # the spot's words, for the next search of this town
+                    r = R_SPOT + 2 * (ns // S.FS_WIDTH)
+                    ws[r, ns % S.FS_WIDTH] = touch | cover << 32
+                    ws[r + 1, ns % S.FS_WIDTH] = xy | cbig << 12 | marks << 16 | lost << 32
+                ns += 1
+                _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy)
+        ws[R_KEY, K_SPOTS] = ns if ns <= SPOT_CAP else -1
     # the kept spots of all the cards valued by the 12-cell estimate, in scan order (0 before 180; each
     # card's own spots in that order, so that ties keep the first): a position kept for several cards
     # or rotations is read once (_position depends on the spot only)
