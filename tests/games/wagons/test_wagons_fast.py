@@ -163,3 +163,38 @@ def test_prepare_reuses_an_unchanged_towns_analysis_exactly():
             reused += last == (id(towns[t][0]), g)
             last = (id(towns[t][0]), g)
     assert reused > 100  # the reuse was exercised
+
+
+def test_a_lone_card_scores_the_same_turned_180_degrees():
+    """policies.search places a town's first card with rotation 0 only in fast mode: exact, because a lone
+    card's score (lands and every goal kind, any parameters and opponent counts) does not change when it is
+    turned 180 degrees.  Random cards and goals of every kind, each turned both ways at the centre."""
+    rnd = np.random.default_rng(47)
+    land, sym, idx, cx, cy, meta = (a[0] for a in T.new_towns(1))
+    ws = np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    detail, saved = np.zeros(T.N_LANDS + 3, dtype=np.int64), np.zeros(9, dtype=np.int64)
+    kinds = T.K_ENCLOSED + 1
+    seen = np.zeros(kinds, dtype=bool)
+    for _ in range(3000):
+        gp = np.zeros((3, T.GP_B + 1), dtype=np.int64)
+        gp[:, T.GP_KIND] = rnd.integers(0, kinds, 3)
+        gp[:, T.GP_SYM] = rnd.integers(0, T.N_SYMBOLS, 3)
+        gp[:, T.GP_SYM2] = rnd.integers(0, T.N_SYMBOLS, 3)
+        gp[:, T.GP_LAND] = rnd.integers(0, T.N_LANDS, 3)
+        gp[:, T.GP_A] = rnd.integers(-5, 6, 3)
+        gp[:, T.GP_B] = rnd.integers(-5, 6, 3)
+        seen[gp[:, T.GP_KIND]] = True
+        goals = np.arange(3, dtype=np.int64)
+        cl = rnd.integers(0, T.N_LANDS, 4).astype(np.int64)
+        cs = rnd.integers(0, T.N_SYMBOLS, 4).astype(np.int64)
+        cl[1:] = np.where(rnd.random(3) < 0.4, cl[0], cl[1:])  # cards often repeat a land
+        cs[1:] = np.where(rnd.random(3) < 0.4, cs[0], cs[1:])
+        opp = rnd.integers(0, 4, T.N_SYMBOLS).astype(np.int64)
+        scores = []
+        for rot in range(2):
+            T.place(land, sym, idx, cx, cy, meta, cl, cs, T.CENTER, T.CENTER, rot, saved)
+            scores.append(T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp, np.bool_(True), ws, detail))
+            scores.append(tuple(detail))
+            T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+        assert scores[0] == scores[2] and scores[1] == scores[3], (gp, cl, cs, opp, scores)
+    assert seen.all()
