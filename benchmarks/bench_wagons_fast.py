@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's b
 
 from boardsim.games.base import Seat  # noqa: E402
 from boardsim.games.wagons import GAME  # noqa: E402
+from boardsim.games.wagons import fast as F  # noqa: E402
 from boardsim.games.wagons import policies as P  # noqa: E402
 from boardsim.games.wagons import search as S  # noqa: E402
 from boardsim.games.wagons import town as T  # noqa: E402
@@ -63,7 +64,7 @@ def fidelity(n_games: int) -> tuple[int, int, float]:
     """(placements, same-value placements, mean points lost) over the placements of exact greedy games."""
     prep = prepared("greedy", "greedy")
     result = GAME.play(prep, KEY, 0, n_games)
-    scratch = (np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64), np.zeros(T.N_LANDS + 3, dtype=np.int64),
+    scratch = (np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64), np.zeros(T.N_LANDS + 3, dtype=np.int64),
                np.zeros(9, dtype=np.int64), np.zeros(4, dtype=np.uint64), np.zeros(15),
                np.zeros((15, 3), dtype=np.int64), np.zeros(15))
     placements = same = 0

@@ -113,10 +113,10 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     The candidates are valued by at most one search of each town, whatever the policy: the opponent's
-    first (gifts), then the seat's own (gains).  When the taken card's best spot was searched,
-    dr.spot[0:3] holds it (spot[3] = 1); when the opponent's first free card was, spot[4:7] holds its
-    spot (spot[7] = 1, with the taker's symbol counts in spot[8:]).  ``place_taken`` and ``place_free``
-    reuse them instead of searching again.
+    first (gifts), then the seat's own (gains); a seat that places with ``fast`` searches its own first.
+    When the taken card's best spot was searched, dr.spot[0:3] holds it (spot[3] = 1); when the
+    opponent's first free card was, spot[4:7] holds its spot (spot[7] = 1, with the taker's symbol
+    counts in spot[8:]).  ``place_taken`` and ``place_free`` reuse them instead of searching again.
     """
     dr.spot[3] = 0
     dr.spot[7] = 0
@@ -140,31 +140,43 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
     for k in range(look):
         dr.gifts[k] = 0.0
-    now_op = 0.0
-    if needs & NEED_GIFT and look > 1:
-        now_op = find(town.land[op], town.sym[op], town.idx[op], town.cx[op], town.cy[op], town.meta[op],
-                      tab.card_land, tab.card_sym, seq, t, look - 1, goals, tab.gp, town.cnt[me], mode, gw, scr.ws,
-                      scr.detail, scr.saved, state, scr.bestv, scr.spots, np.bool_(False), 0.0, 0.0, dr.gifts, fast,
-                      np.bool_(True))
-        for k in range(look - 1):
-            dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
-        dr.spot[4] = scr.spots[0, 0]
-        dr.spot[5] = scr.spots[0, 1]
-        dr.spot[6] = scr.spots[0, 2]
-        dr.spot[7] = 1
-        for s in range(T.N_SYMBOLS):
-            dr.spot[8 + s] = town.cnt[me, s]
+    # The two searches share one call of ``find`` (each call site adds to the engine's compile).  A fast
+    # seat searches its own town first (fast values ignore the gifts: search's rank is exact greedy's), so
+    # that the opponent's town is the one fast.prepare read last when the opponent's turn comes: unless a
+    # card was skipped to it, that turn's search of it reuses the analysis.
+    own_first = mode == P.PLACE_FAST
     now_me = 0.0
-    if needs & NEED_GAIN:
-        # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
-        # reads every candidate's; search analyses the town first (prep), ranks against its value and
-        # returns it
-        now_me = find(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
-                      tab.card_land, tab.card_sym, seq, t, look, goals, tab.gp, town.cnt[op], mode, gw, scr.ws,
-                      scr.detail, scr.saved, state, scr.bestv, scr.spots, np.bool_(builtin), 0.0, weight, dr.gifts,
-                      fast, np.bool_(True))
-        for k in range(look):
-            dr.gain[k] = scr.bestv[k] - now_me
+    now_op = 0.0
+    for step in range(2):
+        own = (step == 0) == own_first
+        if own and needs & NEED_GAIN:
+            # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
+            # reads every candidate's; search analyses the town first (prep), ranks against its value
+            # and returns it
+            p, q, n, rank, w = me, op, look, builtin, weight
+        elif not own and needs & NEED_GIFT and look > 1:
+            p, q, n, rank, w = op, me, look - 1, False, 0.0
+        else:
+            continue
+        v = find(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
+                 tab.card_sym, seq, t, n, goals, tab.gp, town.cnt[q], mode, gw, scr.ws, scr.detail, scr.saved, state,
+                 scr.bestv, scr.spots, np.bool_(rank), 0.0, w, dr.gifts, fast, np.bool_(True))
+        if own:
+            now_me = v
+            for k in range(look):
+                dr.gain[k] = scr.bestv[k] - now_me
+                for j in range(3):
+                    dr.own[k, j] = scr.spots[k, j]
+        else:
+            now_op = v
+            for k in range(look - 1):
+                dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
+            dr.spot[4] = scr.spots[0, 0]
+            dr.spot[5] = scr.spots[0, 1]
+            dr.spot[6] = scr.spots[0, 2]
+            dr.spot[7] = 1
+            for s in range(T.N_SYMBOLS):
+                dr.spot[8 + s] = town.cnt[me, s]
     if builtin:
         pick = _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight)
     else:
@@ -178,9 +190,8 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             else:
                 pick = _custom_pick(rl, scorers, me, seq, t, look, dr)
     if needs & NEED_GAIN:
-        dr.spot[0] = scr.spots[pick, 0]
-        dr.spot[1] = scr.spots[pick, 1]
-        dr.spot[2] = scr.spots[pick, 2]
+        for j in range(3):
+            dr.spot[j] = dr.own[pick, j]
         dr.spot[3] = 1
     return pick
 

@@ -12,7 +12,8 @@ and then works in two stages:
    showing its symbol gains or loses the goal's points next to an edge cell that changes what it earns.
    The rank is read from words packed per land (nibble c, bit p: card cell p): each card and rotation's
    lands once per search (``_card_words``), each spot's edge and covered cells once for all the cards
-   (``_touch``, ``_cover``), so a card costs a few word operations per spot.
+   (``_touch``, ``_cover``), so a card costs a few word operations per spot.  Each spot's words are kept
+   (R_SPOT) for the next search of the same, unchanged town, which then reads them instead.
 2. The ``TOP`` best-ranked spots of each card are valued by ``gain`` after ``_position``, reading the
    card's 4 cells and their 8 outside edge neighbours (the cells' local goal points come from
    ``prepare``).  The kept spots of all the cards are valued in one pass in scan order, so a position
@@ -33,7 +34,8 @@ and then works in two stages:
 A spot's value is its estimated gain (the town before the card counts 0), lands + goal_weight x goals;
 ties keep the first spot in scan order, as exact greedy does.  ``benchmarks/bench_wagons_fast.py``
 measures how often it picks a spot of greedy's exact value and what it costs a player.  Scratch: rows
-0..R_END-1 of the engine's ``ws`` (exact greedy's analysis is not used in this mode, so it takes those rows).
+S.FS_ROWS..WS_ROWS-1 of the engine's ``ws``, after exact search's rows, so that ``prepare``'s analysis of a
+town survives other work on ``ws`` and the next search of the same, unchanged town reuses it (R_KEY).
 """
 
 from __future__ import annotations
@@ -46,28 +48,38 @@ from boardsim.games.wagons import town as T
 
 FI = dict(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 NEG = -1.0e18
-# ws rows.  Land groups: union-find parent, root per cell, size per root.  One cluster goal's symbol
-# groups take 3 rows of their own (at most 3 goals).
-R_PAR, R_ROOT, R_SIZE = 0, 1, 2
-R_CLUSTER = 3  # + 3 * g: parent, root, size for goal slot g
-R_BASE = 12  # base town: counts, largest groups, goal base points
-R_POS = 13  # per position: the card-independent reading
-R_EDGE = 14  # + g: per local goal, its masked edge cells' old points and other-neighbour flag
-R_LAYER = 17  # + layer (0 lands, 1 + g clusters): per position edge colour, root, size, dup mask; rest
-R_CARD = 21  # per card and rotation: group sums per first card cell, new largest per land
-R_OCC = 22  # occupancy bits per grid row
-R_BIG = 39  # per grid row: bits of the cells in their land's largest group
-R_MARK = 40  # + g: per grid row, bits of the cells goal g's first-ranking term looks for (_marked)
-R_CELL = 38  # per cell: its goal points that covering it may lose (the first ranking)
-R_TOP = 23  # + k: card k's best first-ranked spots, 4 columns each: rank value, scan order, rotation
+# ws rows, after exact search's (S.FS_ROWS): nothing but this module writes them, so ``prepare``'s rows
+# still hold a town's analysis when the next search of that town comes (R_KEY says which town).  Land
+# groups: union-find parent, root per cell, size per root.  One cluster goal's symbol groups take 3 rows
+# of their own (at most 3 goals).
+_B = S.FS_ROWS
+R_PAR, R_ROOT, R_SIZE = _B, _B + 1, _B + 2
+R_CLUSTER = _B + 3  # + 3 * g: parent, root, size for goal slot g
+R_BASE = _B + 12  # base town: counts, largest groups, goal base points
+R_POS = _B + 13  # per position: the card-independent reading
+R_EDGE = _B + 14  # + g: per local goal, its masked edge cells' old points and other-neighbour flag
+R_LAYER = _B + 17  # + layer (0 lands, 1 + g clusters): per position edge colour, root, size, dup mask; rest
+R_CARD = _B + 21  # per card and rotation: group sums per first card cell, new largest per land
+R_OCC = _B + 22  # occupancy bits per grid row
+R_BIG = _B + 39  # per grid row: bits of the cells in their land's largest group
+R_MARK = _B + 40  # + g: per grid row, bits of the cells goal g's first-ranking term looks for (_marked)
+R_CELL = _B + 38  # per cell: its goal points that covering it may lose (the first ranking)
+R_TOP = _B + 23  # + k: card k's best first-ranked spots, 4 columns each: rank value, scan order, rotation
 TOP = 4
 T_MIN = 4 * TOP  # R_TOP column: the worst value kept
 T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and goal symbol masks (3 each)
 R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
 R_SORT = R_LOC + 3  # the kept spots of all cards in scan order
-R_END = R_SORT + 1
-if R_END > S.FS_ROWS:
-    raise ImportError("fast.py's ws rows do not fit in search.FS_ROWS")
+R_KEY = R_SORT + 1  # the town and goals ``prepare`` analysed last (_same_town)
+R_SPOT = R_KEY + 1  # + 2 * block: that town's legal spots' first-ranking words (2 rows a block of S.FS_WIDTH)
+SPOT_BLOCKS = 3
+SPOT_CAP = SPOT_BLOCKS * S.FS_WIDTH  # a town with more legal spots than this keeps none
+WS_ROWS = R_SPOT + 2 * SPOT_BLOCKS  # the rows of the engine's ws (state.new_state): exact search's, then these
+# R_KEY columns: cell count, bounding box, with_goals, goal count, the goals' parameter rows, the number of
+# spots in R_SPOT (-1: none kept yet), the cells
+K_N, K_META, K_WITH, K_NG, K_GP, K_SPOTS, K_CELLS = 0, 1, 5, 6, 7, 26, 32
+if K_GP + 3 * T.GP_B + 3 > K_SPOTS or K_CELLS + T.MAX_CELLS > S.FS_WIDTH:
+    raise ImportError("fast.py's R_KEY columns do not fit in search.FS_WIDTH")
 SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
 B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
@@ -117,7 +129,18 @@ def _join(ws, r0, a, b):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
-    """Label the base town's groups and take its counts and goal base points, once per search."""
+    """Label the base town's groups and take its counts and goal base points, once per search.
+
+    A town that ``prepare`` read last, unchanged, with the same goals, is not read again: only the
+    majority goals' base points, which depend on the opponent's counts, are taken anew.  In a draft the
+    opponent's town is searched for gifts, then searched for its own gains on the opponent's turn; when no
+    card was skipped to it in between, that second search reuses the first one's analysis.
+    """
+    if _same_town(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
+        if with_goals:
+            _majority_points(goals, gp, opp_cnt, ws)
+        return
+    _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws)
     n = meta[0]
     for k in range(B_NEAR + 3):
         ws[R_BASE, k] = 0
@@ -157,11 +180,7 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             for i in range(n):
                 ws[R_CELL, i] += ws[R_LOC + g, i]
         cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
-        if kind == T.K_MAJ_PEN:
-            ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
-        elif kind == T.K_MAJ_BON:
-            ws[R_BASE, B_GOAL + g] = a if cs > opp_cnt[s] else 0
-        elif kind == T.K_MINUS:
+        if kind == T.K_MINUS:
             ws[R_BASE, B_GOAL + g] = a * cs + b * ws[R_BASE, B_LAND + lnd]
         elif kind == T.K_CLUSTER:
             r0 = R_CLUSTER + 3 * g
@@ -189,9 +208,10 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             ws[R_BASE, B_NEAR + g] = r
             for i in range(n):
                 ws[R_LOC + g, i] = 0
-                if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r):
+                if r >= 0 and sym[cy[i], cx[i]] == s and _next_to_root(idx, ws, cx[i], cy[i], r):
                     ws[R_LOC + g, i] = a
                     ws[R_CELL, i] += a
+    _majority_points(goals, gp, opp_cnt, ws)
     for g in range(goals.shape[0]):
         kind, s, lnd, a, b = S._goal(goals, gp, g)
         if _goal_weight1(kind, a, b) == 0:
@@ -201,6 +221,75 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
         for i in range(n):
             if _marked(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, ws, g, i, cx[i], cy[i]):
                 ws[R_MARK + g, cy[i]] |= np.int64(1) << cx[i]
+
+
+@njit(**FI)
+def _cell_word(cx, cy, land, sym, i):
+    """A town cell as one word for R_KEY: its position, land and symbol."""
+    x = cx[i]
+    y = cy[i]
+    return x | y << 8 | np.int64(land[y, x] + 1) << 16 | np.int64(sym[y, x] + 1) << 24
+
+
+@njit(**FI)
+def _same_town(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
+    """Whether R_KEY holds this town (its cells in the same order, so the same cell indices) and goals:
+    ``prepare``'s rows then hold its analysis, less the majority goals' base points."""
+    n = meta[0]
+    ng = goals.shape[0]
+    if ws[R_KEY, K_N] != n or ws[R_KEY, K_WITH] != with_goals or ws[R_KEY, K_NG] != ng:
+        return False
+    for k in range(4):
+        if ws[R_KEY, K_META + k] != meta[1 + k]:
+            return False
+    for g in range(ng):
+        for k in range(T.GP_B + 1):
+            if ws[R_KEY, K_GP + (T.GP_B + 1) * g + k] != gp[goals[g], k]:
+                return False
+    for i in range(n):
+        if ws[R_KEY, K_CELLS + i] != _cell_word(cx, cy, land, sym, i):
+            return False
+    return True
+
+
+@njit(**FI)
+def _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
+    """Write the town and goals that ``prepare`` analyses into R_KEY (``_same_town`` compares them)."""
+    n = meta[0]
+    ws[R_KEY, K_N] = n
+    ws[R_KEY, K_SPOTS] = -1  # the first search of the town ranks every spot and keeps their words
+    ws[R_KEY, K_WITH] = with_goals
+    ws[R_KEY, K_NG] = goals.shape[0]
+    for k in range(4):
+        ws[R_KEY, K_META + k] = meta[1 + k]
+    for g in range(goals.shape[0]):
+        for k in range(T.GP_B + 1):
+            ws[R_KEY, K_GP + (T.GP_B + 1) * g + k] = gp[goals[g], k]
+    for i in range(n):
+        ws[R_KEY, K_CELLS + i] = _cell_word(cx, cy, land, sym, i)
+
+
+@njit(**FI)
+def _majority_points(goals, gp, opp_cnt, ws):
+    """The majority goals' base points, from the town's symbol counts (R_BASE) and the opponent's."""
+    for g in range(goals.shape[0]):
+        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        if kind == T.K_MAJ_PEN:
+            cs = ws[R_BASE, B_SYM + s]
+            ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
+        elif kind == T.K_MAJ_BON:
+            cs = ws[R_BASE, B_SYM + s]
+            ws[R_BASE, B_GOAL + g] = a if cs > opp_cnt[s] else 0
+
+
+@njit(**FI)
+def _next_to_root(idx, ws, x, y, r):
+    """Is cell (x, y) on or orthogonally next to the land group whose root (R_ROOT) is r?"""
+    for k in range(5):
+        j = idx[y + T.NB_DY[k], x + T.NB_DX[k]]
+        if j >= 0 and ws[R_ROOT, j] == r:
+            return True
+    return False
 
 
 @njit(**FI)
@@ -574,9 +663,9 @@ def _edges(r0, r1, r2, r3, x):
 
 
 @njit(**FI)
-def _keep(ws, k, v, x, y, rot):
-    """Keep (x, y, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
-    spot needs a higher value); ws[R_TOP + k, T_MIN] holds that worst value."""
+def _keep(ws, k, v, xy, rot):
+    """Keep (xy, rot) among card k's TOP best first-ranked spots when v beats the worst kept (so a later
+    spot needs a higher value; xy = y * G + x, the scan order); ws[R_TOP + k, T_MIN] holds that worst value."""
     row = R_TOP + k
     if v <= ws[row, T_MIN]:
         return
@@ -585,12 +674,26 @@ def _keep(ws, k, v, x, y, rot):
         if ws[row, 4 * i] < ws[row, 4 * worst]:
             worst = i
     ws[row, 4 * worst] = v
-    ws[row, 4 * worst + 1] = y * T.G + x  # scan order
+    ws[row, 4 * worst + 1] = xy
     ws[row, 4 * worst + 2] = rot
     low = ws[row, 0]
     for i in range(1, TOP):
         low = min(low, ws[row, 4 * i])
     ws[row, T_MIN] = low
+
+
+@njit(**FI)
+def _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy):
+    """Rank cards[at : at + count] at one legal spot by ``_quick`` and the goals' terms, from the spot's
+    words; keep each card's TOP best (_keep)."""
+    for k in range(count):
+        row = R_TOP + k
+        for rot in range(2):
+            v = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1]) - lost
+            if ng > 0:
+                sm = ws[row, T_WORDS + 3 * rot + 2] & marks
+                v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
+            _keep(ws, k, v, xy, rot)
 
 
 @njit(**FI)
@@ -679,42 +782,54 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             ws[row, T_WORDS + 3 * rot + 1] = cnt
             ws[row, T_WORDS + 3 * rot + 2] = (_sym_mask(s0, s1, s2, s3, sg0) | _sym_mask(s0, s1, s2, s3, sg1) << 4
                                               | _sym_mask(s0, s1, s2, s3, sg2) << 8)
-    occ = ws[R_OCC]
-    for y in range(meta[2] - 2, meta[4] + 2):
-        legal = T.legal_row(occ, y)
-        # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
-        b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
-        g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
-        g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
-        g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
-        for x in range(meta[1] - 2, meta[3] + 2):
-            if (legal >> x) & 1 == 0 or not T.in_window(x, y):
-                continue
-            ebig, cbig = _edges(b0, b1, b2, b3, x)
-            touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
-                           land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
-            cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
-            lost = 0  # goal points the covered cells hold now
-            for p in range(4):
-                j = idx[y + (p >> 1), x + (p & 1)]
-                if j >= 0:
-                    lost += ws[R_CELL, j]
-            m0 = m1 = m2 = 0
-            if w0 != 0:
-                m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
-            if w1 != 0:
-                m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
-            if w2 != 0:
-                m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
-            marks = m0 | m1 << 4 | m2 << 8
-            for k in range(count):
-                row = R_TOP + k
-                for rot in range(2):
-                    v = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1]) - lost
-                    if ng > 0:
-                        sm = ws[row, T_WORDS + 3 * rot + 2] & marks
-                        v += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
-                    _keep(ws, k, v, x, y, rot)
+    ns = ws[R_KEY, K_SPOTS]
+    if ns >= 0:
+        # an earlier search of this town (prepare did not read it again) kept each legal spot's words, in
+        # scan order
+        for i in range(ns):
+            r = R_SPOT + 2 * (i // S.FS_WIDTH)
+            a = ws[r, i % S.FS_WIDTH]
+            b = ws[r + 1, i % S.FS_WIDTH]
+            _rank(ws, count, ng, w0, w1, w2, a & 0xFFFFFFFF, (a >> 32) & 0xFFFFFFFF, (b >> 12) & 15, b >> 32,
+                  (b >> 16) & 0xFFF, b & 0xFFF)
+    else:
+        ns = 0
+        occ = ws[R_OCC]
+        for y in range(meta[2] - 2, meta[4] + 2):
+            legal = T.legal_row(occ, y)
+            # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
+            b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
+            g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
+            g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
+            g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
+            for x in range(meta[1] - 2, meta[3] + 2):
+                if (legal >> x) & 1 == 0 or not T.in_window(x, y):
+                    continue
+                ebig, cbig = _edges(b0, b1, b2, b3, x)
+                touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
+                               land[y + 1, x - 1], land[y + 2, x], land[y + 1, x + 2], land[y + 2, x + 1])
+                cover = _cover(land[y, x], land[y, x + 1], land[y + 1, x], land[y + 1, x + 1])
+                lost = 0  # goal points the covered cells hold now
+                for p in range(4):
+                    j = idx[y + (p >> 1), x + (p & 1)]
+                    if j >= 0:
+                        lost += ws[R_CELL, j]
+                m0 = m1 = m2 = 0
+                if w0 != 0:
+                    m0 = _near4(_edges(g0[0], g0[1], g0[2], g0[3], x)[0] & between0)
+                if w1 != 0:
+                    m1 = _near4(_edges(g1[0], g1[1], g1[2], g1[3], x)[0] & between1)
+                if w2 != 0:
+                    m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
+                marks = m0 | m1 << 4 | m2 << 8
+                xy = y * T.G + x
+                if ns < SPOT_CAP:  # the spot's words, for the next search of this town
+                    r = R_SPOT + 2 * (ns // S.FS_WIDTH)
+                    ws[r, ns % S.FS_WIDTH] = touch | cover << 32
+                    ws[r + 1, ns % S.FS_WIDTH] = xy | cbig << 12 | marks << 16 | lost << 32
+                ns += 1
+                _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy)
+        ws[R_KEY, K_SPOTS] = ns if ns <= SPOT_CAP else -1
     # the kept spots of all the cards valued by the 12-cell estimate, in scan order (0 before 180; each
     # card's own spots in that order, so that ties keep the first): a position kept for several cards
     # or rotations is read once (_position depends on the spot only)

@@ -229,7 +229,14 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                 bestv[k] = 0.0
                 continue
             best = NEG
-            for rot in range(2):
+            # A lone card scores the same turned 180 degrees (every goal reads a cell's orthogonal neighbours,
+            # between its left and right ones, and the turn maps those onto each other), so rotation 180
+            # never beats 0: fast skips it (test_wagons_fast checks every goal kind); greedy still tries both.
+            nrot = 2
+            if fast is not None:
+                if mode == PLACE_FAST:
+                    nrot = 1
+            for rot in range(nrot):
                 T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], T.CENTER, T.CENTER, rot, saved)
                 v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
                 T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from boardsim import rulelist
+from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
@@ -48,7 +49,7 @@ class Tables(NamedTuple):
 class Scratch(NamedTuple):
     """Work space of the placement search (policies.search) and of town.score."""
 
-    ws: np.ndarray  # int64[FS_ROWS, FS_WIDTH]
+    ws: np.ndarray  # int64[fast.WS_ROWS, FS_WIDTH]: search's rows, then fast's
     saved: np.ndarray  # int64[9]: what town.unplace restores
     detail: np.ndarray  # int64[N_LANDS + 3]: a score breakdown
     bestv: np.ndarray  # float64[15]: best value per searched card
@@ -68,6 +69,7 @@ class Draft(NamedTuple):
     cand: np.ndarray  # float64[15, N_COLUMNS]: decide.CANDIDATE_COLUMNS, one row per candidate
     scores: np.ndarray  # float64[15]: a custom scorer's output
     stack: np.ndarray  # float64[rulelist.STACK]: the rule interpreter's stack
+    own: np.ndarray  # int64[15, 3]: the candidates' best spots in the own town (decide.draft)
 
 
 @njit(cache=True, nogil=True)
@@ -77,12 +79,12 @@ def new_state():
                  np.full((2, T.G, T.G), -1, dtype=np.int16), np.zeros((2, T.MAX_CELLS), dtype=np.int64),
                  np.zeros((2, T.MAX_CELLS), dtype=np.int64), np.zeros((2, 5), dtype=np.int64),
                  np.zeros((2, T.N_SYMBOLS), dtype=np.int64), np.zeros(2, dtype=np.int64))
-    scr = Scratch(np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64),  # town.score's rows + search's
+    scr = Scratch(np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64),  # town.score's rows, search's, fast's
                   np.zeros(9, dtype=np.int64), np.zeros(T.N_LANDS + N_GOALS_IN_PLAY, dtype=np.int64),
                   np.zeros(N_CIRCLE, dtype=np.float64), np.zeros((N_CIRCLE, 3), dtype=np.int64),
                   np.zeros(T.N_SYMBOLS, dtype=np.int64))
     draft = Draft(np.zeros(8 + T.N_SYMBOLS, dtype=np.int64), np.zeros(N_CIRCLE, dtype=np.float64),
                   np.zeros(N_CIRCLE, dtype=np.float64), np.zeros(N_FEATURES, dtype=np.float64),
                   np.zeros((N_CIRCLE, N_COLUMNS), dtype=np.float64), np.zeros(N_CIRCLE, dtype=np.float64),
-                  np.zeros(rulelist.STACK, dtype=np.float64))
+                  np.zeros(rulelist.STACK, dtype=np.float64), np.zeros((N_CIRCLE, 3), dtype=np.int64))
     return town, scr, draft

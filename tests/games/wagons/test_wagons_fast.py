@@ -93,7 +93,7 @@ def test_fast_fidelity_floor_against_greedy():
     prep = GAME.prepare(2, [seat, seat], {}, GAME.card_table())
     result = GAME.play(prep, KEY, 0, 8)
     cl, cs, gp = prep["card_land"], prep["card_sym"], prep["goal_params"]
-    ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    ws = np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64)
     detail = np.zeros(T.N_LANDS + 3, dtype=np.int64)
     saved = np.zeros(9, dtype=np.int64)
     bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
@@ -125,3 +125,76 @@ def test_fast_fidelity_floor_against_greedy():
             T.commit(meta[p], x, y, was_empty)
             T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
     assert total > 90 and same >= 0.65 * total and lost <= 0.6 * total
+
+
+def _fast_search(town, cards, goals, gp, opp, cl, cs, ws):
+    """policies.analyse then policies.search in fast mode: (best values, spots) of the cards."""
+    detail, saved = np.zeros(T.N_LANDS + 3, dtype=np.int64), np.zeros(9, dtype=np.int64)
+    bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
+    P.analyse(*town, goals, gp, opp, P.PLACE_FAST, 1.0, ws, detail)
+    P.search(*town, cl, cs, cards, np.int64(0), np.int64(len(cards)), goals, gp, opp, P.PLACE_FAST, 1.0, ws, detail,
+             saved, np.zeros(4, dtype=np.uint64), bestv, spots, np.bool_(False), 0.0, 0.0, gifts)
+    return bestv[:len(cards)].copy(), spots[:len(cards)].copy()
+
+
+def test_prepare_reuses_an_unchanged_towns_analysis_exactly():
+    """fast.prepare does not read again the town it read last (same cells, same goals): a search on a
+    reused ws finds what one on a fresh ws finds, also with other opponent counts (the majority goals'
+    base points are taken anew) and after another town or other goals were read in between."""
+    prep = GAME.prepare(2, [Seat("first"), Seat("first")], {}, GAME.card_table())
+    cl, cs, gp = prep["card_land"], prep["card_sym"], prep["goal_params"]
+    majority = np.flatnonzero((gp[:, T.GP_KIND] == T.K_MAJ_PEN) | (gp[:, T.GP_KIND] == T.K_MAJ_BON))
+    rnd = np.random.default_rng(43)
+    ws = np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    reused = 0
+    last = None
+    for _ in range(150):
+        towns = [random_town(rnd, int(rnd.integers(1, 12)), cl, cs) for _ in range(2)]
+        goal_sets = [rnd.choice(18, 3, replace=False) for _ in range(2)]
+        goal_sets[0][0] = rnd.choice(majority)  # a goal that reads the opponent's counts
+        for _ in range(4):
+            t, g = int(rnd.integers(2)), int(rnd.integers(2))
+            goals = goal_sets[g].astype(np.int64)
+            opp = rnd.integers(0, 8, T.N_SYMBOLS).astype(np.int64)
+            cards = rnd.choice(18, int(rnd.integers(1, 4)), replace=False).astype(np.int64)
+            got = _fast_search(towns[t], cards, goals, gp, opp, cl, cs, ws)
+            want = _fast_search(towns[t], cards, goals, gp, opp, cl, cs, np.zeros_like(ws))
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+            reused += last == (id(towns[t][0]), g)
+            last = (id(towns[t][0]), g)
+    assert reused > 100  # the reuse was exercised
+
+
+def test_a_lone_card_scores_the_same_turned_180_degrees():
+    """policies.search places a town's first card with rotation 0 only in fast mode: exact, because a lone
+    card's score (lands and every goal kind, any parameters and opponent counts) does not change when it is
+    turned 180 degrees.  Random cards and goals of every kind, each turned both ways at the centre."""
+    rnd = np.random.default_rng(47)
+    land, sym, idx, cx, cy, meta = (a[0] for a in T.new_towns(1))
+    ws = np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    detail, saved = np.zeros(T.N_LANDS + 3, dtype=np.int64), np.zeros(9, dtype=np.int64)
+    kinds = T.K_ENCLOSED + 1
+    seen = np.zeros(kinds, dtype=bool)
+    for _ in range(3000):
+        gp = np.zeros((3, T.GP_B + 1), dtype=np.int64)
+        gp[:, T.GP_KIND] = rnd.integers(0, kinds, 3)
+        gp[:, T.GP_SYM] = rnd.integers(0, T.N_SYMBOLS, 3)
+        gp[:, T.GP_SYM2] = rnd.integers(0, T.N_SYMBOLS, 3)
+        gp[:, T.GP_LAND] = rnd.integers(0, T.N_LANDS, 3)
+        gp[:, T.GP_A] = rnd.integers(-5, 6, 3)
+        gp[:, T.GP_B] = rnd.integers(-5, 6, 3)
+        seen[gp[:, T.GP_KIND]] = True
+        goals = np.arange(3, dtype=np.int64)
+        cl = rnd.integers(0, T.N_LANDS, 4).astype(np.int64)
+        cs = rnd.integers(0, T.N_SYMBOLS, 4).astype(np.int64)
+        cl[1:] = np.where(rnd.random(3) < 0.4, cl[0], cl[1:])  # cards often repeat a land
+        cs[1:] = np.where(rnd.random(3) < 0.4, cs[0], cs[1:])
+        opp = rnd.integers(0, 4, T.N_SYMBOLS).astype(np.int64)
+        scores = []
+        for rot in range(2):
+            T.place(land, sym, idx, cx, cy, meta, cl, cs, T.CENTER, T.CENTER, rot, saved)
+            scores.append(T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp, np.bool_(True), ws, detail))
+            scores.append(tuple(detail))
+            T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+        assert scores[0] == scores[2] and scores[1] == scores[3], (gp, cl, cs, opp, scores)
+    assert seen.all()
