@@ -208,7 +208,7 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             ws[R_BASE, B_NEAR + g] = r
             for i in range(n):
                 ws[R_LOC + g, i] = 0
-                if r >= 0 and sym[cy[i], cx[i]] == s and _next_to_root(idx, ws, cx[i], cy[i], r):
+                if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r, np.int64(R_ROOT)):
                     ws[R_LOC + g, i] = a
                     ws[R_CELL, i] += a
     _majority_points(goals, gp, opp_cnt, ws)
@@ -280,16 +280,6 @@ def _majority_points(goals, gp, opp_cnt, ws):
         elif kind == T.K_MAJ_BON:
             cs = ws[R_BASE, B_SYM + s]
             ws[R_BASE, B_GOAL + g] = a if cs > opp_cnt[s] else 0
-
-
-@njit(**FI)
-def _next_to_root(idx, ws, x, y, r):
-    """Is cell (x, y) on or orthogonally next to the land group whose root (R_ROOT) is r?"""
-    for k in range(5):
-        j = idx[y + T.NB_DY[k], x + T.NB_DX[k]]
-        if j >= 0 and ws[R_ROOT, j] == r:
-            return True
-    return False
 
 
 @njit(**FI)

@@ -199,22 +199,23 @@ def _union(ws, row, a, b):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _next_to_comp(idx, ws, x, y, r):
-    """Is cell (x, y) on or orthogonally next to the component whose root is r?"""
+def _next_to_comp(idx, ws, x, y, r, root_row):
+    """Is cell (x, y) on or orthogonally next to the component whose root is r (each cell's root in
+    ws[root_row]: row 1 in ``score``, fast.R_ROOT in fast placement's analysis)?"""
     j = idx[y, x]
-    if j >= 0 and ws[1, j] == r:
+    if j >= 0 and ws[root_row, j] == r:
         return True
     j = idx[y, x - 1]
-    if j >= 0 and ws[1, j] == r:
+    if j >= 0 and ws[root_row, j] == r:
         return True
     j = idx[y, x + 1]
-    if j >= 0 and ws[1, j] == r:
+    if j >= 0 and ws[root_row, j] == r:
         return True
     j = idx[y - 1, x]
-    if j >= 0 and ws[1, j] == r:
+    if j >= 0 and ws[root_row, j] == r:
         return True
     j = idx[y + 1, x]
-    return j >= 0 and ws[1, j] == r
+    return j >= 0 and ws[root_row, j] == r
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -424,7 +425,7 @@ def score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
                 continue
             c = 0
             for i in range(n):
-                if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, ws, cx[i], cy[i], pick):
+                if sym[cy[i], cx[i]] == gp[rh, GP_SYM] and _next_to_comp(idx, ws, cx[i], cy[i], pick, np.int64(1)):
                     c += 1
             detail[N_LANDS + h] = c * gp[rh, GP_A]
         total += best_sum
