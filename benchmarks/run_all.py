@@ -120,13 +120,9 @@ def rate(cell, seconds: float, executor=None, parts: int = 1, first: int = 8, pl
         n *= 4 if took < seconds / 12 else 2
 
 
-def sweep_path(cell, n_deals: int, start_seed: int) -> None:
-    """The sweep's streamed path in its default chunks (``rate``'s measure without a ``play``)."""
-    streamed(cell, n_deals, start_seed, 50_000)
-
-
-def on(executor):
-    """The sweep path through ``executor`` as a ``play(cell, n, seed)`` for ``paired_ratio``."""
+def on(executor=None):
+    """The sweep's streamed path in its default chunks (``rate``'s measure without a ``play``), in this
+    process or through ``executor``, as a ``play(cell, n, seed)`` for ``paired_ratio``."""
     def play(cell, n_deals: int, start_seed: int) -> None:
         streamed(cell, n_deals, start_seed, 50_000, executor)
     return play
@@ -223,7 +219,7 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, d
     row["games_per_s_engine_1_thread"] = rate(cell, seconds, play=engine_only)
     n = batch_for(row["games_per_s_engine_1_thread"], seconds)
     row["simulate_over_engine"] = paired_ratio(cell, n, simulated, engine_only)
-    row["sweep_over_engine"] = paired_ratio(cell, n, sweep_path, engine_only)
+    row["sweep_over_engine"] = paired_ratio(cell, n, on(), engine_only)
     numba.set_num_threads(all_threads)
     row["games_per_s_all_threads"] = rate(cell, seconds)
     if dask_ex is not None:
