@@ -100,6 +100,11 @@ class Cell:
         return self.rotations[0].rules_hash
 
     @property
+    def cost(self) -> float:
+        """One game of this cell in units of a game of plain policies (``Game.search_cost``)."""
+        return self.game.search_cost(self.seats)
+
+    @property
     def policies(self) -> list[str]:
         """The distinct policy labels of the table, in listed order."""
         return seating.groups([s.label() for s in self.seats])[0]
@@ -481,7 +486,7 @@ def chunk_deals(cell: Cell, deals: int, chunk_size: int) -> int:
     """Deals per chunk for a cell of ``deals`` deals: at most ``chunk_size``, small enough that the cell
     makes ``TASKS_PER_CELL`` chunks, but not below ``game.min_task_games`` games.  It depends only on the
     scenario (never on the executor or worker count), so saved chunks resume under any executor."""
-    floor = math.ceil(cell.game.min_task_games / len(cell.rotations))
+    floor = math.ceil(cell.game.min_task_games / cell.cost / len(cell.rotations))
     return max(1, min(chunk_size, max(floor, math.ceil(deals / TASKS_PER_CELL))))
 
 
@@ -507,6 +512,9 @@ def run_cell(
     key = rng.cell_key(base_seed, cell.index)
     deals = deal_count(n_games, cell)
     n_rot = len(cell.rotations)
+    if cell.cost > 1.0:  # search seats: chunks of about as much play as a task of plain games, so the bar moves
+        per_chunk = math.ceil(cell.game.min_task_games / cell.cost / n_rot)
+        chunk_size = max(1, min(chunk_size, max(per_chunk, numba.get_num_threads())))
     if not reduce:
         # games with large per-game arrays (per-card statistics) cap the chunk to keep memory flat; a
         # chunk that comes back as an Aggregate is played in capped calls instead (executors.chunk_result),

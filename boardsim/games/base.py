@@ -172,6 +172,9 @@ class Policy:
     doc: str
     params: tuple[Option, ...] = ()
     open: bool = False
+    # a search policy names the parameter that counts its rollouts per decision (``iterations``,
+    # ``playouts``): a cell with such a seat costs that many more games, and is cut into smaller chunks
+    rollouts: str = ""
 
     def options_for(self, given: Mapping[str, Any] | None) -> tuple[Option, ...]:
         """The declared parameters, plus for an open policy one number per other name in ``given``."""
@@ -431,6 +434,26 @@ class Game(ABC):
     def balance_tables(self, cell: Any, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
         """Tidy tables (name -> frame, written as ``balance_<name>.csv``) from summed chunk_stats."""
         return self.balance.balance_tables(cell, stats, games) if self.balance is not None else {}
+
+    # decisions one seat makes in a typical game, and how much of a game a rollout plays on average:
+    # with the rollouts a search seat plays per decision they estimate a game's cost (search_cost)
+    decisions_per_seat: float = 20.0
+    rollout_share: float = 0.5
+
+    def search_cost(self, seats: Sequence[Seat]) -> float:
+        """A game of ``seats`` in units of a game of plain policies: 1, plus for each search seat its
+        rollouts per decision x ``decisions_per_seat`` x ``rollout_share``.  The runner cuts a cell into
+        chunks that many times smaller, so that a search cell's progress shows and a killed run keeps
+        its finished chunks."""
+        cost = 1.0
+        for seat in seats:
+            pol = self.policy(seat.policy)
+            if pol.rollouts:
+                default = next(o.default for o in pol.params if o.name == pol.rollouts)
+                n = seat.params.get(pol.rollouts, default)
+                if isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0:
+                    cost += float(n) * self.decisions_per_seat * self.rollout_share
+        return cost
 
     def favour(self, card: str) -> Seat:
         """A seat that goes out of its way to acquire ``card`` (for win-rate-added experiments)."""
