@@ -447,34 +447,42 @@ def numba_threads(threads: int | None) -> Iterator[None]:
         numba.set_num_threads(before)
 
 
-_WARM: set[str] = set()  # games whose engine this process has compiled or loaded
+_WARM: set[tuple[str, bool]] = set()  # (game, search) engines this process has compiled or loaded
 
 
-def engine_cached(game: Game) -> bool:
+def engine_cached(game: Game, module: str = "*") -> bool:
     """Whether Numba's cache holds compiled code of ``game``'s engine (its folder is named after the
-    game's package)."""
+    game's package), or of one ``module`` of it (``mcts``: the search player's)."""
     package = type(game).__module__.rsplit(".", 1)[-1]
-    return any(Path(numba.config.CACHE_DIR).glob(f"{package}_*/*.nbi"))
+    return any(Path(numba.config.CACHE_DIR).glob(f"{package}_*/{module}.*.nbi"))
+
+
+def has_search(cell: Cell) -> bool:
+    """Whether a seat of the cell plays a search policy (one that names its rollouts parameter)."""
+    return any(cell.game.policy(s.policy).rollouts for s in cell.seats)
 
 
 def warm_up(cell: Cell, announce: Callable[[str], None] | None = None) -> float:
     """Compile (or load from the cache) the cell's engine before anything is timed; returns the seconds.
 
     On a cold cache ``announce`` gets a line before compiling and one with its duration after, so a
-    first run does not sit silent for the half minute a compile takes.
+    first run does not sit silent for the half minute a compile takes.  A cell with a search seat
+    compiles the search player's variant of the engine, announced on its own.
     """
     game = cell.game
-    if game.name in _WARM:
+    search = has_search(cell)
+    if (game.name, search) in _WARM:
         return 0.0
-    cold = not engine_cached(game)
+    what = f"the {game.title} search player" if search else f"the {game.title} engine"
+    cold = not engine_cached(game, "mcts" if search else "*")
     if cold and announce is not None:
-        announce(f"compiling the {game.title} engine (first run only)...")
+        announce(f"compiling {what} (first run only)...")
     t0 = time.perf_counter()
     game.play(cell.rotations[0], 0, 0, 1)
     seconds = time.perf_counter() - t0
-    _WARM.add(game.name)
+    _WARM.add((game.name, search))
     if cold and announce is not None:
-        announce(f"compiled the {game.title} engine in {seconds:.1f} s")
+        announce(f"compiled {what} in {seconds:.1f} s")
     return seconds
 
 
