@@ -327,7 +327,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     states = []
     for i in range(positions):
-        state = rng.new_state(rng.game_seed(key, i))
+        state = rng.new_state(np.uint64(rng.game_seed(key, np.int64(i))))
         S.setup(real, key, i, rules, tab, dr, state)
         for _ in range((3 + 7 * i) % 28):
             if real.v[S.V_PHASE] == S.PH_OVER:
