@@ -17,8 +17,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
-from boardsim.games.wagons import balance, decide, engine, policies
+import numba
+
+from boardsim import tree
+from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.wagons import balance, decide, engine, mcts, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
@@ -112,6 +115,7 @@ class Wagons(Game):
         decide.fill_needs(pol, rl)
         self.seat_scorers(seats)  # a scorer that cannot be imported or compiled fails before any game
         arrays = {
+            "mcts": _mcts_rows(seats),
             "rules": rules_vec,
             "card_land": card_land,
             "card_sym": card_sym,
@@ -138,6 +142,10 @@ class Wagons(Game):
         seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
+        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+            out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count,
+                           engine.user_flag(prepared["policies"]))
+            return self.result_arrays(*out[:2], out[3], out[2])
         # None: the engine variants without fast placement code, or without rules and custom seats' code
         fast, user = engine.fast_flag(prepared["policies"]), engine.user_flag(prepared["policies"])
         engine.batch_kernel(fast, user)(engine.play_range_for(fast, user), np.uint64(cell_key), int(start),
@@ -145,13 +153,59 @@ class Wagons(Game):
                                         policies.search)
         return self.result_arrays(score, win, game_out, seat_out)
 
+    def _trace_game(self, prepared: Prepared, cell_key: int, index: int) -> tuple[np.ndarray, ...]:
+        if _has_mcts(prepared):
+            return mcts.run(self._args(prepared), prepared["mcts"], cell_key, int(index), 1,
+                            engine.user_flag(prepared["policies"]))
+        return engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
+
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
-        result = engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
-        return format_trace(prepared, *result)
+        result = self._trace_game(prepared, cell_key, index)
+        text = format_trace(prepared, *result[:6])
+        if len(result) > 6:  # an mcts game: each mcts placement's visit count
+            text = _with_visits(text, result[6], result[5])
+        return text
 
     def trace_events(self, prepared: Prepared, cell_key: int, index: int) -> np.ndarray:
         """The engine's placement log of one game: rows (seat, card, x, y, rot, free, turn)."""
-        return engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))[-1]
+        return self._trace_game(prepared, cell_key, index)[5]
+
+
+def _has_mcts(prepared: Prepared) -> bool:
+    return bool((prepared["policies"][:, policies.COL_CODE] == policies.MCTS).any())
+
+
+def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:
+    """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
+    out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
+    pol = next(p for p in POLICIES if p.name == "mcts")
+    for i, seat in enumerate(seats):
+        if seat.policy != "mcts":
+            continue
+        v = resolve_options(pol.params, seat.params)  # policy_matrix checked them (and names the key)
+        out[i, mcts.M_ITER] = v["iterations"]
+        out[i, mcts.M_C] = v["c"]
+        out[i, mcts.M_HOR] = v["horizon"]
+        out[i, mcts.M_SPOTS] = v["spots"]
+        out[i, mcts.M_LOOK] = v["lookahead"]
+        out[i, mcts.M_WIDEN] = v["widening"]
+        out[i, mcts.M_PLAY:] = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0]
+        tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
+    return out
+
+
+def _with_visits(text: str, visits: np.ndarray, events: np.ndarray) -> str:
+    """The trace's placement lines, each mcts choice with its root visit count."""
+    lines = text.split("\n")
+    k = 0
+    for i, line in enumerate(lines):
+        if line.startswith("turn ") and " places it at " in line:
+            while k < len(events) and events[k, 0] < 0:
+                k += 1
+            if k < len(visits) and visits[k] > 0:
+                lines[i] = f"{line} (mcts: {int(visits[k])} visits)"
+            k += 1
+    return "\n".join(lines)
 
 
 GAME = Wagons()

@@ -32,13 +32,14 @@ import numpy as np
 from numba import njit, types
 
 from boardsim import rng
+from boardsim import tree as _tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
-FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM = range(6)
+FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
@@ -102,6 +103,19 @@ POLICIES = (
           _placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW),
     _open(custom_policy(CUSTOM, "the candidate a user's @numba.njit scorer rates highest"),
           _placement("greedy"), _start("spoil"), _lookahead(2), _GOALW),
+    # information-set MCTS over the step interface (mcts.py; docs/rules/circle-the-wagons.md): its own engine
+    # variant, compiled only for cells with an mcts seat
+    Policy("mcts", MCTS, "Monte Carlo tree search over the draft, the starting card and every placement "
+           "(candidate spots from the fast estimate), rollouts by a built-in policy",
+           _tree.params(1000, ("first", "gain", "gain_minus_gift", "random"), "gain_minus_gift", extra=(
+               Option("placement", "fast", "how the rollouts' playout policy places cards (its own placement "
+                      "parameter)", "choice", choices=PLACEMENTS),
+               Option("spots", 4, "candidate spots and rotations per placement: the best of the fast "
+                      "estimate's kept spots", "int", 1, 4),
+               _lookahead(3),
+               Option("widening", 0.0, "progressive widening k0: a node considers its first "
+                      "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
+           ))),
 )
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
             "goal_weight": COL_GOALW}

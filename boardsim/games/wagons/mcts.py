@@ -1,0 +1,385 @@
+"""The ``mcts`` player of Circle the Wagons and the engine variant that runs it (docs/rules/circle-the-wagons.md).
+
+Circle the Wagons hides nothing: the circle lies territory side up, the goals are face up and both towns
+are public, and no card is dealt later.  The information set of the seat to move is the state itself, so
+the search needs no determinization (each iteration starts from an exact copy of the real state) and is
+plain UCT over the step interface (step.py) with boardsim.tree's node pool.  What the search reads is
+what the rules show: the towns, the circle from the first available card, the goals, whose turn it is.
+
+Actions (step.py encodes them): P2's starting card (all 15 circle positions), the draft (skip k = 0 ..
+``lookahead`` - 1 cards), and every placement, the taken card's and each free card's, by whoever places
+it: opponents' decisions are tree nodes too, valued with their own reward.  A placement's candidates are
+the ``spots`` best spots and rotations of the ``fast`` placement estimate (fast.py keeps its TOP = 4 best
+first-ranked spots per card; the best by its gain estimate comes first, then the rest by rank).  A first
+card has one candidate: the centre at rotation 0 (a lone card scores the same turned 180 degrees, and
+turning a whole town changes nothing).  A decision with one candidate is applied without a node.  With
+``widening`` = k0 > 0 a node considers only its first ceil(k0 * (visits + 1) ** 0.5) candidates.
+
+A rollout plays the rest of the game (or to the start of turn root + ``horizon``) with the ``playout``
+policy on both seats, placing with ``placement`` (default ``fast``).  Its reward is each seat's win share
+as the game scores it (a horizon's evaluation: the win shares of the two towns' scores at that point,
+majority goals against the other town as it stands).
+
+The engine variant: ``play_range`` plays whole games through the step interface, asking decide.py
+(step.builtin) for the built-in seats' choices and ``decide`` for the mcts seats'; it is compiled only for
+cells with an mcts seat (Wagons.play picks it), so the default engine compiles no search code.  Search
+randomness (a random playout) comes from the game's own generator: results do not depend on threads or
+chunks.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numba
+import numpy as np
+from numba import njit, prange, types
+
+from boardsim import custom, rng
+from boardsim import tree as TR
+from boardsim.games.base import pointer_kernel
+from boardsim.games.wagons import engine as E
+from boardsim.games.wagons import fast as F
+from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import state as ST
+from boardsim.games.wagons import step as S
+from boardsim.games.wagons import town as T
+
+# a seat's mcts row (Wagons.prepare): iterations, c, horizon, spots, lookahead, widening k0, then the
+# playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
+M_ITER, M_C, M_HOR, M_SPOTS, M_LOOK, M_WIDEN, M_PLAY = range(7)
+M_WIDTH = M_PLAY + P.POLICY_WIDTH
+ALPHA = 0.5  # progressive widening's exponent
+BRANCHING = ST.N_CIRCLE  # the most candidates of one decision (the start: 15)
+BIG = 1 << 40
+
+
+@njit(cache=True, nogil=True)
+def candidates(w, buf, look, nspots, tab, scr, state, fast, find):
+    """The current decision's candidate actions, best first, into buf; returns how many."""
+    ph = w.v[S.V_PHASE]
+    if ph == S.PH_START:
+        for s in range(ST.N_CIRCLE):
+            buf[s] = s
+        return ST.N_CIRCLE
+    if ph == S.PH_DRAFT:
+        n = min(look, ST.N_CIRCLE - w.v[S.V_T])
+        for k in range(n):
+            buf[k] = k
+        return n
+    p = S.to_move(w)
+    town = w.town
+    if town.meta[p, 0] == 0:
+        buf[0] = S.spot_action(T.CENTER, T.CENTER, 0)
+        return 1
+    at = w.v[S.V_T] + (w.v[S.V_K] if ph == S.PH_TAKEN else w.v[S.V_J])
+    P.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
+                     tab.card_sym, w.seq, at, w.goals, tab.gp, town.cnt[1 - p], np.int64(P.PLACE_FAST), 1.0, scr.ws,
+                     scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
+    buf[0] = S.spot_action(scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2])
+    n = 1
+    row = F.R_TOP
+    used = 0
+    while n < nspots:
+        best = -1
+        for i in range(F.TOP):
+            if (used >> i) & 1 == 0 and scr.ws[row, 4 * i] > -BIG:
+                if best < 0 or scr.ws[row, 4 * i] > scr.ws[row, 4 * best]:
+                    best = i
+        if best < 0:
+            break
+        used |= 1 << best
+        xy = scr.ws[row, 4 * best + 1]
+        a = S.spot_action(xy % T.G, xy // T.G, scr.ws[row, 4 * best + 2])
+        if a != buf[0]:
+            buf[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _over(w, stop):
+    return w.v[S.V_PHASE] == S.PH_OVER or (w.v[S.V_PHASE] == S.PH_DRAFT and w.v[S.V_TURN] >= stop)
+
+
+@njit(cache=True, nogil=True)
+def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, state, stats, user, fast, find):
+    """The mcts seat's action at ``real``'s decision; stats[0:3] = iterations run, the action's visits and
+    mean reward.  With iterations < 0 it runs -iterations bare rollouts of the playout policy from ``real``
+    instead (the probe's comparison) and returns -1; with 0 it returns the playout policy's choice."""
+    iterations = int(mrow[M_ITER])
+    c = mrow[M_C]
+    horizon = int(mrow[M_HOR])
+    nspots = int(mrow[M_SPOTS])
+    look = int(mrow[M_LOOK])
+    k0 = mrow[M_WIDEN]
+    stop = real.v[S.V_TURN] + horizon if horizon > 0 else 1 << 30
+    tot = np.zeros(2, dtype=np.int64)
+    reward = np.zeros(2, dtype=np.float64)
+    if iterations == 0:  # the playout policy's own choice (the probe's positions)
+        return S.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
+    if iterations < 0:
+        for it in range(-iterations):
+            S.copy_world(real, world)
+            while not _over(world, stop):
+                S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+            S.scores(world, tab, scr, tot)
+        dr.spot[3] = 0
+        dr.spot[7] = 0
+        return -1
+    TR.reset(tr)
+    stats[0] = 0.0
+    stats[1] = 0.0
+    stats[2] = 0.0
+    n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
+    if n == 1:
+        return buf[0]
+    for it in range(iterations):
+        S.copy_world(real, world)
+        node = 0
+        while not _over(world, stop):
+            n = candidates(world, buf, look, nspots, tab, scr, state, fast, find)
+            if n == 1:
+                S.apply(world, buf[0], tab, scr)
+                continue
+            n = TR.widened(tr, node, n, k0, ALPHA)
+            parent = node
+            node, expanded, a = TR.descend(tr, node, buf, n, S.to_move(world), c)
+            S.apply(world, a, tab, scr)
+            if node < 0:
+                node = parent
+                break
+            if expanded:
+                break
+        while not _over(world, stop):
+            S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+        S.scores(world, tab, scr, tot)
+        S.win_shares(world, rules, tot[0], tot[1], reward)
+        TR.backup(tr, node, reward)
+    # the real game's draft caches (decide.draft's dr.spot) are stale after the rollouts
+    dr.spot[3] = 0
+    dr.spot[7] = 0
+    a = TR.best_action(tr)
+    ch = TR.child(tr, 0, a)
+    stats[0] = iterations
+    stats[1] = tr.stats[ch, TR.T_VISITS]
+    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
+    return a
+
+
+@njit(cache=True, nogil=True)
+def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
+               seat_out, game_out, goal_out, events, visits, user, fast, find):
+    """Games first+lo .. first+hi-1 through the step interface (engine._play_range's outputs); ``events``
+    and ``visits`` (per placement: the mcts choice's visits, 0 for other seats) keep the last game's log."""
+    _town, scr, dr = ST.new_state()
+    tab = ST.Tables(card_land, card_sym, card_goal, gp)
+    real = S.new_world()
+    world = S.new_world()
+    most = 1
+    for p in range(2):
+        if pol[p, P.COL_CODE] == P.MCTS:
+            most = max(most, int(mpar[p, M_ITER]))
+    tr = TR.new_tree(most + 1)
+    buf = np.zeros(BRANCHING, dtype=np.int64)
+    ppol = np.zeros((2, 2, P.POLICY_WIDTH), dtype=np.float64)
+    for p in range(2):
+        for q in range(2):
+            for j in range(P.POLICY_WIDTH):
+                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    stats = np.zeros(3, dtype=np.float64)
+    for row in range(lo, hi):
+        state = rng.new_state(rng.game_seed(key, first + row))
+        S.setup(real, key, first + row, rules, tab, dr, state)
+        for i in range(visits.shape[0]):
+            visits[i] = 0
+        while real.v[S.V_PHASE] != S.PH_OVER:
+            p = S.to_move(real)
+            if pol[p, P.COL_CODE] == P.MCTS:
+                a = decide(real, world, tr, buf, mpar[p], ppol[p], rules, tab, scr, dr, rl, scorers, state, stats,
+                           user, fast, find)
+                if real.v[S.V_PHASE] >= S.PH_TAKEN:
+                    visits[real.v[S.V_NE]] = int(stats[1])
+            else:
+                a = S.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
+            S.apply(real, a, tab, scr)
+        S.finish(real, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
+    for i in range(events.shape[0]):
+        for j in range(events.shape[1]):
+            events[i, j] = real.events[i, j]
+    return 0
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(play, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
+               seat_out, game_out, goal_out, events_out, visits_out, user, fast, find):
+    """Games first..first+n-1 of a cell; each game writes only its own rows (a one-game batch also its log)."""
+    n = score.shape[0]
+    n_blocks = (n + E.BLOCK - 1) // E.BLOCK
+    for b in prange(n_blocks):
+        lo = np.int64(b) * E.BLOCK
+        hi = min(n, lo + E.BLOCK)
+        events = np.zeros((ST.N_CIRCLE, E.EV_WIDTH), dtype=np.int64)
+        visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
+        play(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
+             seat_out, game_out, goal_out, events, visits, user, fast, find)
+        if n == 1:
+            events_out[:, :] = events
+            visits_out[:] = visits
+
+
+_C2F, _C1I, _C2I = types.float64[:, ::1], types.int64[::1], types.int64[:, ::1]
+_OUT_ARGS = (*E._OUTS, _C2I, _C1I)  # score, win, seat_out, game_out, goal_out, events, visits
+
+
+def _signatures(user: bool | None) -> tuple[Any, Any]:
+    find = types.FunctionType(P.SEARCH[True])
+    flags = (types.none if user is None else types.boolean, types.boolean)
+    range_sig = types.int64(types.uint64, types.int64, types.int64, types.int64, *E._TABLES, _C2F, *_OUT_ARGS,
+                            *flags, find)
+    batch_sig = types.void(types.FunctionType(range_sig), types.uint64, types.int64, *E._TABLES, _C2F, *_OUT_ARGS,
+                           *flags, find)
+    return range_sig, batch_sig
+
+
+_LOCK = threading.Lock()
+_KERNELS: dict[Any, Any] = {}
+
+
+def _variant(user: bool | None) -> tuple[Any, Any, Any, Any]:
+    if user is None:
+        return (play_range, play_batch, *_signatures(user))
+    return (E._twin(play_range, cache=True, nogil=True), E._twin(play_batch, cache=True, nogil=True, parallel=True),
+            *_signatures(user))
+
+
+_VARIANTS = {user: _variant(user) for user in (None, True)}
+
+
+def kernel(user: bool | None) -> tuple[Any, Any]:
+    """(batch kernel, its engine) of the mcts variant for ``user`` (engine.user_flag), compiled on first use."""
+    with _LOCK:
+        if user not in _KERNELS:
+            play, batch, range_sig, batch_sig = _VARIANTS[user]
+            if hasattr(P.search, "compile"):
+                P.search.compile(P.SEARCH[True])
+            _KERNELS[user] = (pointer_kernel(batch, play, batch_sig, range_sig), play)
+        return _KERNELS[user]
+
+
+def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, count: int,
+        user: bool | None) -> tuple[np.ndarray, ...]:
+    """Play games start..start+count-1: (score, win, seat_out, game_out, goal_out, events, visits)."""
+    score = np.zeros((count, 2), dtype=np.int64)
+    win = np.zeros((count, 2), dtype=np.float64)
+    seat_out = np.zeros((count, 2, E.N_SEAT), dtype=np.int64)
+    game_out = np.zeros((count, E.N_GAME), dtype=np.int64)
+    goal_out = np.zeros((count, 2, E.N_GOALS_IN_PLAY), dtype=np.int64)
+    events = np.full((ST.N_CIRCLE, E.EV_WIDTH), -1, dtype=np.int64)
+    visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
+    batch, play = kernel(user)
+    batch(play, np.uint64(cell_key), np.int64(start), *args, np.ascontiguousarray(mpar, dtype=np.float64), score,
+          win, seat_out, game_out, goal_out, events, visits, user, True, P.search)
+    return score, win, seat_out, game_out, goal_out, events, visits
+
+
+# -- the probe (benchmarks/bench_mcts.py) -----------------------------------------------------------------------
+
+
+def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
+          players: int = 2) -> Any:
+    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
+    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
+    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
+    (iteration_us / rollout_us).
+
+    Position i is game i of the probe's cell after (3 + 7 i) mod 28 decisions, every one made by the
+    default mcts seat's playout policy (gain_minus_gift placing with fast), so the positions cover starts,
+    drafts, taken and free placements, early and late.  Both are timed by calling the engine's own
+    ``decide`` from Python (a twin compiled for that call, the first call compiles it)."""
+    import pandas as pd
+
+    from boardsim.games.base import Seat
+    from boardsim.games.wagons import GAME
+
+    if players != 2:
+        raise ValueError("Circle the Wagons is 2 players only")
+    prep = GAME.prepare(2, [Seat("mcts"), Seat("mcts")], None, GAME.card_table())
+    rules, card_land, card_sym, card_goal, gp, pol, rl, scorers = GAME._args(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    fn = decide_python()
+    tab = ST.Tables(card_land, card_sym, card_goal, gp)
+    _town, scr, dr = ST.new_state()
+    real, world = S.new_world(), S.new_world()
+    buf = np.zeros(BRANCHING, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.float64)
+    ppol = np.ascontiguousarray(np.tile(mpar[0, M_PLAY:], (2, 1)))
+    key = np.uint64(rng.cell_key(seed, 0))
+    tr0 = TR.new_tree(2)
+    row = mpar[0].copy()
+
+    def call(w: Any, tr: Any, iterations: int, state: np.ndarray) -> int:
+        row[M_ITER] = iterations
+        return int(fn(w, world, tr, buf, row, ppol, rules, tab, scr, dr, rl, scorers, state, stats, None, True,
+                      P.search))
+
+    states = []
+    for i in range(positions):
+        state = rng.new_state(np.uint64(rng.game_seed(key, np.int64(i))))
+        S.setup(real, key, i, rules, tab, dr, state)
+        for _ in range((3 + 7 * i) % 28):
+            if real.v[S.V_PHASE] == S.PH_OVER:
+                break
+            S.apply(real, call(real, tr0, 0, state), tab, scr)  # iterations 0: the playout policy's choice
+        snap = S.new_world()
+        S.copy_world(real, snap)
+        states.append((snap, state.copy()))
+    out = []
+    for b in budgets:
+        b = int(b)
+        tr = TR.new_tree(b + 1)
+        spent = 0.0
+        for snap, st in states:
+            t0 = time.perf_counter()
+            call(snap, tr, b, st.copy())
+            spent += time.perf_counter() - t0
+        reps = max(10, b // 10)
+        roll = 0.0
+        for snap, st in states:
+            t0 = time.perf_counter()
+            call(snap, tr, -reps, st.copy())
+            roll += time.perf_counter() - t0
+        decision = spent / len(states)
+        rollout = roll / (len(states) * reps)
+        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
+                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+    return pd.DataFrame(out)
+
+
+_PY: dict[str, Any] = {}
+
+
+def decide_python() -> Any:
+    """``decide`` compiled for calls from Python (find: policies.search passed as its function pointer;
+    rules and custom seats' code left out), a twin of the engine's."""
+    with _LOCK:
+        if "decide" not in _PY:
+            real = S.new_world()
+            _t, scr, dr = ST.new_state()
+            head = [numba.typeof(a) for a in (real, real, TR.new_tree(2), np.zeros(BRANCHING, dtype=np.int64),
+                                              np.zeros(M_WIDTH), np.zeros((2, P.POLICY_WIDTH)),
+                                              np.zeros(E.RULES_WIDTH))]
+            tab = types.NamedTuple((_C2I, _C2I, _C1I, _C2I), ST.Tables)
+            sig = types.int64(*head, tab, numba.typeof(scr), numba.typeof(dr), E.RULE_ARRAYS, custom.SCORERS,
+                              types.uint64[::1], types.float64[::1], types.none, types.boolean,
+                              types.FunctionType(P.SEARCH[True]))
+            fn = decide
+            if hasattr(decide, "py_func"):
+                P.search.compile(P.SEARCH[True])
+                fn = njit(cache=True, nogil=True)(decide.py_func)
+                fn.compile(sig)
+                fn.disable_compile()
+            _PY["decide"] = fn
+        return _PY["decide"]

@@ -1,0 +1,284 @@
+"""The step interface and the mcts player of Circle the Wagons (issue 25).
+
+Compiles the mcts engine variant (default seats' flags) and ``mcts.decide_python`` once; every search
+here runs a few dozen iterations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import boardsim
+from boardsim import cli, rng
+from boardsim.errors import BadInput
+from boardsim.games.base import Seat
+from boardsim.games.wagons import GAME, mcts
+from boardsim.games.wagons import engine as E
+from boardsim.games.wagons import fast as F
+from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import state as ST
+from boardsim.games.wagons import step as S
+from boardsim.games.wagons import town as T
+
+KEY = 0x5EED
+
+
+def _prep(a, b, rules=None):
+    return GAME.prepare(2, [Seat(*a) if isinstance(a, tuple) else Seat(a), Seat(*b) if isinstance(b, tuple) else
+                            Seat(b)], rules, GAME.card_table())
+
+
+@pytest.mark.parametrize("seats,rules", [
+    (("gain_minus_gift", "gain_minus_gift"), None),
+    ((("gain_minus_gift", {"placement": "fast"}), ("gain", {"placement": "fast", "lookahead": 3})),
+     {"first_player": "random"}),
+    ((("random", {}), ("first", {"placement": "lands"})), {"tie_break": "guns"}),
+])
+def test_step_interface_plays_the_batch_kernels_games(seats, rules):
+    """Games played through step.py, each decision what the built-in policy chooses, are the batch
+    kernel's games exactly (scores, wins and every counter)."""
+    prep = _prep(*seats, rules=rules)
+    ref = GAME.play(prep, KEY, 5, 40)
+    out = mcts.run(GAME._args(prep), prep["mcts"], KEY, 5, 40, None)
+    got = GAME.result_arrays(out[0], out[1], out[3], out[2])
+    assert set(ref) == set(got)
+    for k in ref:
+        np.testing.assert_array_equal(np.asarray(ref[k]), np.asarray(got[k]), err_msg=k)
+
+
+def test_the_logged_placements_are_legal_steps():
+    """Replaying a step-interface game's log: every placement is in step.legal's list."""
+    prep = _prep("gain_minus_gift", "gain")
+    game = GAME._trace_game(prep, KEY, 0)
+    ev, start_card = game[5], int(game[3][0, E.G_START])
+    w, tab, scr, dr = _world(prep, KEY, 0)
+    buf = np.zeros(S.MAX_LEGAL, dtype=np.int64)
+    t = 0
+    for e in ev:
+        if w.v[S.V_PHASE] == S.PH_START:
+            n = S.legal(w, buf)
+            s = int(np.flatnonzero(w.circle == start_card)[0])
+            assert s in buf[:n]
+            S.apply(w, s, tab, scr)
+        if w.v[S.V_PHASE] == S.PH_DRAFT:
+            k = int(np.flatnonzero(w.seq == e[1])[0]) - int(w.v[S.V_T])
+            n = S.legal(w, buf)
+            assert k in buf[:n]
+            S.apply(w, k, tab, scr)
+        a = S.spot_action(e[2], e[3], e[4])
+        n = S.legal(w, buf)
+        assert a in buf[:n]
+        assert S.card_to_place(w) == e[1]
+        S.apply(w, a, tab, scr)
+        t += 1
+    assert w.v[S.V_PHASE] == S.PH_OVER and t == 15
+
+
+# -- Python-side helpers over the step interface ------------------------------------------------------------------
+
+
+def _world(prep, key, index):
+    rules, card_land, card_sym, card_goal, gp = GAME._args(prep)[:5]
+    tab = ST.Tables(card_land, card_sym, card_goal, gp)
+    _t, scr, dr = ST.new_state()
+    w = S.new_world()
+    state = rng.new_state(np.uint64(rng.game_seed(np.uint64(key), np.int64(index))))
+    S.setup(w, np.uint64(key), np.int64(index), rules, tab, dr, state)
+    return w, tab, scr, dr
+
+
+class Searcher:
+    """decide() called from Python on a prepared cell's first seat."""
+
+    def __init__(self, prep, **params):
+        self.prep = prep
+        self.args = GAME._args(prep)
+        self.rules, cl, cs, cg, gp, _pol, self.rl, self.scorers = self.args
+        self.tab = ST.Tables(cl, cs, cg, gp)
+        _t, self.scr, self.dr = ST.new_state()
+        self.world = S.new_world()
+        self.buf = np.zeros(mcts.BRANCHING, dtype=np.int64)
+        self.stats = np.zeros(3)
+        self.fn = mcts.decide_python()
+        self.row = prep["mcts"][0].copy()
+        self.ppol = np.ascontiguousarray(np.tile(self.row[mcts.M_PLAY:], (2, 1)))
+
+    def __call__(self, w, iterations, state=None, scr=None, dr=None):
+        self.row[mcts.M_ITER] = iterations
+        tr = mcts.TR.new_tree(max(2, iterations + 1))
+        state = np.zeros(4, dtype=np.uint64) + np.uint64(7) if state is None else state
+        a = self.fn(w, self.world, tr, self.buf, self.row, self.ppol, self.rules, self.tab,
+                    self.scr if scr is None else scr, self.dr if dr is None else dr, self.rl, self.scorers, state,
+                    self.stats, None, True, P.search)
+        return int(a), self.stats.copy()
+
+
+def _copy(w):
+    c = S.new_world()
+    S.copy_world(w, c)
+    return c
+
+
+def _after(w, a, tab, scr):
+    c = _copy(w)
+    S.apply(c, a, tab, scr)
+    return c
+
+
+def _reward(w, rules, tab, scr, seat):
+    tot = np.zeros(2, dtype=np.int64)
+    out = np.zeros(2)
+    S.scores(w, tab, scr, tot)
+    S.win_shares(w, rules, tot[0], tot[1], out)
+    return out[seat]
+
+
+def _candidates(w, tab, scr, look=3, nspots=4):
+    """mcts.candidates, in Python: the fast estimate's kept spots, its best first."""
+    ph = w.v[S.V_PHASE]
+    if ph == S.PH_DRAFT:
+        return list(range(min(look, ST.N_CIRCLE - int(w.v[S.V_T]))))
+    p = S.to_move(w)
+    town = w.town
+    if town.meta[p, 0] == 0:
+        return [S.spot_action(T.CENTER, T.CENTER, 0)]
+    at = int(w.v[S.V_T] + (w.v[S.V_K] if ph == S.PH_TAKEN else w.v[S.V_J]))
+    state = np.zeros(4, dtype=np.uint64)
+    P.search(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
+             tab.card_sym, w.seq, at, 1, w.goals, tab.gp, town.cnt[1 - p], P.PLACE_FAST, 1.0, scr.ws, scr.detail,
+             scr.saved, state, scr.bestv, scr.spots, False, 0.0, 0.0, scr.bestv, True, True)
+    out = [S.spot_action(*scr.spots[0])]
+    kept = [(scr.ws[F.R_TOP, 4 * i], i) for i in range(F.TOP) if scr.ws[F.R_TOP, 4 * i] > -mcts.BIG]
+    for _v, i in sorted(kept, key=lambda vi: (-vi[0], vi[1])):
+        xy = int(scr.ws[F.R_TOP, 4 * i + 1])
+        a = S.spot_action(xy % T.G, xy // T.G, int(scr.ws[F.R_TOP, 4 * i + 2]))
+        if a not in out and len(out) < nspots:
+            out.append(a)
+    return out
+
+
+def _advance(search, w, stop):
+    """Play the playout policy's choices until ``stop(w)``."""
+    state = np.zeros(4, dtype=np.uint64)
+    while w.v[S.V_PHASE] != S.PH_OVER and not stop(w):
+        a, _ = search(w, 0, state)
+        S.apply(w, a, search.tab, search.scr)
+
+
+def _last_placement(w):
+    ph, t, k, j = (int(v) for v in w.v[[S.V_PHASE, S.V_T, S.V_K, S.V_J]])
+    return (ph == S.PH_TAKEN and k == 0 and t == 14) or (ph == S.PH_FREE and t + k == 14 and j == k - 1)
+
+
+def _value(w, seat, rules, tab, scr):
+    """Exact win share of ``seat`` with both seats choosing among mcts's candidates."""
+    if w.v[S.V_PHASE] == S.PH_OVER:
+        return _reward(w, rules, tab, scr, seat)
+    vals = [_value(_after(w, a, tab, scr), seat, rules, tab, scr) for a in _candidates(w, tab, scr)]
+    return max(vals) if S.to_move(w) == seat else min(vals)
+
+
+@pytest.fixture(scope="module")
+def search():
+    return Searcher(_prep(("mcts", {"iterations": 50}), "gain_minus_gift"))
+
+
+def test_golden_last_placement_wins_at_once(search):
+    """At a game's last placement where one candidate wins at once and another does not, a
+    20-iteration search picks a winning one."""
+    found = 0
+    for i in range(80):
+        w, tab, scr, _ = _world(search.prep, KEY, i)
+        _advance(search, w, _last_placement)
+        seat = S.to_move(w)
+        cands = _candidates(w, tab, scr)
+        out = [_reward(_after(w, a, tab, scr), search.rules, tab, scr, seat) for a in cands]
+        if max(out) == 1.0 and min(out) < 1.0:
+            a, stats = search(w, 20)
+            assert out[cands.index(a)] == 1.0
+            found += 1
+    assert found >= 1
+
+
+def test_golden_last_draft_avoids_the_losing_skip(search):
+    """With two cards left, taking the first and skipping to the second differ: one wins for the
+    drafting seat under best play of both (exact, over the same candidates), the other does not; a
+    300-iteration search drafts the winning one."""
+    found = 0
+    for i in range(40):
+        w, tab, scr, _ = _world(search.prep, KEY, 100 + i)
+        _advance(search, w, lambda x: x.v[S.V_PHASE] == S.PH_DRAFT and x.v[S.V_T] >= 13)
+        if w.v[S.V_T] != 13 or w.v[S.V_PHASE] != S.PH_DRAFT:
+            continue
+        seat = S.to_move(w)
+        vals = [_value(_after(w, k, tab, scr), seat, search.rules, tab, scr) for k in (0, 1)]
+        if abs(vals[0] - vals[1]) == 1.0:
+            a, _ = search(w, 300)
+            assert vals[a] == max(vals), (i, vals, a)
+            found += 1
+            if found == 3:
+                break
+    assert found >= 1
+
+
+def test_search_is_blind_to_everything_but_the_position(search):
+    """Nothing is hidden in Circle the Wagons, so a seat's information set is the position: two states
+    equal in it, one with the scratch and draft buffers of another game's search, its placement log
+    scrambled and another generator state, give the same decision and the same root statistics."""
+    w, tab, scr, _ = _world(search.prep, KEY, 7)
+    _advance(search, w, lambda x: x.v[S.V_TURN] >= 4 and x.v[S.V_PHASE] == S.PH_DRAFT)
+    a1, s1 = search(_copy(w), 60, state=np.arange(4, dtype=np.uint64) + np.uint64(1))
+    other = _world(search.prep, KEY, 8)[0]
+    _advance(search, other, lambda x: x.v[S.V_TURN] >= 6)
+    _ts, scr2, dr2 = ST.new_state()
+    search(other, 30, scr=scr2, dr=dr2)  # dirty buffers
+    w2 = _copy(w)
+    w2.events[:] = 99
+    a2, s2 = search(w2, 60, state=np.arange(4, dtype=np.uint64) + np.uint64(99), scr=scr2, dr=dr2)
+    assert a1 == a2
+    np.testing.assert_array_equal(s1, s2)
+
+
+def test_mcts_games_are_identical_on_any_thread_count_and_chunk_size():
+    pols = [("mcts", {"iterations": 8, "spots": 2}), "gain_minus_gift"]
+    a = boardsim.simulate("wagons", 12, pols, seed=3, threads=1, seating="all")
+    b = boardsim.simulate("wagons", 12, pols, seed=3, threads=2, chunk_size=2, seating="all")
+    cols = [c for c in a.columns if c not in ("seconds",)]
+    assert a[cols].equals(b[cols])
+
+
+@pytest.mark.parametrize("params,key", [
+    ({"iterations": 0}, "seats[0].params.iterations"),
+    ({"iterations": -1}, "seats[0].params.iterations"),
+    ({"playout": "mcts"}, "seats[0].params.playout"),
+    ({"playout": "nope"}, "seats[0].params.playout"),
+    ({"c": -0.1}, "seats[0].params.c"),
+    ({"spots": 9}, "seats[0].params.spots"),
+])
+def test_bad_parameters_name_their_key(params, key):
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, [Seat("mcts", params), Seat("gain")], None, GAME.card_table())
+    assert key in str(e.value)
+
+
+def test_a_pool_over_the_memory_limit_is_refused(monkeypatch):
+    monkeypatch.setenv("BOARDSIM_MCTS_MEMORY", str(10**6))
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, [Seat("gain"), Seat("mcts", {"iterations": 10**6})], None, GAME.card_table())
+    assert "seats[1].params.iterations" in str(e.value)
+
+
+def test_cli_bad_mcts_parameter_is_one_error_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["play", "wagons", "--policies", "mcts(iterations=0),gain"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and "iterations" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_play_traces_mcts_choices(capsys):
+    code = cli.main(["play", "wagons", "--policies", "mcts(iterations=30),gain_minus_gift"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "mcts" in out and "visits)" in out and "takes" in out
