@@ -932,6 +932,45 @@ def _apply(p, a, S, C, O, rng):
         _dismiss_grid(p, g, np.int64(WHY_PAID), S, C, O, rng)
 
 
+# -- the step interface: to_move, legal_actions, step_apply (with _advance to stop at decisions, _copy_state) --
+@njit(**INLINE)
+def to_move(S):
+    """The seat whose market decision _advance stopped at."""
+    sh = S.shared
+    return np.int64((sh[FIRST] + sh[TURN]) % sh[NP])
+
+
+@njit(**INLINE)
+def legal_actions(p, S, C, out):
+    """Seat p's legal market actions into ``out`` (at least W + grid cards + 1 long): every affordable hire
+    (slot order), every legal paid dismissal (A_DISMISS + grid index, grid order), then ending the turn
+    (A_END, always legal).  Returns how many."""
+    pc, pv, mk = S.rows, S.seat, S.market
+    n = np.int64(0)
+    for s in range(np.int64(S.shared[W])):
+        if _hire_ok(p, s, pv, mk, C.prices):
+            out[n] = s
+            n += 1
+    for g in range(pv[p, GN]):
+        if _dismiss_ok(p, g, pc, pv, C.cards, C.rules):
+            out[n] = A_DISMISS + g
+            n += 1
+    out[n] = A_END
+    return n + 1
+
+
+@njit(**INLINE)
+def _step_apply(p, a, S, C, O, rng):
+    """Play seat p's market action ``a`` (the step interface's *apply*); returns True when it ended the game
+    (a solo instant win), after which _advance returns 0."""
+    _apply(p, a, S, C, O, rng)
+    pv, rules = S.seat, C.rules
+    if S.shared[NP] == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
+        _end_solo(np.int64(END_SOLO_WIN), S, O)
+        return True
+    return False
+
+
 # -- end-of-turn hooks (§6.3) and the least-fame hook (§5) ----------------------------------------
 @njit(**INLINE, **INTERNAL)
 def _hook_may_act(p, pc, pv, cards):
@@ -1323,8 +1362,11 @@ def _score_by_type(score, p, pc, pv, sh, mk, cards, rules):
 
 
 @njit(**CALL, **INTERNAL)
-def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score):
-    """Run the game forward.  Returns 1 when a lookahead seat must choose a market action, else 0.
+def _advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
+    """Run the game forward (the step interface's *advance*).  Returns 1 when seat p = ``to_move(S)`` must choose
+    a market action and bit p of the seat mask ``stop`` is set (then list its actions with ``legal_actions``
+    and play one with ``step_apply``), else 0: the game is over.  ``stop = 0`` plays the whole game, every
+    seat choosing with ``decide.choose``.
 
     ``start_round``, ``final_flip`` and ``score`` are ``_start_round``, ``_final_flip`` and ``_score_player``
     or function pointers to them (FUNCTIONS), or None for ordinary calls (numba prunes the other branch;
@@ -1333,7 +1375,7 @@ def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score)
     50 CPU-s of a cold compile).  Each runs once a round or once a game: the indirect call costs nothing
     measurable."""
     pc, pv, dism, sh, toon, mk = S
-    rules, pol = C.rules, C.policies
+    rules = C.rules
     P = np.int64(sh[NP])
     while sh[PHASE] != PH_DONE:
         ph = sh[PHASE]
@@ -1356,12 +1398,10 @@ def _advance(S, C, O, X, U, rng, stop_lookahead, start_round, final_flip, score)
                 pv[p, BONUS_ACT] = 0
                 sh[INTURN] = 1
             while pv[p, ACTS] > 0:
-                if stop_lookahead != 0 and int(pol[p, 0]) == POL_LOOKAHEAD:
+                if stop != 0 and (stop >> p) & 1:
                     return 1
                 a = D.choose(p, S, C, X, U, rng)
-                _apply(p, a, S, C, O, rng)
-                if P == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
-                    _end_solo(np.int64(END_SOLO_WIN), S, O)
+                if _step_apply(p, a, S, C, O, rng):
                     return 0
             _end_turn(p, S, C, O, X, rng)
         elif ph == PH_CLEANUP:
@@ -1565,21 +1605,28 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_rou
     game i writes row i of each output.  The game is written out in the loop (its start and end inlined at the IR
     level) rather than called per game: a call copies its tuple arguments, a reference-count increment and
     decrement per array."""
-    pol = C.policies
-    need_la = False
-    for p in range(P):
-        if int(pol[p, 0]) == POL_LOOKAHEAD:
-            need_la = True
+    stop = _search_seats(C.policies, P)
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
-        if not need_la:
+        if stop == 0:
             _advance(S, C, O, X, U, rng, np.int64(0), f_round, f_final, f_score)
         else:
-            while _advance(S, C, O, X, U, rng, np.int64(1), f_round, f_final, f_score) == 1:
-                p = (S.shared[FIRST] + S.shared[TURN]) % P
+            # the step interface: advance to a search seat's decision, choose, apply
+            while _advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
+                p = to_move(S)
                 a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
-                _apply(p, a, S, C, O, rng)
+                _step_apply(p, a, S, C, O, rng)
         _game_end(i, S, O, outs)
+
+
+@njit(**INLINE, **INTERNAL)
+def _search_seats(pol, P):
+    """The seat mask of the seats that search (lookahead): _advance stops at their decisions."""
+    stop = np.int64(0)
+    for p in range(P):
+        if int(pol[p, 0]) == POL_LOOKAHEAD:
+            stop |= np.int64(1) << p
+    return stop
 
 
 @njit(cache=True, nogil=True, inline='always')
@@ -1776,8 +1823,39 @@ def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
     K = C.cards.shape[0]
     O = (np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16), np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
-    _advance(S, C, O, X, U, rng, np.int64(1), None, None, None)
+    _advance(S, C, O, X, U, rng, _search_seats(C.policies, P), None, None, None)
     return S, X, U, L, O, rng
+
+
+@njit(cache=True, nogil=True)
+def play_stepped(cell_key, index, P, C, R, scorers, maxc, T, O):
+    """Game ``index`` of a cell played through the step interface alone: advance to every decision of every
+    seat, list its legal actions, choose what the seat's policy chooses (decide.choose, or lookahead_choose)
+    and apply it.  Returns the final state and the number of chosen actions that were not in the legal list
+    (0).  tests/games/fliptoons/test_step.py checks it equals the batch kernel's game."""
+    S, X, L, rng = _workspace(P, C, maxc, T)
+    U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    seed_state(game_seed(cell_key, index), rng)
+    S.shared[LOGON] = 0
+    _setup(S, C, rng)
+    every = (np.int64(1) << P) - 1
+    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+    bad = np.int64(0)
+    while _advance(S, C, O, X, U, rng, every, None, None, None) == 1:
+        p = to_move(S)
+        n = legal_actions(p, S, C, legal)
+        if int(C.policies[p, 0]) == POL_LOOKAHEAD:
+            a = D.lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
+        else:
+            a = D.choose(p, S, C, X, U, rng)
+        ok = False
+        for j in range(n):
+            if legal[j] == a:
+                ok = True
+        if not ok:
+            bad += 1
+        _step_apply(p, a, S, C, O, rng)
+    return S, bad
 
 
 # The decision interface: engine functions call D.<name> only when they are compiled, after both modules
