@@ -181,3 +181,36 @@ def test_a_cell_through_an_executor_splits_into_tasks_by_its_games_not_by_the_wo
     whole = slow.new_aggregate()
     whole.add(executors.chunk_result(slow, rng.cell_key(4, slow.index), 0, 800, True))
     assert np.array_equal(whole.wins, agg.wins) and np.array_equal(whole.deal_score_sq, agg.deal_score_sq)
+
+
+def test_a_search_cell_costs_its_rollouts_and_is_cut_into_smaller_chunks():
+    from boardsim import runner as runner_mod
+
+    wagons = get("wagons")
+    plain = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), rotate=True)
+    search = make_cell(wagons, 2, [Seat("mcts", {"iterations": 10})], {}, wagons.card_table(), rotate=True)
+    assert plain.cost == 1.0 and not runner_mod.has_search(plain)
+    # one seat of 10 rollouts a decision: 1 + 10 x decisions_per_seat x rollout_share per game (both seats)
+    assert search.cost == pytest.approx(1 + 2 * 10 * wagons.decisions_per_seat * wagons.rollout_share)
+    assert runner_mod.has_search(search)
+    assert runner_mod.chunk_deals(plain, 10_000, 50_000) == 625
+    assert runner_mod.chunk_deals(search, 10_000, 50_000) == 625  # TASKS_PER_CELL still rules large cells
+    assert runner_mod.chunk_deals(plain, 100, 50_000) == 200  # the plain floor: one chunk
+    assert runner_mod.chunk_deals(search, 100, 50_000) == 7  # floor of one deal: 100 / TASKS_PER_CELL
+
+
+def test_warm_up_announces_the_search_player_on_its_own(monkeypatch):
+    from boardsim import runner as runner_mod
+
+    wagons = get("wagons")
+    search = make_cell(wagons, 2, [Seat("mcts", {"iterations": 10}), Seat("first")], {}, wagons.card_table())
+    asked = []
+    monkeypatch.setattr(runner_mod, "_WARM", set())
+    monkeypatch.setattr(runner_mod, "engine_cached", lambda game, module="*": asked.append(module) or False)
+    monkeypatch.setattr(type(wagons), "play", lambda self, *a, **k: None)
+    lines: list[str] = []
+    runner_mod.warm_up(search, lines.append)
+    assert asked == ["mcts"]  # the search player's own cache, not the engine's
+    assert lines[0] == "compiling the Circle the Wagons search player (first run only)..."
+    assert lines[1].startswith("compiled the Circle the Wagons search player in ")
+    assert runner_mod.warm_up(search, lines.append) == 0.0 and len(lines) == 2  # once per process

@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
-
-import numba
 
 from boardsim import tree
 from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash

@@ -121,7 +121,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     if iterations == 0:  # the playout policy's own choice (the probe's positions)
         return S.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
     if iterations < 0:
-        for it in range(-iterations):
+        for _it in range(-iterations):
             S.copy_world(real, world)
             while not _over(world, stop):
                 S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
@@ -136,7 +136,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
     if n == 1:
         return buf[0]
-    for it in range(iterations):
+    for _it in range(iterations):
         S.copy_world(real, world)
         node = 0
         while not _over(world, stop):

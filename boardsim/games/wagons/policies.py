@@ -115,7 +115,7 @@ POLICIES = (
                _lookahead(3),
                Option("widening", 0.0, "progressive widening k0: a node considers its first "
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
-           ))),
+           )), rollouts="iterations"),
 )
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
             "goal_weight": COL_GOALW}

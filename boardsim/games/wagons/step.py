@@ -31,7 +31,6 @@ from numba import njit
 from boardsim import rng
 from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import engine as E
-from boardsim.games.wagons import policies as P
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as T
 
