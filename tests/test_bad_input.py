@@ -117,6 +117,14 @@ def _locked(tmp):
     return sweep(tmp), "out", "--out"
 
 
+def _mcts(param: str, key: str):
+    def case(tmp):
+        body = ('game = "wagons"\ngames = 4\nseed = 1\n[[seats]]\npolicy = "mcts"\n'
+                f"params = {{ {param} }}\n[[seats]]\npolicy = \"first\"\n")
+        return sweep(tmp, body), "s.toml", key
+    return case
+
+
 r, w = os.pipe()
 _HOLDERS: list[int] = []
 
@@ -156,6 +164,12 @@ CASES = {
     "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
                                        "tournament.games"),
     "locked folder": _locked,
+    # the search player's parameters (issue 25): named by seat and key, refused before any game is played
+    "mcts iterations 0": _mcts("iterations = 0", "seats[0].params.iterations"),
+    "mcts iterations -1": _mcts("iterations = -1", "seats[0].params.iterations"),
+    "mcts playout unknown": _mcts('playout = "greedy_bot"', "seats[0].params.playout"),
+    "mcts playout mcts": _mcts('playout = "mcts"', "seats[0].params.playout"),
+    "mcts c < 0": _mcts("c = -0.5", "seats[0].params.c"),
 }
 
 
