@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 
+from boardsim import tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
-from boardsim.games.fliptoons import balance, decide, engine, rules
+from boardsim.games.fliptoons import balance, decide, engine, mcts, rules
 from boardsim.games.fliptoons import cards as _cards
 from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
 from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
@@ -93,11 +95,28 @@ class FlipToons(Game):
             "values": _cards.card_values(cards),
             # capacities: one player can end up owning every card
             "sizes": np.array([start_total + toon_total + 2, toon_total + 2], dtype=np.int64),
+            # a decision lists at most every market slot, every grid card and passing
+            "mcts": self._mcts_rows(seats, pols, len(prices) + start_total + toon_total + 3),
             **user_arrays,
         }
         prepared = Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
         prepared.card_names = names  # type: ignore[attr-defined]
         return prepared
+
+    def _mcts_rows(self, seats: Sequence[Seat], pols: Sequence[Any], branching: int) -> np.ndarray:
+        """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
+        out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
+        pol = next(p for p in pols if p.name == "mcts")
+        for i, seat in enumerate(seats):
+            if seat.policy != "mcts":
+                continue
+            v = resolve_options(pol.params, seat.params)  # policy_matrix checked them (and names the key)
+            out[i, mcts.M_ITER] = v["iterations"]
+            out[i, mcts.M_C] = v["c"]
+            out[i, mcts.M_HOR] = v["horizon"]
+            out[i, mcts.M_PLAY:] = self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
+            tree.check_pool(i, int(v["iterations"]), branching, 1, int(numba.config.NUMBA_NUM_THREADS))
+        return out
 
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
         """The rules seats' compiled rules and every open seat's $params (engine.RULE_ARRAYS); checks custom
@@ -123,12 +142,20 @@ class FlipToons(Game):
         stats = np.zeros((count, engine.N_STATS, P, K), dtype=np.int32)
         round_fame = np.zeros((count, P, R), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
+        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+            mcts.run(cell_key, start, P, _consts(prepared), maxc, T, self._users(prepared), prepared["mcts"],
+                     (score, win, game_out, seat_out, stats, round_fame))
+            return self._outputs(score, win, game_out, seat_out, stats, round_fame)
         lean = engine.is_lean(prepared["policies"])
         engine.batch_kernel(lean)(
             engine.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             *self._users(prepared), *engine.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
+        return self._outputs(score, win, game_out, seat_out, stats, round_fame)
+
+    def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
+                 stats: np.ndarray, round_fame: np.ndarray) -> dict[str, np.ndarray]:
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)
         out["owned"] = stats[:, engine.ST_OWNED]
@@ -150,12 +177,43 @@ class FlipToons(Game):
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         maxc, T = (int(x) for x in prepared["sizes"])
         R = int(prepared["rules"][engine.R_MAX_ROUNDS])
+        if _has_mcts(prepared):
+            score, win, game_out, log, dlog = mcts.trace_game(
+                cell_key, index, prepared.n_players, _consts(prepared), maxc, T, self._users(prepared),
+                prepared["mcts"], 200_000, R)
+            return format_trace(prepared, score[0], win[0], game_out[0], log, mcts_notes(log, dlog))
         score, win, game_out, log = engine.trace_game(
             np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             200_000, R, self._users(prepared),
         )
         return format_trace(prepared, score[0], win[0], game_out[0], log)
+
+
+def _has_mcts(prepared: Prepared) -> bool:
+    return bool((prepared["policies"][:, 0] == engine.POL_MCTS).any())
+
+
+def _consts(prepared: Prepared) -> tuple:
+    """cards, rules, prices, policies, priority, values: the engine's Consts in argument order."""
+    return tuple(np.ascontiguousarray(prepared[k]) for k in ("cards", "rules", "prices", "policies", "priority",
+                                                               "values"))
+
+
+def mcts_notes(log: np.ndarray, dlog: np.ndarray) -> dict[int, str]:
+    """Per event-log row, the note on the mcts choice it shows: each decision's first hire, dismissal or
+    end-of-turn event of its seat at or after the log row the decision was made at."""
+    notes: dict[int, str] = {}
+    shown = (engine.EV_HIRE, engine.EV_DISMISS, engine.EV_TURN)
+    for logn, seat, _a, visits, iterations in dlog.tolist():
+        for r in range(logn, len(log)):
+            if int(log[r, 0]) in shown and int(log[r, 1]) == seat:
+                if iterations > 0:
+                    notes[r] = f"(mcts: {visits} of {iterations} visits)"
+                else:
+                    notes[r] = "(mcts: the only legal action)"
+                break
+    return notes
 
 
 GAME = FlipToons()

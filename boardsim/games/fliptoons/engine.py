@@ -127,7 +127,7 @@ K_NONE, K_LEAST, K_DONKEY, K_ALLIGATOR = range(4)
 N_RULES = 28
 
 # policy codes (policies.py; decide.py interprets them)
-POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD, POL_RULES, POL_CUSTOM = range(8)
+POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC, POL_SYNERGY, POL_LOOKAHEAD, POL_RULES, POL_CUSTOM, POL_MCTS = range(9)
 A_END = -1
 A_DISMISS = 100  # action 100 + g dismisses grid card g; 0..W-1 hires that market slot
 
@@ -1621,10 +1621,12 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_rou
 
 @njit(**INLINE, **INTERNAL)
 def _search_seats(pol, P):
-    """The seat mask of the seats that search (lookahead): _advance stops at their decisions."""
+    """The seat mask of the seats that search (lookahead, and mcts in mcts.py's engine): _advance stops at
+    their decisions."""
     stop = np.int64(0)
     for p in range(P):
-        if int(pol[p, 0]) == POL_LOOKAHEAD:
+        code = int(pol[p, 0])
+        if code == POL_LOOKAHEAD or code == POL_MCTS:
             stop |= np.int64(1) << p
     return stop
 
@@ -1816,7 +1818,7 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
 
 @njit(cache=True, nogil=True, forceinline=False)
 def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
-    """Game ``index`` advanced to its first lookahead decision (for latency benchmarks and tests)."""
+    """Game ``index`` advanced to its first lookahead or mcts decision (for latency benchmarks and tests)."""
     S, X, L, rng = _workspace(P, C, maxc, T)
     U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)

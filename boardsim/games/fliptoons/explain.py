@@ -306,7 +306,9 @@ _WHY = ("paid", "Skunk", "Donkey", "Alligator", "Butterfly", "Snake")
 
 
 def format_trace(prepared: Any, score: np.ndarray, win: np.ndarray, game_out: np.ndarray,
-                 log: np.ndarray) -> str:
+                 log: np.ndarray, notes: dict[int, str] | None = None) -> str:
+    """The game's events as text; ``notes`` (log row -> text) is added to the line of that row (an mcts
+    game: each mcts choice's visits)."""
     names = getattr(prepared, "card_names", None) or _cards.names(_cards.load_table())
     P = prepared.n_players
     prices = list(prepared["prices"])
@@ -328,7 +330,7 @@ def format_trace(prepared: Any, score: np.ndarray, win: np.ndarray, game_out: np
         grids.clear()
         lines.clear()
 
-    for row in log:
+    for i, row in enumerate(log):
         code, a, b, c, d, e, f, g = (int(x) for x in row)
         if code != E.EV_GRID and grids:
             flush_grids()
@@ -375,6 +377,8 @@ def format_trace(prepared: Any, score: np.ndarray, win: np.ndarray, game_out: np
             out.append(f"  Final Flip{tag}: P{a} scores {b}")
         elif code == E.EV_RESULT:
             pass
+        if notes and i in notes:
+            out[-1] += " " + notes[i]
     if grids:
         flush_grids()
     reason = E.END_REASONS[int(game_out[2])] if 0 <= int(game_out[2]) < len(E.END_REASONS) else "?"

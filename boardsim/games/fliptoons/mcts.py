@@ -1,27 +1,86 @@
-"""Pieces of FlipToons' information-set MCTS player (issue 25; the policy itself is not built yet).
+"""The ``mcts`` player of FlipToons and the engine variant that runs it (docs/rules/fliptoons.md).
 
-:func:`determinize` resamples, in a copy of the real state, everything a searching seat cannot see,
+Information-set MCTS (boardsim.tree) over the step interface (engine.to_move, legal_actions, _step_apply,
+_advance), one tree per decision of the searching seat.
+
+**What the search sees.**  Each iteration starts from a copy of the real state in which
+:func:`determinize` resamples, with the search's generator, everything the searching seat cannot see,
 consistently with what it has seen:
 
 - the toon deck's order: its cards (a public multiset: the table's copies minus every card seen) are
-  sorted, then shuffled with the search's generator;
+  sorted, then shuffled;
 - in solo, which toon cards the setup discarded unseen: they are pooled with the toon deck before the
   shuffle, and the first ``TN`` of the shuffled pool form the deck;
 - every player's deck order: sorted (each deck is reshuffled at its owner's next flip, with the world's
   generator, so a sorted deck is a canonical representative).
 
-Two states that differ only in that hidden content and order give the same world for the same generator
-state (tests/games/fliptoons/test_mcts.py).
+Markets, grids, fame, discards and dismissed cards are public.  The iteration's generator is seeded from
+one draw of the game's own generator per decision (plus the iteration number), never from the real
+state's generator, so no future shuffle leaks into the search.  Two states that differ only in hidden
+content and order give the same decision on the same seed (tests/games/fliptoons/test_mcts.py).
+
+**The tree.**  Actions are the market actions ``legal_actions`` lists (every affordable hire, every legal
+paid dismissal, ending the turn), at the searching seat's decisions and at every other seat's decisions
+alike: opponents' actions are tree nodes too, valued with their own reward.  A decision with one legal
+action is played without a node.  FlipToons' action sets are small (at most the market width + the grid +
+1), so every legal action is a candidate: no widening.  Sub-choices inside banners and hooks (the Pig's
+deck, Horse discards, free dismissals, targets) follow the playout policy's rules inside the search and
+the fame_per_cost rules (policies.py) for the mcts seat in the real game.  Chance (flips, refills) is
+sampled by the iteration's generator.
+
+**Rollouts** play the rest of the game, or to the end of round current + ``horizon``, every seat playing
+the ``playout`` policy.  The reward is each seat's win share as the game scores it; a horizon ends the
+rollout with the engine's horizon rule (multiplayer: the final flip, Critic's Choice and tie re-flips as at
+a real end; solo: 0.5 x min(1, best fame / goal)), the same evaluation as ``lookahead``'s.
+
+**The engine variant.**  :func:`play_range` plays whole games with the batch loop's own pieces
+(engine._workspace, _game_start, _advance, _game_end), stopping at the mcts and lookahead seats'
+decisions; it is compiled only for cells with an mcts seat (FlipToons.play picks it), so the default
+engines compile no search code.  Results depend only on the cell key and the game index: the same on any
+thread count or chunk size.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
+import threading
+import time
+from typing import Any
 
+import numpy as np
+from numba import njit, prange, types
+
+from boardsim import tree as TR
+from boardsim.games.base import pointer_kernel
+from boardsim.games.fliptoons import decide as D
+from boardsim.games.fliptoons import engine as E
 from boardsim.games.fliptoons.cards import C_SOLO, C_STARTER
-from boardsim.games.fliptoons.engine import DECK, DN, NP, R_SOLO_DISCARD, TN
-from boardsim.rng import shuffle
+from boardsim.games.fliptoons.engine import (
+    DECK,
+    DN,
+    END,
+    END_HORIZON,
+    HORIZON,
+    LOGN,
+    LOGON,
+    MAXFAME,
+    NP,
+    POL_MCTS,
+    R_GOAL,
+    R_SOLO_DISCARD,
+    ROUND,
+    TN,
+    WINNER,
+)
+from boardsim.games.fliptoons.policies import POLICY_WIDTH
+from boardsim.rng import game_seed, next_u64, seed_state, shuffle
+
+# a seat's mcts row (FlipToons.prepare): iterations, c, horizon, then the playout policy's policy-matrix row
+M_ITER, M_C, M_HOR, M_PLAY = range(4)
+M_WIDTH = M_PLAY + POLICY_WIDTH
+# the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
+DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
+DL_WIDTH = 5
+BLOCK = 4  # games per call of play_range: a search game takes milliseconds to seconds
 
 
 @njit(cache=True, nogil=True)
@@ -65,3 +124,313 @@ def determinize(S, C, rng):
             return
     _sort_prefix(toon, tn)
     shuffle(rng, toon, tn)
+
+
+# -- the search -----------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _rewards(W, rules, reward):
+    """Each seat's reward of a finished world: its win share, or in solo after a horizon 0.5 x min(1, best
+    fame / goal) (the rollout did not reach the end, so a win or loss is not known)."""
+    pv, sh = W.seat, W.shared
+    P = np.int64(sh[NP])
+    if P == 1 and sh[END] == END_HORIZON:
+        reward[0] = 0.5 * min(1.0, pv[0, MAXFAME] / max(1.0, rules[R_GOAL]))
+        return
+    nw = 0
+    for q in range(P):
+        nw += pv[q, WINNER]
+    for q in range(P):
+        reward[q] = pv[q, WINNER] / nw if nw > 0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _world(S, Wd, C, horizon, seed, rng2):
+    """The iteration's world: a copy of S, logging off, the horizon set, hidden information resampled with a
+    generator seeded from ``seed``."""
+    E._copy_state(S, Wd)
+    sh = Wd.shared
+    sh[LOGON] = 0
+    sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
+    seed_state(seed, rng2)
+    determinize(Wd, C, rng2)
+
+
+@njit(cache=True, nogil=True)
+def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
+    """Seat p's market action at S's decision (``engine._advance`` stopped there); ``C2`` is C with every
+    seat's policy row the playout policy's.  stats[0:3] = iterations run, the chosen action's root visits
+    and its mean reward.  With iterations < 0 it plays -iterations bare rollouts instead (the probe's
+    comparison) and returns -1."""
+    iterations = int(mrow[M_ITER])
+    c = mrow[M_C]
+    horizon = int(mrow[M_HOR])
+    Wd, O2 = L
+    every = (np.int64(1) << np.int64(S.shared[NP])) - 1
+    stats[0] = 0.0
+    stats[1] = 0.0
+    stats[2] = 0.0
+    base = next_u64(rng)  # one draw of the game's generator a decision, whatever the search does
+    if iterations < 0:
+        for it in range(-iterations):
+            _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
+            E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+            _rewards(Wd, C2.rules, reward)
+        return np.int64(-1)
+    n = E.legal_actions(p, S, C, legal)
+    if n == 1:
+        return legal[0]
+    TR.reset(tr)
+    for it in range(iterations):
+        _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
+        node = np.int64(0)
+        q = p
+        live = True
+        while True:
+            m = E.legal_actions(q, Wd, C2, legal)
+            if m == 1:  # only ending the turn: no node
+                a = legal[0]
+                expanded = np.int64(0)
+            else:
+                parent = node
+                node, expanded, a = TR.descend(tr, node, legal, m, q, c)
+                if node < 0:  # the pool is full: roll out from the parent
+                    node = parent
+                    expanded = np.int64(1)
+            if E._step_apply(q, a, Wd, C2, O2, rng2):
+                live = False  # a solo instant win
+                break
+            if expanded:
+                break
+            if E._advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) == 0:
+                live = False
+                break
+            q = E.to_move(Wd)
+        if live:
+            E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+        _rewards(Wd, C2.rules, reward)
+        TR.backup(tr, node, reward)
+    a = TR.best_action(tr)
+    ch = TR.child(tr, 0, a)
+    stats[0] = iterations
+    stats[1] = tr.stats[ch, TR.T_VISITS]
+    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
+    return a
+
+
+@njit(cache=True, nogil=True)
+def decide_at(p, S, C, C2, X, U, L, tr, legal, mrow, rng, stats):
+    """``decide`` called from Python (tests, the probe): the round and final phases called directly."""
+    rng2 = np.empty(4, dtype=np.uint64)
+    reward = np.zeros(np.int64(S.shared[NP]), dtype=np.float64)
+    return decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, None, None, None)
+
+
+@njit(cache=True, nogil=True)
+def playout_policies(mpar, P):
+    """Per seat, the policy matrix its search's rollouts play: every row that seat's playout row."""
+    ppol = np.zeros((P, P, POLICY_WIDTH), dtype=np.float64)
+    for p in range(P):
+        for q in range(P):
+            for j in range(POLICY_WIDTH):
+                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    return ppol
+
+
+# -- the engine variant ---------------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+               ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
+               score, win, game_out, seat_out, stats, round_fame, log, dlog):
+    """engine._play_range for a cell with an mcts seat: games lo..hi-1 (game i of the cell is start + i),
+    the mcts seats choosing with ``decide`` and lookahead seats with decide.lookahead_choose.  A ``dlog`` of
+    more than one row records each mcts decision (DL_*; a traced game); returns the event log's rows."""
+    C = E.Consts(cards, rules, prices, pol, prio, val)
+    S, X, L, rng = E._workspace(P, C, maxc, T)
+    U = D.users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
+                maxc)
+    outs = (score, win, game_out, seat_out, stats, round_fame)
+    stop = E._search_seats(pol, P)
+    most = 1
+    for p in range(P):
+        if int(pol[p, 0]) == POL_MCTS:
+            most = max(most, int(mpar[p, M_ITER]))
+    tr = TR.new_tree(most + 1)
+    legal = np.empty(prices.shape[0] + maxc + 1, dtype=np.int64)
+    ppol = playout_policies(mpar, P)
+    rng2 = np.empty(4, dtype=np.uint64)
+    reward = np.zeros(P, dtype=np.float64)
+    st = np.zeros(3, dtype=np.float64)
+    nd = 0
+    for i in range(lo, hi):
+        O = E._game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
+        while E._advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
+            p = E.to_move(S)
+            if int(pol[p, 0]) == POL_MCTS:
+                C2 = E.Consts(cards, rules, prices, ppol[p], prio, val)
+                a = decide(p, S, C, C2, X, U, L, tr, legal, mpar[p], rng, rng2, reward, st, f_round, f_final,
+                           f_score)
+                if dlog.shape[0] > 1 and nd < dlog.shape[0]:
+                    dlog[nd, DL_LOGN] = S.shared[LOGN]
+                    dlog[nd, DL_SEAT] = p
+                    dlog[nd, DL_ACTION] = a
+                    dlog[nd, DL_VISITS] = int(st[1])
+                    dlog[nd, DL_ITER] = int(st[0])
+                    nd += 1
+            else:
+                a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
+            E._step_apply(p, a, S, C, O, rng)
+        E._game_end(i, S, O, outs)
+    return np.int64(S.shared[LOGN])
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+               ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
+               score, win, game_out, seat_out, stats, round_fame):
+    """Games start..start+count-1 of a cell in blocks of BLOCK; pass ``play_range`` as ``play``."""
+    n = score.shape[0]
+    for b in prange((n + BLOCK - 1) // BLOCK):
+        lo = np.int64(b) * BLOCK
+        log = np.zeros((1, E.LOG_W), dtype=np.int32)  # one row: logging off
+        dlog = np.zeros((1, DL_WIDTH), dtype=np.int64)
+        play(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
+             ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
+             score, win, game_out, seat_out, stats, round_fame, log, dlog)
+
+
+_F64_2 = types.float64[:, ::1]
+RANGE_SIG = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *E._CONSTS, *E._USERS,
+                        _F64_2, *E._FNS, *E._OUTS, types.int32[:, ::1], types.int64[:, ::1])
+BATCH_SIG = types.void(types.FunctionType(RANGE_SIG), types.uint64, types.int64, types.int64, *E._CONSTS,
+                       *E._USERS, _F64_2, *E._FNS, *E._OUTS)
+_LOCK = threading.Lock()
+_KERNEL: list[Any] = []
+
+
+def kernel() -> Any:
+    """The mcts variant's batch kernel (call it with ``play_range`` first), compiled on first use."""
+    with _LOCK:
+        if not _KERNEL:
+            if hasattr(play_range, "disable_compile") and not E._score_player.signatures:
+                E._score_player.compile(E.SCORE_FN)  # the functions the engine calls through pointers
+                E._start_round.compile(E.PHASE_FN)
+                E._final_flip.compile(E.PHASE_FN)
+            _KERNEL.append(pointer_kernel(play_batch, play_range, BATCH_SIG, RANGE_SIG))
+            if hasattr(play_range, "disable_compile"):
+                # a traced game's call from Python converts the phase dispatchers to the signature's
+                # pointers instead of compiling the engine again for their types
+                play_range.disable_compile()
+        return _KERNEL[0]
+
+
+def run(cell_key: int, start: int, P: int, consts: tuple, maxc: int, T: int, users: tuple, mpar: np.ndarray,
+        outs: tuple) -> None:
+    """Games start..start+len(outs[0])-1 of a cell with an mcts seat into ``outs`` (score, win, game_out,
+    seat_out, stats, round_fame: FlipToons.play's arrays)."""
+    kernel()(play_range, np.uint64(cell_key), np.int64(start), np.int64(P), *consts, np.int64(maxc), np.int64(T),
+             *users, np.ascontiguousarray(mpar, dtype=np.float64), *E.FUNCTIONS, *outs)
+
+
+def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: int, users: tuple,
+               mpar: np.ndarray, log_rows: int, n_rounds: int) -> tuple[np.ndarray, ...]:
+    """The batch's game ``index`` with its event log and its mcts decisions: (score, win, game_out, log,
+    decisions), decisions one row each (DL_* columns)."""
+    K = consts[0].shape[0]
+    score = np.zeros((1, P), dtype=np.int64)
+    win = np.zeros((1, P), dtype=np.float64)
+    game_out = np.zeros((1, 6), dtype=np.int64)
+    seat_out = np.zeros((1, P, 4), dtype=np.int64)
+    stats = np.zeros((1, E.N_STATS, P, K), dtype=np.int32)
+    round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
+    log = np.zeros((log_rows, E.LOG_W), dtype=np.int32)
+    dlog = np.full((log_rows // 4 + 2, DL_WIDTH), -1, dtype=np.int64)
+    kernel()
+    rows = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), *consts,
+                      np.int64(maxc), np.int64(T), *users, np.ascontiguousarray(mpar, dtype=np.float64),
+                      *E.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame, log, dlog)
+    return score, win, game_out, log[:rows].copy(), dlog[dlog[:, DL_SEAT] >= 0]
+
+
+# -- positions and the probe (tests, benchmarks/bench_mcts.py) ------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def position(cell_key, index, P, C, C2, R, scorers, maxc, T, decisions):
+    """Game ``index`` advanced to its search seats' decision after ``decisions`` earlier ones, every one
+    chosen by the playout policy (C2's rows): (S, X, U, L, O, rng), or S with its phase done if it ended."""
+    S, X, L, rng = E._workspace(P, C, maxc, T)
+    U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    seed_state(game_seed(cell_key, index), rng)
+    K = C.cards.shape[0]
+    O = (np.zeros((E.N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
+         np.zeros((1, E.LOG_W), np.int32))
+    E._setup(S, C, rng)
+    stop = E._search_seats(C.policies, P)
+    k = 0
+    while E._advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
+        if k >= decisions:
+            break
+        p = E.to_move(S)
+        if E._step_apply(p, D.choose(p, S, C2, X, U, rng), S, C, O, rng):
+            break
+        k += 1
+    return S, X, U, L, O, rng
+
+
+def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
+          players: int = 2) -> Any:
+    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
+    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
+    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
+    (iteration_us / rollout_us).
+
+    Position i is game i of the probe's cell (every seat mcts) after (2 + 5 i) mod 40 decisions, each made
+    by the playout policy, so the positions cover early and late turns.  Both are timed by calling the
+    engine's own ``decide`` from Python (``decide_at``; the first call compiles it)."""
+    import pandas as pd
+
+    from boardsim.games.base import Seat
+    from boardsim.games.fliptoons import GAME
+    from boardsim.rng import cell_key
+
+    prep = GAME.prepare(players, [Seat("mcts")] * players, None, GAME.card_table())
+    maxc, T = (int(x) for x in prep["sizes"])
+    C = E.consts(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
+    key = np.uint64(cell_key(seed, 0))
+    R = E.rule_arrays(prep)
+    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+    stats = np.zeros(3, dtype=np.float64)
+    states = []
+    for i in range(positions):
+        S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, R, E.custom_none(), maxc, T,
+                                       np.int64((2 + 5 * i) % 40))
+        if int(S.shared[E.PHASE]) != E.PH_DONE:
+            states.append((S, X, U, L, rng))
+    row = mpar[0].copy()
+    out = []
+    for b in budgets:
+        b = int(b)
+        tr = TR.new_tree(b + 1)
+        spent = roll = 0.0
+        reps = max(10, b // 10)
+        for S, X, U, L, rng in states:
+            p = int(E.to_move(S))
+            row[M_ITER] = b
+            t0 = time.perf_counter()
+            decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
+            spent += time.perf_counter() - t0
+            row[M_ITER] = -reps
+            t0 = time.perf_counter()
+            decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
+            roll += time.perf_counter() - t0
+        decision = spent / len(states)
+        rollout = roll / (len(states) * reps)
+        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
+                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+    return pd.DataFrame(out)

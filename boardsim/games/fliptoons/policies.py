@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from boardsim import tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.fliptoons import engine as E
@@ -27,6 +28,11 @@ _DISMISS = (
            "float", -100, 100),
     Option("dismiss_reserve", 0, "only dismiss when at least this much fame is left afterwards", "int", 0, 100),
 )
+
+
+# the policies an mcts seat's rollouts may play (mcts.PLAYOUTS): priority needs its own order, lookahead would
+# search inside the search
+MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy")
 
 
 def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
@@ -54,11 +60,18 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                "flat Monte Carlo: playouts per candidate action with the unseen toon deck reshuffled; "
                "playouts use fame_per_cost",
                (Option("playouts", 30, "playouts per candidate", "int", 1, 10000),
-                Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100))),
+                Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100)),
+               rollouts="playouts"),
         rules_policy(E.POL_RULES, "an ordered list of hire / dismiss / pass rules over the decision view "
                                   "(docs/rules/fliptoons.md); no rule applies: pass"),
         custom_policy(E.POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
                                     "(docs/rules/fliptoons.md, Decision view)"),
+        # information-set MCTS over the step interface (mcts.py; docs/rules/fliptoons.md): its own engine
+        # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
+        Policy("mcts", E.POL_MCTS,
+               "Monte Carlo tree search over every hire, dismissal and pass, the unseen decks resampled each "
+               "iteration; rollouts by a built-in policy",
+               tree.params(400, MCTS_PLAYOUTS, "fame_per_cost"), rollouts="iterations"),
     )
 
 
