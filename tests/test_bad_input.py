@@ -117,10 +117,10 @@ def _locked(tmp):
     return sweep(tmp), "out", "--out"
 
 
-def _mcts(param: str, key: str):
+def _mcts(param: str, key: str, game: str = "wagons", other: str = "first"):
     def case(tmp):
-        body = ('game = "wagons"\ngames = 4\nseed = 1\n[[seats]]\npolicy = "mcts"\n'
-                f"params = {{ {param} }}\n[[seats]]\npolicy = \"first\"\n")
+        body = (f'game = "{game}"\ngames = 4\nseed = 1\n[[seats]]\npolicy = "mcts"\n'
+                f"params = {{ {param} }}\n[[seats]]\npolicy = \"{other}\"\n")
         return sweep(tmp, body), "s.toml", key
     return case
 
@@ -170,6 +170,9 @@ CASES = {
     "mcts playout unknown": _mcts('playout = "greedy_bot"', "seats[0].params.playout"),
     "mcts playout mcts": _mcts('playout = "mcts"', "seats[0].params.playout"),
     "mcts c < 0": _mcts("c = -0.5", "seats[0].params.c"),
+    "fliptoons mcts iterations 0": _mcts("iterations = 0", "seats[0].params.iterations", "fliptoons", "random"),
+    "fliptoons mcts playout lookahead": _mcts('playout = "lookahead"', "seats[0].params.playout", "fliptoons",
+                                              "random"),
 }
 
 

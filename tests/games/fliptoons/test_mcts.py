@@ -1,12 +1,21 @@
-"""FlipToons search pieces (issue 25): the determinization is blind to what the searching seat cannot see."""
+"""FlipToons' mcts player (issue 25): the determinization and the decision are blind to what the searching
+seat cannot see; games are deterministic on any thread count and chunk size; the search beats the built-in
+players at small budgets; bad parameters name their key; ``play`` traces its choices."""
 
 from __future__ import annotations
 
 import numpy as np
 
+import pytest
+
+import boardsim
+from boardsim import cli
+from boardsim import tree as TR
+from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
 from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons import mcts as M
 from boardsim.games.fliptoons.mcts import determinize
 from boardsim.rng import seed_state
 
@@ -44,3 +53,125 @@ def test_states_differing_only_in_hidden_order_give_the_same_world():
         assert sorted(a[4][:tn]) == sorted(S.toon[:tn]) or players == 1
         c = _world(S, C, 12)
         assert not np.array_equal(a[4][:tn], c[4][:tn])  # another seed, another deal
+
+
+# -- the decision ------------------------------------------------------------------------------------------------
+
+
+def _mcts_position(players, index, iterations=40, decisions=0):
+    seats = [Seat("mcts", {"iterations": iterations})] + [Seat("fame_per_cost")] * (players - 1)
+    prep = GAME.prepare(players, seats, {}, GAME.card_table())
+    maxc, T = (int(x) for x in prep["sizes"])
+    C = E.consts(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, players)[0]))
+    S, X, U, L, _O, rng = M.position(np.uint64(7), np.int64(index), players, C, C2, E.rule_arrays(prep),
+                                     E.custom_none(), maxc, T, np.int64(decisions))
+    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+
+    def search(state, gen):
+        stats = np.zeros(3)
+        a = M.decide_at(int(E.to_move(state)), state, C, C2, X, U, L, TR.new_tree(iterations + 1), legal,
+                        mpar[0].copy(), gen.copy(), stats)
+        return int(a), stats
+
+    return S, rng, search, legal, C
+
+
+def test_decision_is_blind_to_hidden_orders_and_the_real_generator():
+    for players, decisions in ((2, 3), (3, 0), (1, 2)):
+        S, rng, search, _legal, _C = _mcts_position(players, 2, decisions=decisions)
+        a1, s1 = search(S, rng)
+        other = E.State(*(a.copy() for a in S))
+        tn = int(S.shared[E.TN])
+        other.toon[:tn] = other.toon[:tn][::-1]
+        for p in range(players):
+            dn = int(S.seat[p, E.DN])
+            other.rows[p, E.DECK, :dn] = np.roll(other.rows[p, E.DECK, :dn], 1)
+        a2, s2 = search(other, rng)
+        assert (a1, list(s1)) == (a2, list(s2))
+        assert s1[0] == 40 and 0 < s1[1] <= 40  # a real search ran (the position has several legal actions)
+
+
+def test_decision_is_one_of_the_legal_actions_and_the_most_visited():
+    S, rng, search, legal, C = _mcts_position(2, 4, iterations=60, decisions=5)
+    n = E.legal_actions(int(E.to_move(S)), S, C, legal)
+    actions = list(legal[:n])  # the search reuses the buffer
+    a, stats = search(S, rng)
+    assert n > 1 and a in actions
+    assert stats[1] >= 60 / n  # the most visited child has at least its share
+
+
+def test_golden_decisions_are_pinned():
+    """Golden (regression): these positions' decisions at 40 iterations, recorded from this implementation, so
+    that any change to the search, its random stream or the rules shows here."""
+    got = []
+    for index in range(4):
+        S, rng, search, _legal, _C = _mcts_position(2, index, decisions=2 * index)
+        got.append(search(S, rng)[0])
+    assert got == GOLDEN
+
+
+GOLDEN = [1, 0, 0, 0]
+
+
+# -- games -----------------------------------------------------------------------------------------------------
+
+
+def test_mcts_games_are_identical_on_any_thread_count_and_chunk_size():
+    pols = [("mcts", {"iterations": 12}), "fame_per_cost"]
+    a = boardsim.simulate("fliptoons", 8, pols, seed=3, threads=1, seating="all")
+    b = boardsim.simulate("fliptoons", 8, pols, seed=3, threads=2, chunk_size=3, seating="all")
+    cols = [c for c in a.columns if c != "seconds"]
+    assert a[cols].equals(b[cols])
+
+
+def test_mcts_beats_random_and_fame_per_cost():
+    """Head to head at 2 players on common deals, both seat orders: a small search wins most games."""
+    for opponent, iterations, games, floor in (("random", 20, 20, 0.85), ("fame_per_cost", 200, 30, 0.62)):
+        prep = GAME.prepare(2, [Seat("mcts", {"iterations": iterations}), Seat(opponent)], {}, GAME.card_table())
+        swap = GAME.prepare(2, [Seat(opponent), Seat("mcts", {"iterations": iterations})], {}, GAME.card_table())
+        share = (GAME.play(prep, 99, 0, games)["win"][:, 0].sum() + GAME.play(swap, 99, 0, games)["win"][:, 1].sum())
+        assert share / (2 * games) > floor, (opponent, share / (2 * games))
+
+
+def test_mcts_with_lookahead_and_solo_play_whole_games():
+    prep = GAME.prepare(3, [Seat("mcts", {"iterations": 10, "horizon": 2}), Seat("lookahead", {"playouts": 2}),
+                            Seat("mcts", {"iterations": 10, "playout": "random"})], {}, GAME.card_table())
+    out = GAME.play(prep, 5, 0, 3)
+    np.testing.assert_allclose(out["win"].sum(axis=1), 1.0)
+    assert (out["rounds"] >= 1).all() and (out["hires"].sum(axis=1) > 0).all()
+    solo = GAME.prepare(1, [Seat("mcts", {"iterations": 10, "horizon": 3})], {}, GAME.card_table())
+    out = GAME.play(solo, 5, 0, 3)
+    assert set(np.unique(out["win"])) <= {0.0, 1.0}
+
+
+# -- parameters ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("params,key", [
+    ({"iterations": 0}, "seats[0].params.iterations"),
+    ({"playout": "mcts"}, "seats[0].params.playout"),
+    ({"playout": "lookahead"}, "seats[0].params.playout"),
+    ({"c": -0.1}, "seats[0].params.c"),
+    ({"horizon": -1}, "seats[0].params.horizon"),
+    ({"iteration": 5}, "seats[0].params"),
+])
+def test_bad_parameters_name_their_key(params, key):
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, [Seat("mcts", params), Seat("fame_per_cost")], None, GAME.card_table())
+    assert key in str(e.value)
+
+
+def test_a_pool_over_the_memory_limit_is_refused(monkeypatch):
+    monkeypatch.setenv("BOARDSIM_MCTS_MEMORY", str(10**6))
+    with pytest.raises(BadInput) as e:
+        GAME.prepare(2, [Seat("fame_per_cost"), Seat("mcts", {"iterations": 10**6})], None, GAME.card_table())
+    assert "seats[1].params.iterations" in str(e.value)
+
+
+def test_play_traces_mcts_choices(capsys):
+    code = cli.main(["play", "fliptoons", "--policies", "mcts(iterations=30),fame_per_cost"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "P0 mcts(iterations=30)" in out and "of 30 visits)" in out and "hires" in out
