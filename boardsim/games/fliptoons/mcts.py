@@ -413,6 +413,9 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         if int(S.shared[E.PHASE]) != E.PH_DONE:
             states.append((S, X, U, L, rng))
     row = mpar[0].copy()
+    S, X, U, L, rng = states[0]
+    row[M_ITER] = 1
+    decide_at(int(E.to_move(S)), S, C, C2, X, U, L, TR.new_tree(2), legal, row, rng.copy(), stats)  # compiles
     out = []
     for b in budgets:
         b = int(b)
