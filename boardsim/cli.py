@@ -117,6 +117,26 @@ def parse_policies(text: str) -> list[Any]:
     return seats
 
 
+def _base_seat(game: Any, text: str | None) -> Any:
+    """``--base``: one policy in the ``--policies`` syntax (``mcts(iterations=200)``), its parameters checked."""
+    from boardsim.games.base import Seat, resolve_options
+
+    if not text:
+        return Seat(game.default_policy, {})
+    try:
+        seats = parse_policies(text)
+    except BadInput as e:
+        raise BadInput("--base", e.message) from None
+    if len(seats) != 1:
+        raise BadInput("--base", f"got {len(seats)} policies; allowed: one, e.g. fame_per_cost or mcts(iterations=200)")
+    pol = game.policy(seats[0].policy)
+    try:
+        resolve_options(pol.options_for(seats[0].params), seats[0].params)
+    except BadInput as e:
+        raise e.under("--base") from None
+    return seats[0]
+
+
 def _value(raw: str) -> Any:
     """A parameter value: TOML where it parses, else a bare word (inside lists too)."""
     try:
@@ -188,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--games", type=_games, default=20_000, help="games per arm per card (default 20000)")
     c.add_argument("--seed", type=_seed, default=0)
     c.add_argument("--cards", help="comma-separated card names (default: every market card)")
-    c.add_argument("--base", help="the baseline policy of every seat (default: the game's default)")
+    c.add_argument("--base", help="the baseline policy of every seat, as in --policies, e.g. "
+                   "\"mcts(iterations=200)\" (default: the game's default)")
     c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this integer card field "
                    "(e.g. fame) and suggest the value whose worst |effect| over the player counts is smallest")
     c.add_argument("--seating", choices=_SEATINGS, default="all", help="seat arrangements per deal (default all)")
@@ -367,7 +388,7 @@ def cmd_cards(args) -> int:
     from boardsim.analysis.balance import card_strength, sweepable_fields, value_sweep
     from boardsim.games import get
     from boardsim.report.build import write_meta
-    from boardsim.runner import as_seat, numba_threads
+    from boardsim.runner import numba_threads
 
     game = get(args.game)
     for n in args.players:
@@ -381,8 +402,7 @@ def cmd_cards(args) -> int:
     for card in cards:
         if card not in known:
             raise BadInput("--cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
-    base = as_seat(args.base or game.default_policy)
-    game.policy(base.policy)
+    base = _base_seat(game, args.base)
     game.favour(cards[0] if cards else "")
     if args.sweep:  # checked before any game is played
         sweepable = sweepable_fields(game, table)

@@ -5,7 +5,6 @@ players at small budgets; bad parameters name their key; ``play`` traces its cho
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
 import boardsim
