@@ -114,6 +114,7 @@ class FlipToons(Game):
             out[i, mcts.M_ITER] = v["iterations"]
             out[i, mcts.M_C] = v["c"]
             out[i, mcts.M_HOR] = v["horizon"]
+            out[i, mcts.M_OPP] = v["opponents"] == "playout"
             out[i, mcts.M_PLAY:] = self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
             tree.check_pool(i, int(v["iterations"]), branching, 1, int(numba.config.NUMBA_NUM_THREADS))
         return out

@@ -75,7 +75,7 @@ from boardsim.games.fliptoons.policies import POLICY_WIDTH
 from boardsim.rng import game_seed, next_u64, seed_state, shuffle
 
 # a seat's mcts row (FlipToons.prepare): iterations, c, horizon, then the playout policy's policy-matrix row
-M_ITER, M_C, M_HOR, M_PLAY = range(4)
+M_ITER, M_C, M_HOR, M_OPP, M_PLAY = range(5)
 M_WIDTH = M_PLAY + POLICY_WIDTH
 # the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
 DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
@@ -166,6 +166,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
     iterations = int(mrow[M_ITER])
     c = mrow[M_C]
     horizon = int(mrow[M_HOR])
+    opp = mrow[M_OPP] != 0
     Wd, O2 = L
     every = (np.int64(1) << np.int64(S.shared[NP])) - 1
     stats[0] = 0.0
@@ -189,7 +190,10 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
         live = True
         while True:
             m = E.legal_actions(q, Wd, C2, legal)
-            if m == 1:  # only ending the turn: no node
+            if q != p and opp:  # opponents play the playout policy inside the tree too: no node
+                a = D.choose(q, Wd, C2, X, U, rng2)
+                expanded = np.int64(0)
+            elif m == 1:  # only ending the turn: no node
                 a = legal[0]
                 expanded = np.int64(0)
             else:

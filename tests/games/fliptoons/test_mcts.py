@@ -174,3 +174,53 @@ def test_play_traces_mcts_choices(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "P0 mcts(iterations=30)" in out and "of 30 visits)" in out and "hires" in out
+
+
+def test_golden_solo_position_where_every_hire_loses_at_once():
+    """Solo, toon deck empty, market decay off: a hire leaves a market slot that cannot be refilled, so the
+    endgame latches and the cleanup ends the game as a loss; ending the turn (or a dismissal) lets the next
+    Check Fame reach the lowered goal and win.  The search must not hire, at a small budget."""
+    prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"decay_max_players": 0}, GAME.card_table())
+    maxc, T = (int(x) for x in prep["sizes"])
+    C = E.consts(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, 1)[0]))
+    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+    checked = 0
+    goal = int(C.rules[E.R_GOAL])  # C's rules are the prepared array itself
+    for index in range(6):
+        S, X, U, L, _O, rng = M.position(np.uint64(9), np.int64(index), 1, C, C2, E.rule_arrays(prep),
+                                         E.custom_none(), maxc, T, np.int64(0))
+        n = E.legal_actions(0, S, C, legal)
+        hires = [a for a in legal[:n] if 0 <= a < E.A_DISMISS]
+        if not hires:
+            continue
+        S.shared[E.TN] = 0
+        C.rules[E.R_GOAL] = 3
+        stats = np.zeros(3)
+        a = M.decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
+        C.rules[E.R_GOAL] = goal
+        assert not 0 <= a < E.A_DISMISS, (index, a)
+        assert stats[2] > 0.5  # the chosen action's mean reward: the win ahead
+        checked += 1
+    assert checked >= 3
+
+
+def test_golden_solo_position_where_ending_the_turn_wins_at_once():
+    """Solo with ``solo_win = "instant"``: spendable fame at the goal wins as soon as an action leaves it
+    there.  Ending the turn wins at once; every hire spends below the goal.  The search must end the turn."""
+    prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"solo_win": "instant"}, GAME.card_table())
+    maxc, T = (int(x) for x in prep["sizes"])
+    C = E.consts(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, 1)[0]))
+    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+    for index in range(3):
+        S, X, U, L, _O, rng = M.position(np.uint64(9), np.int64(index), 1, C, C2, E.rule_arrays(prep),
+                                         E.custom_none(), maxc, T, np.int64(0))
+        S.seat[0, E.SPEND] = int(C.rules[E.R_GOAL])
+        n = E.legal_actions(0, S, C, legal)
+        assert any(0 <= a < E.A_DISMISS for a in legal[:n])  # hires are affordable now
+        stats = np.zeros(3)
+        a = M.decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
+        assert a == E.A_END and stats[2] == 1.0, (index, a, stats)
