@@ -20,8 +20,9 @@ state's generator, so no future shuffle leaks into the search.  Two states that 
 content and order give the same decision on the same seed (tests/games/fliptoons/test_mcts.py).
 
 **The tree.**  Actions are the market actions ``legal_actions`` lists (every affordable hire, every legal
-paid dismissal, ending the turn), at the searching seat's decisions and at every other seat's decisions
-alike: opponents' actions are tree nodes too, valued with their own reward.  A decision with one legal
+paid dismissal, ending the turn), at the searching seat's decisions; the other seats choose with the playout
+policy inside the search (``opponents = "playout"``, the default: measured stronger, the players interact
+little) or are tree nodes too, valued with their own reward (``"tree"``).  A decision with one legal
 action is played without a node.  FlipToons' action sets are small (at most the market width + the grid +
 1), so every legal action is a candidate: no widening.  Sub-choices inside banners and hooks (the Pig's
 deck, Horse discards, free dismissals, targets) follow the playout policy's rules inside the search and

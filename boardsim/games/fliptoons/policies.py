@@ -71,8 +71,8 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
         Policy("mcts", E.POL_MCTS,
                "Monte Carlo tree search over every hire, dismissal and pass, the unseen decks resampled each "
                "iteration; rollouts by a built-in policy",
-               tree.params(400, MCTS_PLAYOUTS, "fame_per_cost", extra=(
-                   Option("opponents", "tree", "the other seats' actions inside the search: tree nodes of their own "
+               tree.params(1000, MCTS_PLAYOUTS, "fame_per_cost", extra=(
+                   Option("opponents", "playout", "the other seats' actions inside the search: tree nodes of their own "
                           "(tree) or the playout policy's choices (playout)", "choice", choices=("tree", "playout")),
                )), rollouts="iterations"),
     )
