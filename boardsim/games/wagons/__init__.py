@@ -188,6 +188,7 @@ def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:
         out[i, mcts.M_SPOTS] = v["spots"]
         out[i, mcts.M_LOOK] = v["lookahead"]
         out[i, mcts.M_WIDEN] = v["widening"]
+        out[i, mcts.M_OPP] = v["opponents"] == "playout"
         out[i, mcts.M_PLAY:] = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0]
         tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
     return out

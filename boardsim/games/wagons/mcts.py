@@ -47,9 +47,10 @@ from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import step as S
 from boardsim.games.wagons import town as T
 
-# a seat's mcts row (Wagons.prepare): iterations, c, horizon, spots, lookahead, widening k0, then the
+# a seat's mcts row (Wagons.prepare): iterations, c, horizon, spots, lookahead, widening k0, opponents (1 =
+# playout), then the
 # playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
-M_ITER, M_C, M_HOR, M_SPOTS, M_LOOK, M_WIDEN, M_PLAY = range(7)
+M_ITER, M_C, M_HOR, M_SPOTS, M_LOOK, M_WIDEN, M_OPP, M_PLAY = range(8)
 M_WIDTH = M_PLAY + P.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 BRANCHING = ST.N_CIRCLE  # the most candidates of one decision (the start: 15)
@@ -136,10 +137,15 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
     if n == 1:
         return buf[0]
+    me = S.to_move(real)
+    opp = mrow[M_OPP] != 0
     for _it in range(iterations):
         S.copy_world(real, world)
         node = 0
         while not _over(world, stop):
+            if opp and S.to_move(world) != me:  # the opponent plays the playout policy: no node
+                S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+                continue
             n = candidates(world, buf, look, nspots, tab, scr, state, fast, find)
             if n == 1:
                 S.apply(world, buf[0], tab, scr)
