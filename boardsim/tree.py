@@ -183,6 +183,17 @@ def best_action(t):
     return best
 
 
+@njit(cache=True, nogil=True)
+def root_choice(t, iterations, stats):
+    """best_action, with stats[0:3] = the iterations run, the chosen child's visits and its mean reward."""
+    a = best_action(t)
+    ch = child(t, 0, a)
+    stats[0] = iterations
+    stats[1] = t.stats[ch, T_VISITS]
+    stats[2] = t.stats[ch, T_VALUE] / max(1.0, t.stats[ch, T_VISITS])
+    return a
+
+
 # -- parameters, shared by every game's mcts policy -------------------------------------------------------------
 MAX_ITERATIONS = 10_000_000
 # a seat's pools (one per thread) may take at most this much memory; BOARDSIM_MCTS_MEMORY (bytes) overrides it

@@ -216,12 +216,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
             E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
         _rewards(Wd, C2.rules, reward)
         TR.backup(tr, node, reward)
-    a = TR.best_action(tr)
-    ch = TR.child(tr, 0, a)
-    stats[0] = iterations
-    stats[1] = tr.stats[ch, TR.T_VISITS]
-    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
-    return a
+    return TR.root_choice(tr, iterations, stats)
 
 
 @njit(cache=True, nogil=True)

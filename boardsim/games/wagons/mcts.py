@@ -167,12 +167,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     # the real game's draft caches (decide.draft's dr.spot) are stale after the rollouts
     dr.spot[3] = 0
     dr.spot[7] = 0
-    a = TR.best_action(tr)
-    ch = TR.child(tr, 0, a)
-    stats[0] = iterations
-    stats[1] = tr.stats[ch, TR.T_VISITS]
-    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
-    return a
+    return TR.root_choice(tr, iterations, stats)
 
 
 @njit(cache=True, nogil=True)
