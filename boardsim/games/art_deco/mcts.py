@@ -55,7 +55,7 @@ MAX_BIDS = 7  # pass, the minimum and 5 jump bids
 BRANCHING = MAX_BIDS
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def candidates(w, buf, nbids, ppol, rules):
     """The current decision's candidate actions, best (the playout policy's choice) first; how many."""
     ph = w.v[S.V_PHASE]
@@ -130,7 +130,7 @@ def candidates(w, buf, nbids, ppol, rules):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def evaluate(w, rules, out):
     """A rollout's reward per seat into ``out``: the win shares of a finished game; at a horizon, the
     rules' scoring as if the game ended there, a seat eligible when cards + rounds left >= the minimum."""
@@ -163,6 +163,35 @@ def evaluate(w, rules, out):
 @njit(cache=True, nogil=True, inline="always")
 def _over(w, stop):
     return w.v[S.V_PHASE] == S.PH_OVER or w.v[S.V_RND] >= stop
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def rollout(world, stop, rules, ppol, T, rl):
+    """Play the playout policy ``ppol`` on every seat until the game ends or round ``stop`` begins (a
+    function of its own: inlined into ``decide`` it ran several times slower)."""
+    while not _over(world, stop):
+        S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def select(world, tr, buf, nbids, ppol, rules, T, c, k0, stop):
+    """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
+    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node."""
+    node = 0
+    while not _over(world, stop):
+        n = candidates(world, buf, nbids, ppol, rules)
+        if n == 1:
+            S.apply(world, buf[0], rules, ppol, T)
+            continue
+        n = TR.widened(tr, node, n, k0, ALPHA)
+        parent = node
+        node, expanded, a = TR.descend(tr, node, buf, n, S.to_move(world), c)
+        S.apply(world, a, rules, ppol, T)
+        if node < 0:
+            return parent
+        if expanded:
+            break
+    return node
 
 
 @njit(cache=True, nogil=True)
@@ -198,31 +227,15 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
     if iterations < 0:
         for _it in range(-iterations):
             S.copy_world(base, world)
-            while not _over(world, stop):
-                S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+            rollout(world, stop, rules, ppol, T, rl)
             evaluate(world, rules, reward)
             base.S.rng[:] = world.S.rng
         return -1
     TR.reset(tr)
     for _it in range(iterations):
         S.copy_world(base, world)
-        node = 0
-        while not _over(world, stop):
-            n = candidates(world, buf, nbids, ppol, rules)
-            if n == 1:
-                S.apply(world, buf[0], rules, ppol, T)
-                continue
-            n = TR.widened(tr, node, n, k0, ALPHA)
-            parent = node
-            node, expanded, a = TR.descend(tr, node, buf, n, S.to_move(world), c)
-            S.apply(world, a, rules, ppol, T)
-            if node < 0:
-                node = parent
-                break
-            if expanded:
-                break
-        while not _over(world, stop):
-            S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+        node = select(world, tr, buf, nbids, ppol, rules, T, c, k0, stop)
+        rollout(world, stop, rules, ppol, T, rl)
         evaluate(world, rules, reward)
         TR.backup(tr, node, reward)
         base.S.rng[:] = world.S.rng  # the search's stream goes on
@@ -386,7 +399,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     tr0 = TR.new_tree(2)
     snaps = []
     for i in range(positions):
-        S.setup(real, rng.game_seed(key, np.int64(i)), rules, deck, pol, T)
+        S.setup(real, np.uint64(rng.game_seed(key, np.int64(i))), rules, deck, pol, T)
         todo = (2 + 5 * i) % 40
         while real.v[S.V_PHASE] != S.PH_OVER:
             if candidates(real, buf, int(row[M_BIDS]), ppol, rules) > 1:

@@ -99,25 +99,40 @@ def new_world(n_players, n_deck, cap, direct_max, log_rows):
                  np.zeros(n_players, dtype=np.float64), np.zeros((log_rows, E.LOG_WIDTH), dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _cp1(a, b):
+    for i in range(a.shape[0]):
+        b[i] = a[i]
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _cp2(a, b):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j]
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def copy_world(src, dst):
     """dst = src: the game state and the generator (not dst's policy codes, decision views or log)."""
     a, b = src.S, dst.S
-    b.ring[:] = a.ring
-    b.cval[:] = a.cval
-    b.cround[:] = a.cround
-    b.passed[:] = a.passed
-    b.shown[:] = a.shown
-    b.aux[:] = a.aux
-    b.rng[:] = a.rng
-    dst.st[:] = src.st
-    dst.v[:] = src.v
+    _cp1(a.ring, b.ring)
+    _cp2(a.cval, b.cval)
+    _cp2(a.cround, b.cround)
+    _cp1(a.passed, b.passed)
+    _cp1(a.shown, b.shown)
+    _cp2(a.aux, b.aux)
+    for i in range(4):
+        b.rng[i] = a.rng[i]
+    _cp2(src.st, dst.st)
+    _cp1(src.v, dst.v)
     dst.r[0] = src.r[0]
-    dst.score[:] = src.score
-    dst.win[:] = src.win
+    for p in range(src.score.shape[0]):
+        dst.score[p] = src.score[p]
+        dst.win[p] = src.win[p]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def set_codes(w, pol, rules):
     """The world's policy codes (engine._play_range's), for the policy matrix ``pol`` it is played with.
     An mcts seat may sell only when a card can sell above its value (sale factor > 1)."""
@@ -161,7 +176,7 @@ def _log(w, rnd, ev, seat, a, b):
     w.v[V_NLOG] = E._log(w.log, w.v[V_NLOG], rnd, ev, seat, a, b)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def setup(w, seed, rules, deck, pol, T):
     """Deal the game of generator seed ``seed`` (engine.play_game's setup, the same draws) and advance to
     its first decision (or its end).  ``pol`` and ``T`` are the policy matrix and rule tables the world is
@@ -195,7 +210,7 @@ def setup(w, seed, rules, deck, pol, T):
         _finish(w, rules)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _begin_round(w, rules, pol, T):
     v = w.v
     n_players = w.st.shape[0]
@@ -222,7 +237,7 @@ def _begin_round(w, rules, pol, T):
     v[V_PHASE] = PH_BID
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def refresh(w, pol, T, rules):
     """Work out the current auction's limits again for the policies ``pol`` (after a copy from a world
     played with other policies: the limits are fixed for an auction, see decide.auction_start)."""
@@ -235,7 +250,7 @@ def refresh(w, pol, T, rules):
                         min(w.v[V_TOP], D.spend_limit(w.st, q, credit)))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _end_auction(w, rules):
     v = w.v
     S = w.S
@@ -275,7 +290,7 @@ def _end_auction(w, rules):
         v[V_PHASE] = PH_SELL
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _finish(w, rules):
     """engine.play_game's scoring."""
     st = w.st
@@ -304,7 +319,7 @@ def _finish(w, rules):
     w.v[V_PHASE] = PH_OVER
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def advance(w, rules, pol, T):
     """Play on to the next decision (drawing its uniform into ``r``, as the engine does) or to the end."""
     v = w.v
@@ -381,7 +396,7 @@ def shown_cost(w, rules):
     return c, cost, cost <= D.spend_limit(w.st, w.v[V_SEAT], int(rules[R.R_CREDIT]))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def legal(w, rules, buf):
     """Every legal action of the current decision into ``buf``; returns how many (0 when over).
     ``buf`` needs max card value + bid_ceiling + 2 entries for a bid."""
@@ -411,7 +426,7 @@ def legal(w, rules, buf):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def builtin(w, rules, pol, T, rl, scorers):
     """The action a built-in, rules or custom seat chooses at the current decision (decide.py, asked
     exactly as engine.play_game asks it)."""
@@ -449,7 +464,7 @@ def builtin(w, rules, pol, T, rl, scorers):
     return PASS
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def apply(w, a, rules, pol, T):
     """Apply action ``a`` at the current decision and advance to the next one.  In debug mode an illegal
     bid or sale is counted (``illegal``) and played as a pass or keep, as the engine does."""
@@ -509,7 +524,7 @@ def apply(w, a, rules, pol, T):
     advance(w, rules, pol, T)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def outputs(w, row, score, win, seat_out, game_out):
     """Write a finished game into row ``row`` of the batch outputs (engine._play_games' layout)."""
     n_players = w.st.shape[0]
