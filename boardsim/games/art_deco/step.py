@@ -1,6 +1,6 @@
 """Art Deco one decision at a time: the step interface the ``mcts`` player searches with.
 
-A game in progress is a ``World`` (named fixed-size arrays): the engine's own :class:`state.Scratch` (the
+A game in progress is a :class:`state.World` (named fixed-size arrays): the engine's own :class:`state.Scratch` (the
 pile ring, the collections, the auction limits, the generator), the seat counters ``st`` (state.C_*), a
 vector ``v`` of counters (``V_*``: phase, round, start player, pile head and tail, the auction's high
 bidder and bid, ...), the uniform number ``r`` drawn for the current decision (the engine draws one at each
@@ -11,7 +11,10 @@ The rules are the batch engine's (``engine.play_game``), played from its own hel
 ``_to_bottom``, ``_add_card``, ``_remove_card``, ``opening_range``, ``_log``) and in the same order, with
 the same generator draws, so that a game played here choosing what ``decide.py`` chooses is the batch
 kernel's game exactly (tests/games/art_deco/test_mcts.py checks it for several player counts, rules and
-policies).  The batch kernel keeps its own loop: it is several times faster than stepping.
+policies).  The batch kernel keeps its own loop (engine.py, unchanged: its results fingerprint holds);
+stepping a whole game costs about what the batch kernel does (~2 us a game on one core at yardstick 0.5)
+because every step function is compiled without reference counting and inlined by LLVM (``forceinline``:
+called as separate functions, passing the ~20 arrays of a World cost ten times more).
 
 The decisions (``v[V_PHASE]``), who makes them (``to_move``) and their actions:
 
@@ -30,8 +33,6 @@ one World into another preallocated one (not its policy codes nor its log).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
@@ -39,7 +40,7 @@ from boardsim import rng
 from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import engine as E
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco.state import (
+from boardsim.games.art_deco.state import (  # noqa: F401  (World and its V_*, PH_* names: step.py's interface)
     A_MAX,
     C_AUCT,
     C_CARDS,
@@ -55,27 +56,39 @@ from boardsim.games.art_deco.state import (
     C_SOLD_VAL,
     N_AUX,
     N_SEAT,
+    N_V,
+    PH_BID,
+    PH_BUY,
+    PH_OVER,
+    PH_SELL,
+    V_ACTIVE,
+    V_BID,
+    V_END,
+    V_HEAD,
+    V_HIGH,
+    V_K,
+    V_MINOPEN,
+    V_NEXT,
+    V_NLOG,
+    V_NPASS,
+    V_NSHOWN,
+    V_PHASE,
+    V_RND,
+    V_ROT,
+    V_ROUNDS,
+    V_SEAT,
+    V_START,
+    V_TAIL,
+    V_TOP,
+    V_UNSOLD,
     Scratch,
+    World,
     price,
 )
 from boardsim.rulelist import STACK
 
-PH_BID, PH_BUY, PH_SELL, PH_OVER = range(4)
-(V_PHASE, V_RND, V_ROUNDS, V_START, V_NEXT, V_ROT, V_HEAD, V_TAIL, V_ACTIVE, V_HIGH, V_BID, V_NPASS, V_SEAT,
- V_NSHOWN, V_K, V_UNSOLD, V_END, V_NLOG, V_MINOPEN, V_TOP) = range(20)
-N_V = 20
 PASS = 0  # pass, leave the shown card, keep every card
 MCTS = D.MCTS
-
-
-class World(NamedTuple):
-    S: Scratch  # the engine's arrays: ring, cval, cround, passed, shown, aux, rng, codes, feats, cand, ...
-    st: np.ndarray  # int64 (P, N_SEAT): the seat counters
-    v: np.ndarray  # int64 (N_V,)
-    r: np.ndarray  # float64 (1,): the uniform drawn for the current decision
-    score: np.ndarray  # int64 (P,)
-    win: np.ndarray  # float64 (P,)
-    log: np.ndarray  # int64 (rows, engine.LOG_WIDTH); 0 rows: no log
 
 
 @njit(cache=True, nogil=True)
