@@ -149,6 +149,7 @@ def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:
         out[i, mcts.M_HOR] = v["horizon"]
         out[i, mcts.M_BIDS] = v["bids"]
         out[i, mcts.M_WIDEN] = v["widening"]
+        out[i, mcts.M_OPP] = mcts.OPPONENTS.index(v["opponents"])
         out[i, mcts.M_PLAY:] = game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
         tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
     return out

@@ -47,21 +47,37 @@ from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step as S
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
 
-# a seat's mcts row: iterations, c, horizon, bids, widening k0, then the playout policy's policy-matrix row
-M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_PLAY = range(6)
+# a seat's mcts row: iterations, c, horizon, bids, widening k0, opponents (OPPONENTS index), then the playout
+# policy's policy-matrix row
+M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_PLAY = range(7)
+OPPONENTS = ("playout", "search")  # the opponents' decisions in a search: the playout policy's, or tree nodes
+OPP_PLAYOUT, OPP_SEARCH = range(2)
 M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids
 BRANCHING = MAX_BIDS
+# candidate kinds (the tree's actions): pass / leave / keep, the minimum bid, buy / sell, then the jump bids
+# (the playout's reservation, the value, 1.25 and 1.5 x the value, the minimum + 1)
+K_PASS, K_MIN, K_TAKE, K_JUMP = 0, 1, 1, 2
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _put(buf, i, action, kind):
+    buf[i] = action
+    buf[BRANCHING + i] = kind
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def candidates(w, buf, nbids, ppol, rules):
-    """The current decision's candidate actions, best (the playout policy's choice) first; how many."""
+    """The current decision's candidate actions, best (the playout policy's choice) first; how many.
+
+    ``buf[:BRANCHING]`` gets the actions (step.py's numbers), ``buf[BRANCHING:]`` their kinds (K_*), the
+    names the tree knows them by: a kind means the same move in every determinization (the minimum bid,
+    a bid of the card's value, ...), while an amount bid means another move on another card."""
     ph = w.v[S.V_PHASE]
     st = w.st
     s = w.v[S.V_SEAT]
-    buf[0] = S.PASS
+    _put(buf, 0, S.PASS, K_PASS)
     if ph == S.PH_BID:
         mb = S.min_bid(w)
         top = w.S.aux[s, A_MAX]
@@ -74,10 +90,10 @@ def candidates(w, buf, nbids, ppol, rules):
             lo, hi = D.bid_limits(ppol, s, c, st[s, C_CARDS], top)
             lim = hi if w.v[S.V_HIGH] >= 0 and w.v[S.V_HIGH] == D.leader_other(st, st.shape[0], s) else lo
         if mb <= lim:
-            buf[0] = mb + 1
-            buf[1] = S.PASS
+            _put(buf, 0, mb + 1, K_MIN)
+            _put(buf, 1, S.PASS, K_PASS)
         else:
-            buf[1] = mb + 1
+            _put(buf, 1, mb + 1, K_MIN)
         n = 2
         for j in range(5):
             if n >= nbids:
@@ -99,7 +115,7 @@ def candidates(w, buf, nbids, ppol, rules):
                 if buf[i] == b + 1:
                     dup = True
             if not dup:
-                buf[n] = b + 1
+                _put(buf, n, b + 1, K_JUMP + j)
                 n += 1
         return n
     if ph == S.PH_BUY:
@@ -107,10 +123,10 @@ def candidates(w, buf, nbids, ppol, rules):
         if not ok:
             return 1
         if D.wants_direct(ppol, s, 0.0, c, cost, st[s, C_CARDS]):
-            buf[0] = 1
-            buf[1] = S.PASS
+            _put(buf, 0, 1, K_TAKE)
+            _put(buf, 1, S.PASS, K_PASS)
         else:
-            buf[1] = 1
+            _put(buf, 1, 1, K_TAKE)
         return 2
     if ph == S.PH_SELL:
         pick = -1
@@ -124,10 +140,19 @@ def candidates(w, buf, nbids, ppol, rules):
                     best = g
                     pick = k
         if pick >= 0:
-            buf[1] = pick + 1
+            _put(buf, 1, pick + 1, K_TAKE)
             return 2
         return 1
     return 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def action_of(buf, n, kind):
+    """The action of candidate kind ``kind`` in ``buf`` (``candidates``' output of n)."""
+    for i in range(n):
+        if buf[BRANCHING + i] == kind:
+            return buf[i]
+    return buf[0]
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
@@ -174,19 +199,23 @@ def rollout(world, stop, rules, ppol, T, rl):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def select(world, tr, buf, nbids, ppol, rules, T, c, k0, stop):
+def select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me):
     """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
-    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node."""
+    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node.
+    With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
     node = 0
     while not _over(world, stop):
+        if me >= 0 and S.to_move(world) != me:  # an opponent plays the playout policy
+            S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+            continue
         n = candidates(world, buf, nbids, ppol, rules)
         if n == 1:
             S.apply(world, buf[0], rules, ppol, T)
             continue
         n = TR.widened(tr, node, n, k0, ALPHA)
         parent = node
-        node, expanded, a = TR.descend(tr, node, buf, n, S.to_move(world), c)
-        S.apply(world, a, rules, ppol, T)
+        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, S.to_move(world), c)
+        S.apply(world, action_of(buf, n, kind), rules, ppol, T)
         if node < 0:
             return parent
         if expanded:
@@ -206,6 +235,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
     horizon = int(mrow[M_HOR])
     nbids = int(mrow[M_BIDS])
     k0 = mrow[M_WIDEN]
+    me = S.to_move(real) if int(mrow[M_OPP]) == OPP_PLAYOUT else -1
     stats[0] = 0.0
     stats[1] = 0.0
     stats[2] = 0.0
@@ -234,13 +264,14 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
     TR.reset(tr)
     for _it in range(iterations):
         S.copy_world(base, world)
-        node = select(world, tr, buf, nbids, ppol, rules, T, c, k0, stop)
+        node = select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me)
         rollout(world, stop, rules, ppol, T, rl)
         evaluate(world, rules, reward)
         TR.backup(tr, node, reward)
         base.S.rng[:] = world.S.rng  # the search's stream goes on
-    a = TR.best_action(tr)
-    ch = TR.child(tr, 0, a)
+    kind = TR.best_action(tr)
+    ch = TR.child(tr, 0, kind)
+    a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
     stats[0] = iterations
     stats[1] = tr.stats[ch, TR.T_VISITS]
     stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
@@ -265,7 +296,7 @@ def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score
         if int(pol[p, 0]) == S.MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
-    buf = np.zeros(BRANCHING, dtype=np.int64)
+    buf = np.zeros(2 * BRANCHING, dtype=np.int64)
     ppol = np.zeros((n_players, n_players, D.POLICY_WIDTH), dtype=np.float64)
     for p in range(n_players):
         for q in range(n_players):
@@ -386,7 +417,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     S.set_codes(real, pol, rules)
     S.set_codes(base, ppol, rules)
     S.set_codes(world, ppol, rules)
-    buf = np.zeros(BRANCHING, dtype=np.int64)
+    buf = np.zeros(2 * BRANCHING, dtype=np.int64)
     stats = np.zeros(3)
     reward = np.zeros(players)
     key = np.uint64(rng.cell_key(seed, 0))

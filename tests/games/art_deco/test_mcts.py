@@ -61,7 +61,7 @@ def test_the_logged_actions_are_legal_steps():
     prep = _prep(("eligibility", "blocker", "random"))
     rules, deck, pol, T, rl = _inputs(prep)
     buf = np.zeros(64, dtype=np.int64)
-    cand = np.zeros(mcts.BRANCHING, dtype=np.int64)
+    cand = np.zeros(2 * mcts.BRANCHING, dtype=np.int64)
     for i in range(5):
         w = _world(prep, i)
         n_dec = 0
@@ -71,6 +71,8 @@ def test_the_logged_actions_are_legal_steps():
             assert a in buf[:n]
             k = mcts.candidates(w, cand, mcts.MAX_BIDS, pol, rules)
             assert len(set(cand[:k].tolist())) == k and set(cand[:k].tolist()) <= set(buf[:n].tolist())
+            kinds = cand[mcts.BRANCHING:mcts.BRANCHING + k].tolist()
+            assert len(set(kinds)) == k and all(mcts.action_of(cand, k, kd) == cand[j] for j, kd in enumerate(kinds))
             S.apply(w, a, rules, pol, T)
             n_dec += 1
         assert n_dec > 10
@@ -111,7 +113,7 @@ class Searcher:
         self.base, self.world = _new(prep), _new(prep)
         S.set_codes(self.base, self.ppol, self.rules)
         S.set_codes(self.world, self.ppol, self.rules)
-        self.buf = np.zeros(mcts.BRANCHING, dtype=np.int64)
+        self.buf = np.zeros(2 * mcts.BRANCHING, dtype=np.int64)
         self.stats = np.zeros(3)
         self.reward = np.zeros(prep.n_players)
 
@@ -189,7 +191,8 @@ def test_mcts_beats_random():
 
 
 def test_mcts_games_are_identical_on_any_thread_count_and_chunk_size():
-    pols = [("mcts", {"iterations": 12, "bids": 5, "widening": 1.0}), "eligibility", "blocker"]
+    pols = [("mcts", {"iterations": 12, "bids": 5, "widening": 1.0}),
+            ("mcts", {"iterations": 8, "opponents": "search"}), "blocker"]
     a = boardsim.simulate("art_deco", 12, pols, seed=3, threads=1, players=3)
     b = boardsim.simulate("art_deco", 12, pols, seed=3, threads=2, chunk_size=2, players=3)
     cols = [c for c in a.columns if c not in ("seconds",)]
@@ -214,7 +217,7 @@ def test_golden_game():
     assert got == GOLDEN, got
 
 
-GOLDEN = [(12, 25, 10, 72), (22, 18, 10, 72), (24, 16, 10, 72), (11, 24, 10, 72)]
+GOLDEN = [(18, 22, 10, 72), (21, 16, 10, 76), (24, 16, 10, 72), (17, 24, 10, 72)]
 
 
 @pytest.mark.parametrize("params,key", [
@@ -227,6 +230,7 @@ GOLDEN = [(12, 25, 10, 72), (22, 18, 10, 72), (24, 16, 10, 72), (11, 24, 10, 72)
     ({"bids": 9}, "seats[0].params.bids"),
     ({"widening": -1}, "seats[0].params.widening"),
     ({"horizon": -1}, "seats[0].params.horizon"),
+    ({"opponents": "nope"}, "seats[0].params.opponents"),
 ])
 def test_bad_parameters_name_their_key(params, key):
     with pytest.raises(BadInput) as e:
