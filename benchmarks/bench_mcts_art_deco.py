@@ -7,7 +7,8 @@ deal in both seat orders, all variants on the same deals; the table is each vari
 head-to-head comparisons won (a larger win share, then a higher score) with its deal-level 95% interval
 (``boardsim.analysis.tournament``).  The variants at 100 iterations: the default candidates (``bids = 4``),
 pass and the minimum bid only (``bids = 2``), every jump bid (``bids = 7``) and every jump bid with
-progressive widening (``widening = 1``); at 1,000 iterations the default and the widened one.
+progressive widening (``widening = 1``), and opponents as tree nodes (``opponents = "search"``); at 1,000
+iterations the default, the widened one and ``opponents = "search"``; then 1,000 against 100 head to head.
 Quoted in docs/rules/art-deco.md ("The `mcts` player").
 """
 
@@ -34,8 +35,10 @@ def main() -> None:
     if YARDSTICK.exists():
         print(subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True).stdout.strip())
     small = [("mcts", {"iterations": 100}), ("mcts", {"iterations": 100, "bids": 2}),
-             ("mcts", {"iterations": 100, "bids": 7}), ("mcts", {"iterations": 100, "bids": 7, "widening": 1.0})]
-    big = [("mcts", {"iterations": 1000}), ("mcts", {"iterations": 1000, "bids": 7, "widening": 1.0})]
+             ("mcts", {"iterations": 100, "bids": 7}), ("mcts", {"iterations": 100, "bids": 7, "widening": 1.0}),
+             ("mcts", {"iterations": 100, "opponents": "search"})]
+    big = [("mcts", {"iterations": 1000}), ("mcts", {"iterations": 1000, "bids": 7, "widening": 1.0}),
+           ("mcts", {"iterations": 1000, "opponents": "search"})]
     for seats, games in ((small, args.games), (big, args.big_games)):
         t0 = time.perf_counter()
         res = run_tournament("art_deco", seats, players=2, games=games, seed=args.seed, mode="field",
@@ -45,6 +48,13 @@ def main() -> None:
         cols = ["policy", "games", "deals", "win_rate", "win_lo", "win_hi"]
         print(pair[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         print(f"({time.perf_counter() - t0:.0f} s)")
+    # the ladder: 1,000 iterations against 100, head to head
+    t0 = time.perf_counter()
+    res = run_tournament("art_deco", [("mcts", {"iterations": 1000}), ("mcts", {"iterations": 100})], players=2,
+                         games=args.big_games, seed=args.seed, threads=args.threads, progress=False)
+    print(res.pairwise[["policy", "opponent", "games", "deals", "win_rate", "win_lo", "win_hi"]].head(1).to_string(
+        index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"({time.perf_counter() - t0:.0f} s)")
 
 
 if __name__ == "__main__":
