@@ -6,9 +6,10 @@ Each variant plays one-vs-field matches at 2 players against ``eligibility`` (th
 deal in both seat orders, all variants on the same deals; the table is each variant's share of
 head-to-head comparisons won (a larger win share, then a higher score) with its deal-level 95% interval
 (``boardsim.analysis.tournament``).  The variants at 100 iterations: the default candidates (``bids = 4``),
-pass and the minimum bid only (``bids = 2``), every jump bid (``bids = 7``) and every jump bid with
-progressive widening (``widening = 1``), and opponents as tree nodes (``opponents = "search"``); at 1,000
-iterations the default, the widened one and ``opponents = "search"``; then 1,000 against 100 head to head.
+pass and the minimum bid only (``bids = 2``), every jump bid (``bids = 7``), every jump bid with
+progressive widening (``widening = 1``), and opponents played by the playout policy
+(``opponents = "playout"``); at 1,000 iterations the default, the widened one and
+``opponents = "playout"``; then 1,000 against 100 head to head.
 Quoted in docs/rules/art-deco.md ("The `mcts` player").
 """
 
@@ -36,9 +37,9 @@ def main() -> None:
         print(subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True).stdout.strip())
     small = [("mcts", {"iterations": 100}), ("mcts", {"iterations": 100, "bids": 2}),
              ("mcts", {"iterations": 100, "bids": 7}), ("mcts", {"iterations": 100, "bids": 7, "widening": 1.0}),
-             ("mcts", {"iterations": 100, "opponents": "search"})]
+             ("mcts", {"iterations": 100, "opponents": "playout"})]
     big = [("mcts", {"iterations": 1000}), ("mcts", {"iterations": 1000, "bids": 7, "widening": 1.0}),
-           ("mcts", {"iterations": 1000, "opponents": "search"})]
+           ("mcts", {"iterations": 1000, "opponents": "playout"})]
     for seats, games in ((small, args.games), (big, args.big_games)):
         t0 = time.perf_counter()
         res = run_tournament("art_deco", seats, players=2, games=games, seed=args.seed, mode="field",
