@@ -6,15 +6,18 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numba
 import numpy as np
 import pandas as pd
 
+from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.art_deco import balance, engine, rules
+from boardsim.games.art_deco import balance, engine, mcts, rules
 from boardsim.games.art_deco import cards as _cards
 from boardsim.games.art_deco.decide import (
     ACTIONS,
     FEATURES,
+    MCTS,
     POLICIES,
     POLICY_WIDTH,
     RuleTables,
@@ -22,7 +25,7 @@ from boardsim.games.art_deco.decide import (
     rule_tables,
 )
 from boardsim.games.art_deco.explain import format_trace
-from boardsim.games.base import Game, Prepared, Seat, stable_hash
+from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
 from boardsim.rulelist import RuleArrays
 
 # the rule arrays and rule tables as Prepared.arrays names
@@ -71,7 +74,8 @@ class ArtDeco(Game):
         arrays = {
             "rules": rules.encode_rules(resolved, debug),
             "deck": deck,
-            "policies": self.policy_matrix(seats, POLICY_WIDTH),
+            "policies": self._policy_matrix(seats),
+            "mcts": _mcts_rows(self, seats),
         }
         rule_arrays = self.seat_rules(seats)
         arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
@@ -82,8 +86,22 @@ class ArtDeco(Game):
         self.seat_scorers(seats)  # a custom scorer that cannot be called fails here, before any game
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
 
+    def _policy_matrix(self, seats: Sequence[Seat]) -> np.ndarray:
+        """The policy matrix; an mcts seat's row is its code alone (its numbers are in ``_mcts_rows``)."""
+        plain = [Seat("par") if s.policy == "mcts" else s for s in seats]
+        pol = self.policy_matrix(plain, POLICY_WIDTH)
+        for i, s in enumerate(seats):
+            if s.policy == "mcts":
+                pol[i, :] = 0.0
+                pol[i, 0] = MCTS
+        return pol
+
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         p = prepared.n_players
+        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+            score, win, seat_out, game_out = mcts.run(_inputs(prepared), self._scorers(prepared), prepared["mcts"],
+                                                      cell_key, start, count, p)
+            return self.result_arrays(score, win, game_out, seat_out)
         score = np.zeros((count, p), dtype=np.int64)
         win = np.zeros((count, p), dtype=np.float64)
         seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
@@ -95,6 +113,11 @@ class ArtDeco(Game):
         return self.result_arrays(score, win, game_out, seat_out)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
+        if _has_mcts(prepared):
+            score, win, seat_out, game_out, log, visits = mcts.trace(
+                _inputs(prepared), self._scorers(prepared), prepared["mcts"], np.uint64(cell_key), index,
+                prepared.n_players, 100_000)
+            return format_trace(prepared, score, win, seat_out, game_out, log, visits)
         score, win, seat_out, game_out, log = engine.trace_game(
             np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
             100_000,
@@ -104,6 +127,32 @@ class ArtDeco(Game):
     def _scorers(self, prepared: Prepared) -> tuple | None:
         """The engine's scorer tuple, or None when no seat is asked at each decision (the faster kernel)."""
         return self.seat_scorers(prepared.seats) if asks_each_time(prepared["policies"]) else None
+
+
+def _has_mcts(prepared: Prepared) -> bool:
+    return bool((prepared["policies"][:, 0] == MCTS).any())
+
+
+def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:
+    """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
+    out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
+    pol = game.policy("mcts")
+    for i, seat in enumerate(seats):
+        if seat.policy != "mcts":
+            continue
+        try:
+            v = resolve_options(pol.params, seat.params)
+        except BadInput as e:  # keyed by the parameter's full path, as the scenario spells it
+            raise e.under(f"seats[{i}].params") from None
+        out[i, mcts.M_ITER] = v["iterations"]
+        out[i, mcts.M_C] = v["c"]
+        out[i, mcts.M_HOR] = v["horizon"]
+        out[i, mcts.M_BIDS] = v["bids"]
+        out[i, mcts.M_WIDEN] = v["widening"]
+        out[i, mcts.M_OPP] = mcts.OPPONENTS.index(v["opponents"])
+        out[i, mcts.M_PLAY:] = game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
+        tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
+    return out
 
 
 def _inputs(prepared: Prepared) -> tuple:

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, types
 
+from boardsim import tree as _tree
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (
     A_LEADER,
@@ -42,7 +43,7 @@ from boardsim.games.base import Option, Policy, custom_policy, rules_policy
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
 from boardsim.rulelist import evaluate_inline as _evaluate
 
-RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM = range(7)
+RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM, MCTS = range(8)
 
 _SELL = Option(
     "sell_margin",
@@ -52,6 +53,8 @@ _SELL = Option(
     -1000,
     1000,
 )
+
+PLAYOUTS = ("random", "par", "multiple", "eligibility", "blocker")  # the mcts rollouts' policies
 
 POLICIES: tuple[Policy, ...] = (
     Policy(
@@ -95,6 +98,19 @@ POLICIES: tuple[Policy, ...] = (
     rules_policy(RULES, "an ordered rule list of bid_up_to, pass, buy_up_to, decline, sell and keep rules "
                         "(docs/rules/art-deco.md)"),
     custom_policy(CUSTOM, "a user's @numba.njit scorer over the legal actions (docs/rules/art-deco.md)"),
+    # information-set MCTS over the step interface (mcts.py, step.py; docs/rules/art-deco.md): its own engine
+    # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
+    Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "
+           "playout policy), rollouts by a built-in policy",
+           _tree.params(1000, PLAYOUTS, "eligibility", extra=(
+               Option("bids", 4, "candidates per bid decision: pass, the minimum bid, then up to bids - 2 jump "
+                      "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1)", "int", 2, 7),
+               Option("widening", 0.0, "progressive widening k0: a node considers its first "
+                      "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
+               Option("opponents", "search", "the other seats' decisions in a search: search (tree nodes, each "
+                      "maximising its own win share) or playout (they play the playout policy: a best response "
+                      "to it)", "choice", choices=("search", "playout")),
+           )), rollouts="iterations"),
 )
 
 POLICY_WIDTH = 5  # code + up to 4 parameters

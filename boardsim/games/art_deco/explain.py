@@ -15,11 +15,15 @@ def format_trace(
     seat_out: np.ndarray,
     game_out: np.ndarray,
     log: np.ndarray,
+    visits: np.ndarray | None = None,
 ) -> str:
+    """The game's events as text; ``visits`` (an mcts game: per log row, the mcts choice's root visits, 0
+    for other rows) adds ``(mcts: N visits)`` to each mcts choice's line."""
     names = [f"P{i} {s.label()}" for i, s in enumerate(prepared.seats)]
     lines: list[str] = []
     dealt: dict[int, list[int]] = {}
-    for rnd, ev, seat, a, b in log.tolist():
+    for i, (rnd, ev, seat, a, b) in enumerate(log.tolist()):
+        n_lines = len(lines)
         if ev == E.EV_DEAL:
             dealt.setdefault(seat, []).append(a)
             continue
@@ -49,6 +53,8 @@ def format_trace(
             lines.append(f"  sale: P{seat} sells a {a} for {b}")
         elif ev == E.EV_END:
             lines.append(f"Game over after round {rnd}: {E.END_REASONS[a]}")
+        if visits is not None and i < len(visits) and visits[i] > 0 and len(lines) > n_lines:
+            lines[-1] += f" (mcts: {int(visits[i])} visits)"
     held = E.SEAT_COUNTERS.index("cards_held")
     elig = E.SEAT_COUNTERS.index("eligible")
     cash = E.SEAT_COUNTERS.index("cash")

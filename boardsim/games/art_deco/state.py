@@ -66,6 +66,28 @@ class Scratch(NamedTuple):
     stack: np.ndarray  # (rulelist.STACK,) the rule interpreter's scratch
 
 
+# A game in progress, one decision at a time (step.py, the mcts player): the engine's Scratch, the seat
+# counters, and the play's own counters ``v`` (V_*): the phase (PH_*: whose decision it is about), round,
+# start players, pile head and tail, the auction's high bidder and bid, passes, the decision's seat, the
+# shown cards and the one being decided, unsold count, end reason, log rows, the auction's bid range.
+PH_BID, PH_BUY, PH_SELL, PH_OVER = range(4)
+(V_PHASE, V_RND, V_ROUNDS, V_START, V_NEXT, V_ROT, V_HEAD, V_TAIL, V_ACTIVE, V_HIGH, V_BID, V_NPASS, V_SEAT,
+ V_NSHOWN, V_K, V_UNSOLD, V_END, V_NLOG, V_MINOPEN, V_TOP) = range(20)
+N_V = 20
+
+
+class World(NamedTuple):
+    """One game in progress in fixed-size arrays (step.new_world allocates one)."""
+
+    S: Scratch  # the engine's arrays: ring, cval, cround, passed, shown, aux, rng, codes, feats, cand, ...
+    st: np.ndarray  # int64 (P, N_SEAT): the seat counters
+    v: np.ndarray  # int64 (N_V,): the V_* counters
+    r: np.ndarray  # float64 (1,): the uniform drawn for the current decision
+    score: np.ndarray  # int64 (P,)
+    win: np.ndarray  # float64 (P,)
+    log: np.ndarray  # int64 (rows, engine.LOG_WIDTH); 0 rows: no log
+
+
 # Small helpers called at several places in the engine are compiled once, for one signature, and inlined by
 # LLVM (forceinline).  Inlined by numba at the IR level instead (inline="always"), every call site was typed,
 # SSA-rebuilt and lowered again: most of the engine's cold compile.  ``engine._engine`` compiles each helper for

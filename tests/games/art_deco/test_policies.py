@@ -11,7 +11,7 @@ GAME = get("art_deco")
 
 
 def test_policy_list_is_pinned():
-    assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom"]
+    assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom", "mcts"]
 
 
 def test_new_parameter_values_do_not_recompile():

@@ -1,0 +1,470 @@
+"""The ``mcts`` player of Art Deco and the engine variant that runs it (docs/rules/art-deco.md).
+
+What a seat sees: every collection is face up and cash is the public score marker, cards turned up for a
+direct purchase and sold cards are seen by all, and the bottom of the pile is made of cards seen going
+there.  What it cannot see is the order of the never-drawn part of the pile (the shuffled deck) and so
+which cards come up next.  Each search starts from a copy of the real state whose never-drawn cards are
+put in sorted order (a canonical order, so the copy holds only what the seat may know: that multiset is
+the deck minus every card seen), and every iteration then draws them at random as it goes, from the
+search's own stream of the game's generator: each iteration is a fresh determinization, consistent with
+what the seat has seen.  With ``shuffle = false`` the deck order is public and nothing is sampled.
+
+Actions (step.py encodes them): a bid decision's candidates are pass and the minimum legal bid, the
+playout policy's choice first, then up to ``bids`` - 2 jump bids: the playout policy's reservation price,
+the card's value, 1.25 and 1.5 x the value (rounded up) and the minimum + 1, those legal, above the
+minimum and distinct, in that order.  A direct purchase offers buy and leave (the playout's choice first)
+when the winner can pay.  A sale offers keep, and the sale of the sellable card with the largest gain
+(price - value) when that gain is positive (never under the default sale factor 1, where a sale at value
+only costs a card).  Opponents' decisions are tree nodes too, valued with their own win share.  A
+decision with one candidate is applied without a node.  With ``widening`` = k0 > 0 a node considers only
+its first ceil(k0 * (visits + 1) ** 0.5) candidates (boardsim.tree.widened).
+
+A rollout plays the rest of the game with the ``playout`` policy on every seat; its reward is each seat's
+win share.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
+by ``evaluate``: the rules' scoring as if the game ended there, but a seat counts as eligible when its
+cards plus the rounds left reach ``min_cards_to_win`` (one card a round is what an auction gives).
+
+The engine variant: ``play_range`` plays whole games through the step interface, asking decide.py
+(step.builtin) for the other seats' choices and ``decide`` for the mcts seats'.  It is compiled only for
+cells with an mcts seat (ArtDeco.play picks it): the default engine compiles no search code.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from boardsim import rng
+from boardsim import tree as TR
+from boardsim.games.art_deco import decide as D
+from boardsim.games.art_deco import engine as E
+from boardsim.games.art_deco import rules as R
+from boardsim.games.art_deco import step as S
+from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
+
+# a seat's mcts row: iterations, c, horizon, bids, widening k0, opponents (OPPONENTS index), then the playout
+# policy's policy-matrix row
+M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_PLAY = range(7)
+OPPONENTS = ("search", "playout")  # the opponents' decisions in a search: tree nodes, or the playout policy's
+OPP_SEARCH, OPP_PLAYOUT = range(2)
+M_WIDTH = M_PLAY + D.POLICY_WIDTH
+ALPHA = 0.5  # progressive widening's exponent
+MAX_BIDS = 7  # pass, the minimum and 5 jump bids
+BRANCHING = MAX_BIDS
+# candidate kinds (the tree's actions): pass / leave / keep, the minimum bid, buy / sell, then the jump bids
+# (the playout's reservation, the value, 1.25 and 1.5 x the value, the minimum + 1)
+K_PASS, K_MIN, K_TAKE, K_JUMP = 0, 1, 1, 2
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _put(buf, i, action, kind):
+    buf[i] = action
+    buf[BRANCHING + i] = kind
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def candidates(w, buf, nbids, ppol, rules):
+    """The current decision's candidate actions, best (the playout policy's choice) first; how many.
+
+    ``buf[:BRANCHING]`` gets the actions (step.py's numbers), ``buf[BRANCHING:]`` their kinds (K_*), the
+    names the tree knows them by: a kind means the same move in every determinization (the minimum bid,
+    a bid of the card's value, ...), while an amount bid means another move on another card."""
+    ph = w.v[S.V_PHASE]
+    st = w.st
+    s = w.v[S.V_SEAT]
+    _put(buf, 0, S.PASS, K_PASS)
+    if ph == S.PH_BID:
+        mb = S.min_bid(w)
+        top = w.S.aux[s, A_MAX]
+        if mb > top:
+            return 1
+        c = w.v[S.V_ACTIVE]
+        if int(ppol[s, 0]) == D.RANDOM:
+            lim = mb
+        else:
+            lo, hi = D.bid_limits(ppol, s, c, st[s, C_CARDS], top)
+            lim = hi if w.v[S.V_HIGH] >= 0 and w.v[S.V_HIGH] == D.leader_other(st, st.shape[0], s) else lo
+        if mb <= lim:
+            _put(buf, 0, mb + 1, K_MIN)
+            _put(buf, 1, S.PASS, K_PASS)
+        else:
+            _put(buf, 1, mb + 1, K_MIN)
+        n = 2
+        for j in range(5):
+            if n >= nbids:
+                break
+            if j == 0:
+                b = lim
+            elif j == 1:
+                b = c
+            elif j == 2:
+                b = int(math.ceil(1.25 * c - 1e-9))
+            elif j == 3:
+                b = int(math.ceil(1.5 * c - 1e-9))
+            else:
+                b = mb + 1
+            if b <= mb or b > top:
+                continue
+            dup = False
+            for i in range(2, n):
+                if buf[i] == b + 1:
+                    dup = True
+            if not dup:
+                _put(buf, n, b + 1, K_JUMP + j)
+                n += 1
+        return n
+    if ph == S.PH_BUY:
+        c, cost, ok = S.shown_cost(w, rules)
+        if not ok:
+            return 1
+        if D.wants_direct(ppol, s, 0.0, c, cost, st[s, C_CARDS]):
+            _put(buf, 0, 1, K_TAKE)
+            _put(buf, 1, S.PASS, K_PASS)
+        else:
+            _put(buf, 1, 1, K_TAKE)
+        return 2
+    if ph == S.PH_SELL:
+        pick = -1
+        best = 0
+        factor = rules[R.R_SALE_FACTOR]
+        for k in range(st[s, C_CARDS]):
+            if w.S.cround[s, k] < w.v[S.V_RND]:
+                v = w.S.cval[s, k]
+                g = price(v, factor) - v
+                if g > best:
+                    best = g
+                    pick = k
+        if pick >= 0:
+            _put(buf, 1, pick + 1, K_TAKE)
+            return 2
+        return 1
+    return 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def action_of(buf, n, kind):
+    """The action of candidate kind ``kind`` in ``buf`` (``candidates``' output of n)."""
+    for i in range(n):
+        if buf[BRANCHING + i] == kind:
+            return buf[i]
+    return buf[0]
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def evaluate(w, rules, out):
+    """A rollout's reward per seat into ``out``: the win shares of a finished game; at a horizon, the
+    rules' scoring as if the game ended there, a seat eligible when cards + rounds left >= the minimum."""
+    n_players = w.st.shape[0]
+    if w.v[S.V_PHASE] == S.PH_OVER:
+        for p in range(n_players):
+            out[p] = w.win[p]
+        return
+    st = w.st
+    need = int(rules[R.R_MIN_CARDS]) - (int(rules[R.R_ROUNDS]) - w.v[S.V_RND] + 1)
+    best = 0
+    best_cards = 0
+    n_best = 0
+    for p in range(n_players):
+        out[p] = 0.0
+        if st[p, C_CARDS] >= need:
+            sc = st[p, C_CASH] + st[p, C_HELD_VAL]
+            if n_best == 0 or sc > best or (sc == best and st[p, C_CARDS] > best_cards):
+                best = sc
+                best_cards = st[p, C_CARDS]
+                n_best = 1
+            elif sc == best and st[p, C_CARDS] == best_cards:
+                n_best += 1
+    if n_best > 0:
+        for p in range(n_players):
+            if st[p, C_CARDS] >= need and st[p, C_CASH] + st[p, C_HELD_VAL] == best and st[p, C_CARDS] == best_cards:
+                out[p] = 1.0 / n_best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _over(w, stop):
+    return w.v[S.V_PHASE] == S.PH_OVER or w.v[S.V_RND] >= stop
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def rollout(world, stop, rules, ppol, T, rl):
+    """Play the playout policy ``ppol`` on every seat until the game ends or round ``stop`` begins (a
+    function of its own: inlined into ``decide`` it ran several times slower)."""
+    while not _over(world, stop):
+        S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me):
+    """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
+    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node.
+    With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
+    node = 0
+    while not _over(world, stop):
+        if me >= 0 and S.to_move(world) != me:  # an opponent plays the playout policy
+            S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+            continue
+        n = candidates(world, buf, nbids, ppol, rules)
+        if n == 1:
+            S.apply(world, buf[0], rules, ppol, T)
+            continue
+        n = TR.widened(tr, node, n, k0, ALPHA)
+        parent = node
+        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, S.to_move(world), c)
+        S.apply(world, action_of(buf, n, kind), rules, ppol, T)
+        if node < 0:
+            return parent
+        if expanded:
+            break
+    return node
+
+
+@njit(cache=True, nogil=True)
+def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
+    """The mcts seat's action at ``real``'s decision; stats[0:3] = iterations run, the action's visits and
+    mean reward.  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
+    The search's generator is seeded from one draw of the real game's.  With iterations < 0 it runs
+    -iterations bare rollouts of the playout policy from ``real`` instead (the probe's yardstick) and
+    returns -1; with 0 it returns the playout policy's choice."""
+    iterations = int(mrow[M_ITER])
+    c = mrow[M_C]
+    horizon = int(mrow[M_HOR])
+    nbids = int(mrow[M_BIDS])
+    k0 = mrow[M_WIDEN]
+    me = S.to_move(real) if int(mrow[M_OPP]) == OPP_PLAYOUT else -1
+    stats[0] = 0.0
+    stats[1] = 0.0
+    stats[2] = 0.0
+    if iterations > 0:
+        n = candidates(real, buf, nbids, ppol, rules)
+        if n == 1:
+            return buf[0]
+    # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
+    S.copy_world(real, base)
+    n_deck = base.S.ring.shape[0]
+    head = base.v[S.V_HEAD]
+    if rules[R.R_SHUFFLE] != 0.0 and head < n_deck:
+        base.S.ring[head:n_deck].sort()
+    S.refresh(base, ppol, T, rules)
+    rng.seed_state(rng.next_u64(real.S.rng), base.S.rng)
+    if iterations == 0:
+        return S.builtin(base, rules, ppol, T, rl, None)
+    stop = base.v[S.V_RND] + horizon if horizon > 0 else 1 << 30
+    if iterations < 0:
+        for _it in range(-iterations):
+            S.copy_world(base, world)
+            rollout(world, stop, rules, ppol, T, rl)
+            evaluate(world, rules, reward)
+            base.S.rng[:] = world.S.rng
+        return -1
+    TR.reset(tr)
+    for _it in range(iterations):
+        S.copy_world(base, world)
+        node = select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me)
+        rollout(world, stop, rules, ppol, T, rl)
+        evaluate(world, rules, reward)
+        TR.backup(tr, node, reward)
+        base.S.rng[:] = world.S.rng  # the search's stream goes on
+    kind = TR.best_action(tr)
+    ch = TR.child(tr, 0, kind)
+    a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
+    stats[0] = iterations
+    stats[1] = tr.stats[ch, TR.T_VISITS]
+    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
+    return a
+
+
+@njit(cache=True, nogil=True)
+def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
+               visits):
+    """Games first+lo .. first+hi-1 through the step interface (engine._play_range's outputs); ``log`` and
+    ``visits`` (per log row: the mcts choice's root visits, 0 for other rows) keep the last game's."""
+    n_players = pol.shape[0]
+    n_deck = deck.shape[0]
+    cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
+    dmax = int(rules[R.R_DIRECT_MAX])
+    real = S.new_world(n_players, n_deck, cap, dmax, log.shape[0])
+    base = S.new_world(n_players, n_deck, cap, dmax, 0)
+    world = S.new_world(n_players, n_deck, cap, dmax, 0)
+    S.set_codes(real, pol, rules)
+    most = 1
+    for p in range(n_players):
+        if int(pol[p, 0]) == S.MCTS:
+            most = max(most, int(mpar[p, M_ITER]))
+    tr = TR.new_tree(most + 1)
+    buf = np.zeros(2 * BRANCHING, dtype=np.int64)
+    ppol = np.zeros((n_players, n_players, D.POLICY_WIDTH), dtype=np.float64)
+    for p in range(n_players):
+        for q in range(n_players):
+            for j in range(D.POLICY_WIDTH):
+                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    stats = np.zeros(3, dtype=np.float64)
+    reward = np.zeros(n_players, dtype=np.float64)
+    for row in range(lo, hi):
+        for i in range(visits.shape[0]):
+            visits[i] = 0
+        S.setup(real, rng.game_seed(key, first + row), rules, deck, pol, T)
+        while real.v[S.V_PHASE] != S.PH_OVER:
+            p = S.to_move(real)
+            if int(pol[p, 0]) == S.MCTS:
+                S.set_codes(base, ppol[p], rules)
+                S.set_codes(world, ppol[p], rules)
+                a = decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, T, rl, stats, reward)
+                k = real.v[S.V_NLOG]
+                if k < visits.shape[0]:
+                    visits[k] = int(stats[1])
+            else:
+                a = S.builtin(real, rules, pol, T, rl, scorers)
+            S.apply(real, a, rules, pol, T)
+        S.outputs(real, row, score, win, seat_out, game_out)
+    n = real.v[S.V_NLOG]
+    for i in range(n):
+        for j in range(E.LOG_WIDTH):
+            log[i, j] = real.log[i, j]
+    return n
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(key, first, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out):
+    """Games first..first+n-1 of a cell in blocks; each game writes only its own rows."""
+    n = score.shape[0]
+    n_blocks = min(n, 256)
+    for b in prange(n_blocks):
+        lo = b * n // n_blocks
+        hi = (b + 1) * n // n_blocks
+        log = np.zeros((0, E.LOG_WIDTH), dtype=np.int64)
+        visits = np.zeros(0, dtype=np.int64)
+        play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
+                   visits)
+
+
+_LOCK = threading.Lock()
+
+
+def _helpers() -> None:
+    """The engine's fixed-signature helpers, compiled for their own signatures first (engine._engine)."""
+    with _LOCK:
+        for fn, sig in HELPERS:
+            if hasattr(fn, "signatures") and not fn.signatures:
+                fn.compile(sig)
+                fn.disable_compile()
+
+
+def run(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int, start: int, count: int,
+        n_players: int) -> tuple[np.ndarray, ...]:
+    """Play games start..start+count-1 (``inputs``: rules, deck, pol, T, rl): score, win, seat_out, game_out."""
+    _helpers()
+    score = np.zeros((count, n_players), dtype=np.int64)
+    win = np.zeros((count, n_players), dtype=np.float64)
+    seat_out = np.zeros((count, n_players, E.N_SEAT), dtype=np.int64)
+    game_out = np.zeros((count, E.N_GAME), dtype=np.int64)
+    rules, deck, pol, T, rl = inputs
+    play_batch(np.uint64(cell_key), np.int64(start), rules, deck, pol, T, rl, scorers,
+               np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out)
+    return score, win, seat_out, game_out
+
+
+def trace(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int, index: int, n_players: int,
+          max_events: int) -> tuple[np.ndarray, ...]:
+    """One game: score, win, seat_out, game_out, its log and each log row's mcts root visits."""
+    _helpers()
+    score = np.zeros((1, n_players), dtype=np.int64)
+    win = np.zeros((1, n_players), dtype=np.float64)
+    seat_out = np.zeros((1, n_players, E.N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, E.N_GAME), dtype=np.int64)
+    log = np.zeros((max_events, E.LOG_WIDTH), dtype=np.int64)
+    visits = np.zeros(max_events, dtype=np.int64)
+    rules, deck, pol, T, rl = inputs
+    n = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), rules, deck, pol, T, rl, scorers,
+                   np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out, log, visits)
+    return score[0], win[0], seat_out[0], game_out[0], log[:n], visits[:n]
+
+
+# -- the probe (benchmarks/bench_mcts.py) -----------------------------------------------------------------------
+
+
+def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
+          players: int = 2) -> Any:
+    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
+    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
+    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
+    (iteration_us / rollout_us).
+
+    Position i is game i of the probe's cell after (2 + 5 i) mod 40 decisions with more than one
+    candidate, every decision made by the default mcts seat's playout policy (eligibility), so the
+    positions cover bids, direct buys, early and late rounds.  Both are timed by calling the engine's own
+    ``decide`` from Python (the first call compiles it)."""
+    import pandas as pd
+
+    from boardsim.games.art_deco import GAME, _inputs
+    from boardsim.games.base import Seat
+
+    _helpers()
+    prep = GAME.prepare(players, [Seat("mcts")] * players, None, GAME.card_table())
+    rules, deck, pol, T, rl = _inputs(prep)
+    mpar = np.ascontiguousarray(prep["mcts"])
+    n_deck = deck.shape[0]
+    cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
+    dmax = int(rules[R.R_DIRECT_MAX])
+    real = S.new_world(players, n_deck, cap, dmax, 0)
+    base = S.new_world(players, n_deck, cap, dmax, 0)
+    world = S.new_world(players, n_deck, cap, dmax, 0)
+    ppol = np.ascontiguousarray(np.tile(mpar[0, M_PLAY:], (players, 1)))
+    S.set_codes(real, pol, rules)
+    S.set_codes(base, ppol, rules)
+    S.set_codes(world, ppol, rules)
+    buf = np.zeros(2 * BRANCHING, dtype=np.int64)
+    stats = np.zeros(3)
+    reward = np.zeros(players)
+    key = np.uint64(rng.cell_key(seed, 0))
+    row = mpar[0].copy()
+
+    def call(w: Any, tr: Any, iterations: int) -> int:
+        row[M_ITER] = iterations
+        return int(decide(w, base, world, tr, buf, row, ppol, rules, T, rl, stats, reward))
+
+    tr0 = TR.new_tree(2)
+    snaps = []
+    for i in range(positions):
+        S.setup(real, np.uint64(rng.game_seed(key, np.int64(i))), rules, deck, pol, T)
+        todo = (2 + 5 * i) % 40
+        while real.v[S.V_PHASE] != S.PH_OVER:
+            if candidates(real, buf, int(row[M_BIDS]), ppol, rules) > 1:
+                if todo == 0:
+                    break
+                todo -= 1
+            S.apply(real, call(real, tr0, 0), rules, pol, T)
+        if real.v[S.V_PHASE] == S.PH_OVER:
+            continue
+        snap = S.new_world(players, n_deck, cap, dmax, 0)
+        S.copy_world(real, snap)
+        S.set_codes(snap, pol, rules)
+        snaps.append(snap)
+    out = []
+    for b in budgets:
+        b = int(b)
+        tr = TR.new_tree(b + 1)
+        spent = 0.0
+        for snap in snaps:
+            w = S.new_world(players, n_deck, cap, dmax, 0)
+            S.copy_world(snap, w)
+            t0 = time.perf_counter()
+            call(w, tr, b)
+            spent += time.perf_counter() - t0
+        reps = max(10, b // 10)
+        roll = 0.0
+        for snap in snaps:
+            w = S.new_world(players, n_deck, cap, dmax, 0)
+            S.copy_world(snap, w)
+            t0 = time.perf_counter()
+            call(w, tr, -reps)
+            roll += time.perf_counter() - t0
+        decision = spent / len(snaps)
+        rollout = roll / (len(snaps) * reps)
+        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
+                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+    return pd.DataFrame(out)
