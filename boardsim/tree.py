@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import math
 import os
-from typing import NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from boardsim.errors import BadInput
-from boardsim.games.base import Option
+from boardsim.games.base import Option, resolve_options
 
 # links columns
 L_PARENT, L_CHILD, L_SIBLING, L_ACTION, L_PLAYER = range(5)
@@ -213,6 +214,32 @@ def params(default_iterations: int, playouts: tuple[str, ...], default_playout: 
                "int", 0, 1000),
         *extra,
     )
+
+
+def seat_rows(seats: Sequence[Any], pol: Any, layout: Any, branching: int, threads: int,
+              playout_row: Callable[[Mapping[str, Any]], np.ndarray],
+              extra: Callable[[Mapping[str, Any], np.ndarray], None] | None = None) -> np.ndarray:
+    """Every seat's mcts row (zeros for other seats), in the game's ``layout`` (its mcts module's ``M_*``
+    columns): iterations, c, horizon, opponents (1 = playout), the game's ``extra`` fields, then the playout
+    policy's row from ``playout_row``; each search seat's pools checked against the memory limit."""
+    out = np.zeros((len(seats), layout.M_WIDTH), dtype=np.float64)
+    for i, seat in enumerate(seats):
+        if seat.policy != "mcts":
+            continue
+        try:
+            v = resolve_options(pol.params, seat.params)
+        except BadInput as e:  # keyed by the parameter's full path, as the scenario spells it
+            raise e.under(f"seats[{i}].params") from None
+        row = out[i]
+        row[layout.M_ITER] = v["iterations"]
+        row[layout.M_C] = v["c"]
+        row[layout.M_HOR] = v["horizon"]
+        row[layout.M_OPP] = v["opponents"] == "playout"
+        if extra is not None:
+            extra(v, row)
+        row[layout.M_PLAY:] = playout_row(v)
+        check_pool(i, int(v["iterations"]), branching, 1, threads)
+    return out
 
 
 def memory_limit() -> int:

@@ -8,14 +8,27 @@ import numpy as np
 import pytest
 
 import boardsim
+from boardsim import cli
 from boardsim.analysis.balance import card_strength
+from boardsim.errors import BadInput
 from boardsim.games import get
+from boardsim.games.base import Seat
 from boardsim.runner import as_seat
 
 # per game: a small search seat and a cheap opponent
 GAMES = {
+    "art_deco": (("mcts", {"iterations": 8}), "par"),
     "fliptoons": (("mcts", {"iterations": 8}), "fame_per_cost"),
     "wagons": (("mcts", {"iterations": 6, "spots": 2}), "gain"),
+}
+# every game's bad mcts parameters, each with the key its error names; then each game's own
+BAD = [({"iterations": 0}, "iterations"), ({"iterations": -1}, "iterations"), ({"playout": "mcts"}, "playout"),
+       ({"playout": "nope"}, "playout"), ({"c": -0.1}, "c"), ({"horizon": -1}, "horizon"),
+       ({"opponents": "nope"}, "opponents"), ({"iteration": 5}, "")]
+OWN_BAD = {
+    "art_deco": [({"playout": "rules"}, "playout"), ({"bids": 9}, "bids"), ({"widening": -1}, "widening")],
+    "fliptoons": [({"playout": "lookahead"}, "playout")],
+    "wagons": [({"spots": 9}, "spots"), ({"widening": -1}, "widening")],
 }
 
 
@@ -64,3 +77,29 @@ def test_cards_measures_against_a_search_base():
     table = g.card_table()
     frame = card_strength(g, [2], as_seat(("mcts", {"iterations": 4})), g.favour, ["Tiger"], table, 8, 5, None)
     assert list(frame["card"]) == ["Tiger"] and frame["effect"].between(-1, 1).all()
+
+
+@pytest.mark.parametrize("game,params,key", [(g, p, k) for g in sorted(GAMES) for p, k in BAD + OWN_BAD[g]])
+def test_bad_parameters_name_their_key(game, params, key):
+    g = get(game)
+    with pytest.raises(BadInput) as e:
+        g.prepare(2, [Seat("mcts", params), Seat(GAMES[game][1])], None, g.card_table())
+    assert f"seats[0].params{'.' + key if key else ''}" in str(e.value)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_pool_over_the_memory_limit_is_refused(game, monkeypatch):
+    monkeypatch.setenv("BOARDSIM_MCTS_MEMORY", str(10**6))
+    g = get(game)
+    with pytest.raises(BadInput) as e:
+        g.prepare(2, [Seat(GAMES[game][1]), Seat("mcts", {"iterations": 10**6})], None, g.card_table())
+    assert "seats[1].params.iterations" in str(e.value)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_cli_bad_mcts_parameter_is_one_error_line(game, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["play", game, "--policies", f"mcts(iterations=0),{GAMES[game][1]}"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and "iterations" in err
+    assert list(tmp_path.iterdir()) == []

@@ -166,8 +166,12 @@ def run_tournament(
         else:
             table = [seats[i] for i in lineup]
             items = list(lineup)
+        # a policy against a field of itself: under "all" its seats are interchangeable, so one arrangement
+        # would leave the policy's slot in the first position every deal and read the first-player edge
+        # as its rate against the field; every rotation puts that slot in each position once
+        same = mode == "field" and seating == "all" and len({s.label() for s in table}) == 1
         df = simulate(g, games, table, seed=seed, rules=rules, cards=cards, players=players,
-                      seating=seating, threads=threads, progress=progress, cell=0)
+                      seating="cyclic" if same else seating, threads=threads, progress=progress, cell=0)
         win = df[[f"win_{j}" for j in range(players)]].to_numpy()
         score = df[[f"score_{j}" for j in range(players)]].to_numpy()
         deal = df["game"].to_numpy()

@@ -27,6 +27,13 @@ def test_matches_use_paired_seeds_and_rotated_seats():
     assert np.isclose(wa["par"], wb["par"]) and np.isclose(wa["multiple"], wb["multiple"])
 
 
+def test_a_policy_against_a_field_of_itself_reads_one_half():
+    # the first player's edge must not show as the policy's rate against the field (it once read 61%)
+    r = run_tournament("wagons", ["gain_minus_gift", "gain"], games=40, seed=2, mode="field", field="gain_minus_gift")
+    row = r.pairwise.set_index("policy").loc["gain_minus_gift"]
+    assert row["win_rate"] == pytest.approx(0.5) and row["deals"] == 20
+
+
 def test_one_vs_field_and_more_seats():
     r = run_tournament("art_deco", ["eligibility", "random"], players=4, games=800, seed=1, mode="field",
                        field="par")

@@ -25,7 +25,7 @@ from boardsim.games.art_deco.decide import (
     rule_tables,
 )
 from boardsim.games.art_deco.explain import format_trace
-from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.base import Game, Prepared, Seat, stable_hash
 from boardsim.rulelist import RuleArrays
 
 # the rule arrays and rule tables as Prepared.arrays names
@@ -135,24 +135,12 @@ def _has_mcts(prepared: Prepared) -> bool:
 
 def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:
     """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
-    out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
-    pol = game.policy("mcts")
-    for i, seat in enumerate(seats):
-        if seat.policy != "mcts":
-            continue
-        try:
-            v = resolve_options(pol.params, seat.params)
-        except BadInput as e:  # keyed by the parameter's full path, as the scenario spells it
-            raise e.under(f"seats[{i}].params") from None
-        out[i, mcts.M_ITER] = v["iterations"]
-        out[i, mcts.M_C] = v["c"]
-        out[i, mcts.M_HOR] = v["horizon"]
-        out[i, mcts.M_BIDS] = v["bids"]
-        out[i, mcts.M_WIDEN] = v["widening"]
-        out[i, mcts.M_OPP] = mcts.OPPONENTS.index(v["opponents"])
-        out[i, mcts.M_PLAY:] = game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
-        tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
-    return out
+    def extra(v: Mapping[str, Any], row: np.ndarray) -> None:
+        row[mcts.M_BIDS] = v["bids"]
+        row[mcts.M_WIDEN] = v["widening"]
+
+    return tree.seat_rows(seats, game.policy("mcts"), mcts, mcts.BRANCHING, int(numba.config.NUMBA_NUM_THREADS),
+                          lambda v: game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0], extra)
 
 
 def _inputs(prepared: Prepared) -> tuple:

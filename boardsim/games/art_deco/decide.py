@@ -107,9 +107,9 @@ POLICIES: tuple[Policy, ...] = (
                       "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1)", "int", 2, 7),
                Option("widening", 0.0, "progressive widening k0: a node considers its first "
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
-               Option("opponents", "search", "the other seats' decisions in a search: search (tree nodes, each "
+               Option("opponents", "tree", "the other seats' decisions in a search: tree (tree nodes, each "
                       "maximising its own win share) or playout (they play the playout policy: a best response "
-                      "to it)", "choice", choices=("search", "playout")),
+                      "to it)", "choice", choices=("tree", "playout")),
            )), rollouts="iterations"),
 )
 

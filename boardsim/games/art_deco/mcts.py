@@ -50,8 +50,8 @@ from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HE
 # a seat's mcts row: iterations, c, horizon, bids, widening k0, opponents (OPPONENTS index), then the playout
 # policy's policy-matrix row
 M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_PLAY = range(7)
-OPPONENTS = ("search", "playout")  # the opponents' decisions in a search: tree nodes, or the playout policy's
-OPP_SEARCH, OPP_PLAYOUT = range(2)
+OPPONENTS = ("tree", "playout")  # the opponents' decisions in a search: tree nodes, or the playout policy's
+OPP_TREE, OPP_PLAYOUT = range(2)
 M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids

@@ -105,19 +105,9 @@ class FlipToons(Game):
 
     def _mcts_rows(self, seats: Sequence[Seat], pols: Sequence[Any], branching: int) -> np.ndarray:
         """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
-        out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
-        pol = next(p for p in pols if p.name == "mcts")
-        for i, seat in enumerate(seats):
-            if seat.policy != "mcts":
-                continue
-            v = resolve_options(pol.params, seat.params)  # policy_matrix checked them (and names the key)
-            out[i, mcts.M_ITER] = v["iterations"]
-            out[i, mcts.M_C] = v["c"]
-            out[i, mcts.M_HOR] = v["horizon"]
-            out[i, mcts.M_OPP] = v["opponents"] == "playout"
-            out[i, mcts.M_PLAY:] = self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0]
-            tree.check_pool(i, int(v["iterations"]), branching, 1, int(numba.config.NUMBA_NUM_THREADS))
-        return out
+        return tree.seat_rows(seats, next(p for p in pols if p.name == "mcts"), mcts, branching,
+                              int(numba.config.NUMBA_NUM_THREADS),
+                              lambda v: self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0])
 
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
         """The rules seats' compiled rules and every open seat's $params (engine.RULE_ARRAYS); checks custom

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.games.base import Game, Option, Prepared, Seat, resolve_options, stable_hash
+from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine, mcts, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
@@ -176,22 +176,14 @@ def _has_mcts(prepared: Prepared) -> bool:
 
 def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:
     """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
-    out = np.zeros((len(seats), mcts.M_WIDTH), dtype=np.float64)
-    pol = next(p for p in POLICIES if p.name == "mcts")
-    for i, seat in enumerate(seats):
-        if seat.policy != "mcts":
-            continue
-        v = resolve_options(pol.params, seat.params)  # policy_matrix checked them (and names the key)
-        out[i, mcts.M_ITER] = v["iterations"]
-        out[i, mcts.M_C] = v["c"]
-        out[i, mcts.M_HOR] = v["horizon"]
-        out[i, mcts.M_SPOTS] = v["spots"]
-        out[i, mcts.M_LOOK] = v["lookahead"]
-        out[i, mcts.M_WIDEN] = v["widening"]
-        out[i, mcts.M_OPP] = v["opponents"] == "playout"
-        out[i, mcts.M_PLAY:] = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0]
-        tree.check_pool(i, int(v["iterations"]), mcts.BRANCHING, 1, int(numba.config.NUMBA_NUM_THREADS))
-    return out
+    def extra(v: Mapping[str, Any], row: np.ndarray) -> None:
+        row[mcts.M_SPOTS] = v["spots"]
+        row[mcts.M_LOOK] = v["lookahead"]
+        row[mcts.M_WIDEN] = v["widening"]
+
+    return tree.seat_rows(seats, next(p for p in POLICIES if p.name == "mcts"), mcts, mcts.BRANCHING,
+                          int(numba.config.NUMBA_NUM_THREADS),
+                          lambda v: policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0], extra)
 
 
 def _with_visits(text: str, visits: np.ndarray, events: np.ndarray) -> str:

@@ -14,7 +14,6 @@ import pytest
 
 import boardsim
 from boardsim import cli, rng
-from boardsim.errors import BadInput
 from boardsim.games.art_deco import GAME, _inputs, mcts
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step as S
@@ -218,39 +217,6 @@ def test_golden_game():
 
 
 GOLDEN = [(12, 25, 10, 72), (22, 18, 10, 73), (24, 16, 10, 72), (11, 24, 10, 72)]
-
-
-@pytest.mark.parametrize("params,key", [
-    ({"iterations": 0}, "seats[0].params.iterations"),
-    ({"iterations": -1}, "seats[0].params.iterations"),
-    ({"playout": "mcts"}, "seats[0].params.playout"),
-    ({"playout": "rules"}, "seats[0].params.playout"),
-    ({"playout": "nope"}, "seats[0].params.playout"),
-    ({"c": -0.1}, "seats[0].params.c"),
-    ({"bids": 9}, "seats[0].params.bids"),
-    ({"widening": -1}, "seats[0].params.widening"),
-    ({"horizon": -1}, "seats[0].params.horizon"),
-    ({"opponents": "nope"}, "seats[0].params.opponents"),
-])
-def test_bad_parameters_name_their_key(params, key):
-    with pytest.raises(BadInput) as e:
-        GAME.prepare(2, [Seat("mcts", params), Seat("par")], None, GAME.card_table())
-    assert key in str(e.value)
-
-
-def test_a_pool_over_the_memory_limit_is_refused(monkeypatch):
-    monkeypatch.setenv("BOARDSIM_MCTS_MEMORY", str(10**6))
-    with pytest.raises(BadInput) as e:
-        GAME.prepare(2, [Seat("par"), Seat("mcts", {"iterations": 10**6})], None, GAME.card_table())
-    assert "seats[1].params.iterations" in str(e.value)
-
-
-def test_cli_bad_mcts_parameter_is_one_error_line(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code = cli.main(["play", "art_deco", "--policies", "mcts(iterations=0),par"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and "iterations" in err
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_play_traces_mcts_choices(capsys):

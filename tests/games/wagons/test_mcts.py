@@ -11,7 +11,6 @@ import pytest
 
 import boardsim
 from boardsim import cli, rng
-from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME, mcts
 from boardsim.games.wagons import engine as E
@@ -246,35 +245,6 @@ def test_mcts_games_are_identical_on_any_thread_count_and_chunk_size():
     b = boardsim.simulate("wagons", 12, pols, seed=3, threads=2, chunk_size=2, seating="all")
     cols = [c for c in a.columns if c not in ("seconds",)]
     assert a[cols].equals(b[cols])
-
-
-@pytest.mark.parametrize("params,key", [
-    ({"iterations": 0}, "seats[0].params.iterations"),
-    ({"iterations": -1}, "seats[0].params.iterations"),
-    ({"playout": "mcts"}, "seats[0].params.playout"),
-    ({"playout": "nope"}, "seats[0].params.playout"),
-    ({"c": -0.1}, "seats[0].params.c"),
-    ({"spots": 9}, "seats[0].params.spots"),
-])
-def test_bad_parameters_name_their_key(params, key):
-    with pytest.raises(BadInput) as e:
-        GAME.prepare(2, [Seat("mcts", params), Seat("gain")], None, GAME.card_table())
-    assert key in str(e.value)
-
-
-def test_a_pool_over_the_memory_limit_is_refused(monkeypatch):
-    monkeypatch.setenv("BOARDSIM_MCTS_MEMORY", str(10**6))
-    with pytest.raises(BadInput) as e:
-        GAME.prepare(2, [Seat("gain"), Seat("mcts", {"iterations": 10**6})], None, GAME.card_table())
-    assert "seats[1].params.iterations" in str(e.value)
-
-
-def test_cli_bad_mcts_parameter_is_one_error_line(capsys, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    code = cli.main(["play", "wagons", "--policies", "mcts(iterations=0),gain"])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and err.startswith("error:") and "iterations" in err
-    assert list(tmp_path.iterdir()) == []
 
 
 def test_play_traces_mcts_choices(capsys):
