@@ -102,7 +102,7 @@ POLICIES: tuple[Policy, ...] = (
     # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
     Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "
            "playout policy), rollouts by a built-in policy",
-           _tree.params(1000, PLAYOUTS, "eligibility", extra=(
+           _tree.params(1000, PLAYOUTS, "multiple", extra=(
                Option("bids", 4, "candidates per bid decision: pass, the minimum bid, then up to bids - 2 jump "
                       "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1)", "int", 2, 7),
                Option("widening", 0.0, "progressive widening k0: a node considers its first "

@@ -115,7 +115,7 @@ POLICIES = (
                _lookahead(3),
                Option("widening", 0.0, "progressive widening k0: a node considers its first "
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
-               Option("opponents", "tree", "the opponent's decisions inside the search: tree nodes of its own "
+               Option("opponents", "playout", "the opponent's decisions inside the search: tree nodes of its own "
                       "(tree) or the playout policy's choices (playout)", "choice", choices=("tree", "playout")),
            )), rollouts="iterations"),
 )
