@@ -242,6 +242,16 @@ def seat_rows(seats: Sequence[Any], pol: Any, layout: Any, branching: int, threa
     return out
 
 
+def probe_row(budget: int, spent: float, roll: float, positions: int, reps: int) -> dict[str, float]:
+    """One budget's row of a game's ``mcts.probe``: ``spent`` seconds for one search at each of ``positions``
+    positions, ``roll`` seconds for ``reps`` bare rollouts at each; the ratio is an iteration's cost over a
+    rollout's."""
+    decision = spent / positions
+    rollout = roll / (positions * reps)
+    return {"budget": budget, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / budget,
+            "rollout_us": 1e6 * rollout, "ratio": (decision / budget) / rollout}
+
+
 def memory_limit() -> int:
     raw = os.environ.get("BOARDSIM_MCTS_MEMORY")
     return int(raw) if raw and raw.isdigit() else MEMORY_LIMIT

@@ -463,8 +463,5 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
             t0 = time.perf_counter()
             call(w, tr, -reps)
             roll += time.perf_counter() - t0
-        decision = spent / len(snaps)
-        rollout = roll / (len(snaps) * reps)
-        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
-                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+        out.append(TR.probe_row(b, spent, roll, len(snaps), reps))
     return pd.DataFrame(out)

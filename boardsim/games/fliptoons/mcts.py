@@ -432,8 +432,5 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
             t0 = time.perf_counter()
             decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
             roll += time.perf_counter() - t0
-        decision = spent / len(states)
-        rollout = roll / (len(states) * reps)
-        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
-                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+        out.append(TR.probe_row(b, spent, roll, len(states), reps))
     return pd.DataFrame(out)
