@@ -92,8 +92,10 @@ NROW = 6
 NPV = 22
 NQ = 4
 (TN, MSEQ, DEPLETED, FIRST, CRITIC, ROUND, PHASE, TURN, INTURN, LOGON, LOGN, FAMETRIG, END, NP, W,
- DISCARDED, REFLIPS, TOTAL, HORIZON, FIRST0) = range(20)
+ DISCARDED, REFLIPS, TOTAL, HORIZON, FIRST0, PIG_SET, FREE_SET) = range(22)
 NSH = 22
+# PIG_SET, FREE_SET: a sub-choice the search set for the action it applies (mcts.apply_action), read once by
+# the Pig's banner (destination + 2) and the Butterfly's free dismissal (1 take, 2 decline); 0 = the seat's rule
 PH_START, PH_MARKET, PH_CLEANUP, PH_FINAL, PH_DONE = range(5)
 END_REASONS = ("fame", "depletion", "round_cap", "solo_win", "solo_loss")
 END_FAME, END_DEPLETION, END_CAP, END_SOLO_WIN, END_SOLO_LOSS, END_HORIZON = range(6)
@@ -376,11 +378,26 @@ def _place_in_deck(dest, kind, S, rng):
         _deck_bottom_push(dest, pc, pv, kind)
 
 
+@njit(**INLINE, **INTERNAL)
+def _takes_free(p, sh, C, rng):
+    """Whether p takes a Butterfly's free dismissal: the search's choice if it set one, else the seat's rule."""
+    chosen = sh[FREE_SET]
+    if chosen != 0:
+        sh[FREE_SET] = 0
+        return chosen == 1
+    return D.takes_free_dismissal(p, C, rng)
+
+
 @njit(**CALL, **INTERNAL)
 def _pig_to_deck(p, kind, S, C, O, rng):
     """The Pig's banner, "when hired or dismissed, place this card in any deck": the one path for a hire,
     a Snake-stacked Pig and every dismissal route, so the deck is always the seat policy's same choice."""
-    dest = D.pig_destination(p, S, C, rng)
+    chosen = S.shared[PIG_SET]
+    if chosen != 0:  # the search chose the deck (mcts.apply_action)
+        S.shared[PIG_SET] = 0
+        dest = np.int64(chosen - 2)
+    else:
+        dest = D.pig_destination(p, S, C, rng)
     _place_in_deck(dest, kind, S, rng)
     if dest >= 0:
         _own(dest, S.seat, _vfix(C.values, kind))
@@ -865,7 +882,7 @@ def _banner(p, kind, grid_index, from_snake, S, C, O, rng):
             if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
                 g = i
                 break
-        if g >= 0 and _free_dismiss_ok(p, pv, rules) and D.takes_free_dismissal(p, C, rng):
+        if g >= 0 and _free_dismiss_ok(p, pv, rules) and _takes_free(p, sh, C, rng):
             _dismiss_grid(p, g, np.int64(WHY_BUTTERFLY), S, C, O, rng)
     elif h == H_MARKET_DISCARD:
         m = _mean_value(p, pv)

@@ -20,14 +20,16 @@ state's generator, so no future shuffle leaks into the search.  Two states that 
 content and order give the same decision on the same seed (tests/games/fliptoons/test_mcts.py).
 
 **The tree.**  Actions are the market actions ``legal_actions`` lists (every affordable hire, every legal
-paid dismissal, ending the turn), at the searching seat's decisions; the other seats choose with the playout
+paid dismissal, ending the turn) with the sub-choices they lead to spelled out (``search_actions``: a Pig's
+deck when it is hired or dismissed, a Butterfly's free dismissal taken or declined), at the searching
+seat's decisions; the other seats choose with the playout
 policy inside the search (``opponents = "playout"``, the default: measured stronger, the players interact
 little) or are tree nodes too, valued with their own reward (``"tree"``).  A decision with one legal
 action is played without a node.  FlipToons' action sets are small (at most the market width + the grid +
-1), so every legal action is a candidate: no widening.  Sub-choices inside banners and hooks (the Pig's
-deck, Horse discards, free dismissals, targets) follow the playout policy's rules inside the search and
-the fame_per_cost rules (policies.py) for the mcts seat in the real game.  Chance (flips, refills) is
-sampled by the iteration's generator.
+1, a Pig's hire once per deck), so every legal action is a candidate: no widening.  The other sub-choices
+(Horse discards, the Alligator's and Skunk's targets, a Pig a hook or a Snake moves) follow the playout
+policy's rules inside the search and the fame_per_cost rules (decide.py) for the mcts seat in the real
+game.  Chance (flips, refills) is sampled by the iteration's generator.
 
 **Rollouts** play the rest of the game, or to the end of round current + ``horizon``, every seat playing
 the ``playout`` policy.  The reward is each seat's win share as the game scores it; a horizon ends the
@@ -54,17 +56,26 @@ from boardsim import tree as TR
 from boardsim.games.base import pointer_kernel
 from boardsim.games.fliptoons import decide as D
 from boardsim.games.fliptoons import engine as E
-from boardsim.games.fliptoons.cards import C_SOLO, C_STARTER
+from boardsim.games.fliptoons.cards import C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
 from boardsim.games.fliptoons.engine import (
+    A_DISMISS,
+    D_PLACE_ANY,
     DECK,
     DN,
     END,
     END_HORIZON,
+    FREE_SET,
+    GF,
+    GK,
+    GN,
+    H_DISMISS_TARGET,
+    H_PLACE_ANY,
     HORIZON,
     LOGN,
     LOGON,
     MAXFAME,
     NP,
+    PIG_SET,
     POL_MCTS,
     R_GOAL,
     R_SOLO_DISCARD,
@@ -80,6 +91,17 @@ M_ITER, M_C, M_HOR, M_OPP, M_PLAY = range(5)
 M_WIDTH = M_PLAY + POLICY_WIDTH
 # the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
 DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
+# An action of the search is engine.legal_actions' action a0 with its sub-choice spelled out: a0 + SUB * k.
+# A hire or paid dismissal of a Pig (whose banner places it in any deck) comes once per deck, k = the deck + 2
+# (k = 1: the toon deck); a Butterfly's hire, when its target is in the grid, comes as take (k = 1) and
+# decline (k = 2) its free dismissal. k = 0 (a plain action) leaves them to the seat's rule (decide.py).
+SUB = 10_000
+EXPAND = 6  # the search's action buffer: EXPAND x (market + grid + 1) (P + 1 <= 5 copies, then the plain list)
+
+
+def legal_size(market: int, maxc: int) -> int:
+    """The length of the search's action buffer (``search_actions`` writes at most this many)."""
+    return EXPAND * (market + maxc + 1)
 DL_WIDTH = 5
 BLOCK = 4  # games per call of play_range: a search game takes milliseconds to seconds
 
@@ -159,6 +181,68 @@ def _world(S, Wd, C, horizon, seed, rng2):
 
 
 @njit(cache=True, nogil=True)
+def _butterfly_target(p, kind, S, C):
+    """Whether a Butterfly ``kind`` hired now would find its target face up and dismissable in p's grid."""
+    cards, pc = C.cards, S.rows
+    t = cards[kind, C_TARGET]
+    for i in range(S.seat[p, GN]):
+        if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, E.C_CBD] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def search_actions(p, S, C, out):
+    """Seat p's legal actions for the search into ``out`` (``legal_size`` long): engine.legal_actions' list,
+    in its order, each Pig hire or dismissal once per deck and each Butterfly hire with its target present
+    as take and decline (see SUB).  Returns how many."""
+    cards, mk, pc = C.cards, S.market, S.rows
+    P = np.int64(S.shared[NP])
+    tail = out.shape[0] - out.shape[0] // EXPAND
+    base = out[tail:]
+    m = E.legal_actions(p, S, C, base)
+    n = np.int64(0)
+    for j in range(m):
+        a = base[j]
+        copies = np.int64(0)
+        if 0 <= a < A_DISMISS:
+            kind = mk[0, a]
+            if cards[kind, C_HIRED] == H_PLACE_ANY and P > 1:
+                copies = P + 1
+            elif cards[kind, C_HIRED] == H_DISMISS_TARGET and _butterfly_target(p, kind, S, C):
+                copies = 2
+        elif a >= A_DISMISS and cards[pc[p, GK, a - A_DISMISS], C_ONDISM] == D_PLACE_ANY and P > 1:
+            copies = P + 1
+        if copies == 0:
+            out[n] = a
+            n += 1
+        else:
+            for k in range(1, copies + 1):
+                out[n] = a + SUB * k
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def apply_action(p, a, S, C, O, rng):
+    """engine._step_apply of a search action (SUB): its sub-choice set for the banner that reads it, then
+    cleared whatever the action did."""
+    sh = S.shared
+    a0 = a
+    if a >= SUB:
+        k = a // SUB
+        a0 = a - SUB * k
+        if a0 >= A_DISMISS or C.cards[S.market[0, a0], C_HIRED] == H_PLACE_ANY:
+            sh[PIG_SET] = k
+        else:
+            sh[FREE_SET] = k
+    done = E._step_apply(p, a0, S, C, O, rng)
+    sh[PIG_SET] = 0
+    sh[FREE_SET] = 0
+    return done
+
+
+@njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
     """Seat p's market action at S's decision (``engine._advance`` stopped there); ``C2`` is C with every
     seat's policy row the playout policy's.  stats[0:3] = iterations run, the chosen action's root visits
@@ -180,7 +264,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
             E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
             _rewards(Wd, C2.rules, reward)
         return np.int64(-1)
-    n = E.legal_actions(p, S, C, legal)
+    n = search_actions(p, S, C, legal)
     if n == 1:
         return legal[0]
     TR.reset(tr)
@@ -190,7 +274,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
         q = p
         live = True
         while True:
-            m = E.legal_actions(q, Wd, C2, legal)
+            m = search_actions(q, Wd, C2, legal)
             if q != p and opp:  # opponents play the playout policy inside the tree too: no node
                 a = D.choose(q, Wd, C2, X, U, rng2)
                 expanded = np.int64(0)
@@ -203,7 +287,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
                 if node < 0:  # the pool is full: roll out from the parent
                     node = parent
                     expanded = np.int64(1)
-            if E._step_apply(q, a, Wd, C2, O2, rng2):
+            if apply_action(q, a, Wd, C2, O2, rng2):
                 live = False  # a solo instant win
                 break
             if expanded:
@@ -259,7 +343,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
         if int(pol[p, 0]) == POL_MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
-    legal = np.empty(prices.shape[0] + maxc + 1, dtype=np.int64)
+    legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
     ppol = playout_policies(mpar, P)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)
@@ -282,7 +366,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
                     nd += 1
             else:
                 a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
-            E._step_apply(p, a, S, C, O, rng)
+            apply_action(p, a, S, C, O, rng)
         E._game_end(i, S, O, outs)
     return np.int64(S.shared[LOGN])
 
@@ -404,7 +488,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
     key = np.uint64(cell_key(seed, 0))
     R = E.rule_arrays(prep)
-    legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
+    legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
     stats = np.zeros(3, dtype=np.float64)
     states = []
     for i in range(positions):
