@@ -25,8 +25,8 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "custom_policy", "games", "load_scenario", "optimize", "rules_policy", "simulate", "sweep",
-           "tournament", "__version__"]
+__all__ = ["BadInput", "custom_policy", "games", "ladder", "load_scenario", "optimize", "rules_policy", "simulate",
+           "sweep", "tournament", "__version__"]
 
 
 def __getattr__(name: str):
@@ -40,6 +40,10 @@ def __getattr__(name: str):
         from boardsim.analysis.tournament import run_tournament
 
         return run_tournament
+    if name == "ladder":
+        from boardsim.analysis.ladder import run_ladder
+
+        return run_ladder
     if name == "optimize":
         from boardsim.analysis.optimize import optimize
 

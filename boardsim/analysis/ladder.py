@@ -1,0 +1,128 @@
+"""A skill ladder (issue 26, first part): ``random``, the built-in heuristics and ``mcts`` at several budgets,
+played in a round robin on common deals (``tournament``), ordered by Bradley-Terry rating.
+
+What it measures:
+
+- ``ladder``: one row per rung, strongest first: its rating with interval and Elo, and its head-to-head rate
+  against the next rung below (the share of comparisons it finished ahead, deal-level interval);
+- ``skill``: the skill depth (the longest chain of rungs, in rating order, in which each beats the next one
+  down the chain with an interval above 50%), the Elo span from ``random`` to the strongest, and the share of
+  outcomes skill decides (2 players: the strongest rung's rate against ``random`` minus 50%, times 2, so 0 =
+  a coin decides, 1 = the stronger always finishes ahead);
+- ``first_player``: each rung's first-seat win rate in self-play (every game one deal, seating fixed) with
+  a Wilson interval, against the fair share 1 / players.
+
+The share of outcomes skill decides is a property of the ladder's rungs, not of the game alone: a stronger
+top rung can only raise it.  At more than 2 players it is computed on the pairwise comparisons in the same way
+(the strongest rung's share of comparisons won against ``random``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from boardsim.analysis.stats import wilson
+from boardsim.analysis.tournament import TournamentResult, run_tournament
+from boardsim.errors import BadInput
+from boardsim.games import get as get_game
+from boardsim.games.base import Game
+from boardsim.runner import as_seat, simulate
+
+DEFAULT_BUDGETS = (10, 100, 1000)
+
+
+@dataclass
+class LadderResult:
+    game: str
+    players: int
+    ladder: pd.DataFrame  # one row per rung, strongest first
+    skill: pd.DataFrame  # one row: depth, Elo span, share skill decides
+    first_player: pd.DataFrame  # one row per rung
+    tournament: TournamentResult
+
+
+def default_rungs(game: Game, budgets: Sequence[int]) -> list[Any]:
+    """``random``, every built-in heuristic that needs no user input (no search, no rule list or scorer),
+    then ``mcts`` at each budget."""
+    rungs: list[Any] = ["random"]
+    for pol in game.policies:
+        if pol.name in ("random", "mcts") or pol.open or pol.rollouts:
+            continue
+        rungs.append(pol.name)
+    return rungs + [("mcts", {"iterations": int(b)}) for b in budgets]
+
+
+def skill_depth(order: Sequence[str], beats: set[tuple[str, str]]) -> int:
+    """The longest chain a > b > c ... of rungs taken in ``order`` (strongest first) in which each beats the
+    next with an interval above 50% (``beats``); a single rung is a chain of 1."""
+    best = [1] * len(order)
+    for i in range(len(order) - 1, -1, -1):
+        for j in range(i + 1, len(order)):
+            if (order[i], order[j]) in beats:
+                best[i] = max(best[i], 1 + best[j])
+    return max(best) if best else 0
+
+
+def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int,
+                  threads: int | None) -> pd.DataFrame:
+    rows = []
+    for rung in rungs:
+        seat = as_seat(rung)
+        df = simulate(g, games, [seat] * players, seed=seed, seating="fixed", threads=threads, progress=False)
+        wins = float(df["win_0"].sum())
+        lo, hi = wilson(wins, len(df))
+        rows.append({"policy": seat.label(), "games": len(df), "first_player_rate": wins / len(df),
+                     "lo": float(lo), "hi": float(hi), "fair_share": 1.0 / players})
+    return pd.DataFrame(rows)
+
+
+def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFAULT_BUDGETS,
+               games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
+               threads: int | None = None, progress: bool | None = None) -> LadderResult:
+    """The skill ladder of ``game`` at ``players`` seats; ``games`` per match of the round robin (every deal in
+    every seating) and per rung's self-play."""
+    g = get_game(game) if isinstance(game, str) else game
+    g.check_players(players)
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise BadInput("games", f"got {games!r}; allowed: a whole number >= 1")
+    for b in budgets:
+        if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+            raise BadInput("budgets", f"got {b!r}; allowed: whole numbers >= 1")
+    rungs = list(policies) if policies is not None else default_rungs(g, budgets)
+    labels = [as_seat(r).label() for r in rungs]
+    if "random" not in labels:
+        rungs, labels = ["random", *rungs], ["random", *labels]
+    res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads, progress=progress)
+    ratings = res.ratings.set_index("policy")
+    order = list(ratings.index)
+    pair = res.pairwise.set_index(["policy", "opponent"])
+    rows = []
+    for i, name in enumerate(order):
+        r = ratings.loc[name]
+        row = {"rung": i + 1, "policy": name, "rating": r["rating"], "rating_lo": r["rating_lo"],
+               "rating_hi": r["rating_hi"], "elo": r["elo"], "below": None, "vs_below": np.nan,
+               "vs_below_lo": np.nan, "vs_below_hi": np.nan, "games": int(res.pairwise.loc[
+                   res.pairwise["policy"] == name, "games"].sum())}
+        if i + 1 < len(order) and (name, order[i + 1]) in pair.index:
+            h = pair.loc[(name, order[i + 1])]
+            row.update(below=order[i + 1], vs_below=h["win_rate"], vs_below_lo=h["win_lo"], vs_below_hi=h["win_hi"])
+        rows.append(row)
+    ladder = pd.DataFrame(rows)
+    beats = {(a, b) for (a, b), h in pair.iterrows() if h["win_lo"] > 0.5}
+    top = order[0]
+    top_vs_random = float(pair.loc[(top, "random"), "win_rate"]) if top != "random" else 0.5
+    skill = pd.DataFrame([{
+        "skill_depth": skill_depth(order, beats),
+        "elo_span": float(ratings.loc[top, "elo"] - ratings.loc["random", "elo"]),
+        "skill_share": max(0.0, 2.0 * (top_vs_random - 0.5)),
+        "strongest": top,
+        "strongest_vs_random": top_vs_random,
+        "rungs": len(order),
+    }])
+    first = _first_player(g, players, rungs, games, seed, threads)
+    return LadderResult(g.name, players, ladder, skill, first, res)

@@ -1,0 +1,73 @@
+"""The skill ladder (boardsim.analysis.ladder): rungs in rating order, head-to-head against the rung below,
+skill depth, Elo span, the share skill decides, and each rung's first-player rate in self-play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import boardsim
+from boardsim.analysis.ladder import default_rungs, run_ladder, skill_depth
+from boardsim.errors import BadInput
+from boardsim.games import get
+
+
+def test_skill_depth_is_the_longest_chain_of_clear_wins_in_rating_order():
+    order = ["a", "b", "c", "d"]
+    assert skill_depth(order, set()) == 1
+    assert skill_depth(order, {("a", "b"), ("b", "c"), ("c", "d")}) == 4
+    # a beats c and c beats d, but b beats nobody clearly: a > c > d
+    assert skill_depth(order, {("a", "c"), ("c", "d")}) == 3
+    # a win up the order (d over a) does not make a chain
+    assert skill_depth(order, {("d", "a")}) == 1
+
+
+def test_default_rungs_are_random_the_heuristics_then_each_budget():
+    rungs = default_rungs(get("art_deco"), (10, 100))
+    assert rungs[0] == "random" and rungs[-2:] == [("mcts", {"iterations": 10}), ("mcts", {"iterations": 100})]
+    assert "rules" not in rungs and "custom" not in rungs and "par" in rungs
+
+
+@pytest.fixture(scope="module")
+def ladder():
+    return run_ladder("art_deco", budgets=(4, 32), games=40, seed=1, progress=False)
+
+
+def test_ladder_rows_are_in_rating_order_with_the_rate_against_the_rung_below(ladder):
+    lad = ladder.ladder
+    assert list(lad["rung"]) == list(range(1, len(lad) + 1)) and len(lad) == 7
+    assert (np.diff(lad["rating"]) <= 0).all()
+    assert {"mcts(iterations=4)", "mcts(iterations=32)", "random"} <= set(lad["policy"])
+    pair = ladder.tournament.pairwise.set_index(["policy", "opponent"])
+    for row in lad.iloc[:-1].itertuples():
+        assert row.below == lad["policy"].iloc[row.rung]
+        assert row.vs_below == pytest.approx(pair.loc[(row.policy, row.below), "win_rate"])
+        assert row.vs_below_lo <= row.vs_below <= row.vs_below_hi
+    assert np.isnan(lad["vs_below"].iloc[-1])
+
+
+def test_skill_summary(ladder):
+    s = ladder.skill.iloc[0]
+    top = ladder.ladder["policy"].iloc[0]
+    rate = ladder.tournament.pairwise.set_index(["policy", "opponent"]).loc[(top, "random"), "win_rate"]
+    assert s["strongest"] == top and s["skill_share"] == pytest.approx(2 * (rate - 0.5))
+    assert 2 <= s["skill_depth"] <= s["rungs"] and s["elo_span"] > 0
+
+
+def test_first_player_rate_per_rung_in_self_play(ladder):
+    fp = ladder.first_player
+    assert len(fp) == 7 and (fp["games"] == 40).all() and (fp["fair_share"] == 0.5).all()
+    assert ((fp["lo"] <= fp["first_player_rate"]) & (fp["first_player_rate"] <= fp["hi"])).all()
+
+
+def test_the_same_seed_gives_the_same_ladder(ladder):
+    again = boardsim.ladder("art_deco", budgets=(4, 32), games=40, seed=1, progress=False)
+    assert again.ladder.equals(ladder.ladder) and again.first_player.equals(ladder.first_player)
+
+
+@pytest.mark.parametrize("kwargs,key", [({"budgets": (0,)}, "budgets"), ({"games": 0}, "games"),
+                                        ({"players": 9}, "players")])
+def test_bad_arguments_name_their_key(kwargs, key):
+    with pytest.raises(BadInput) as e:
+        run_ladder("art_deco", **kwargs)
+    assert key in str(e.value)
