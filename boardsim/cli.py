@@ -195,6 +195,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seat arrangements per deal in each match (default all)")
     t.add_argument("--quiet", action="store_true")
 
+    lad = sub.add_parser("ladder", help="a skill ladder: random, the heuristics and mcts at each budget, "
+                         "with skill depth, the share skill decides and each rung's first-player edge")
+    lad.add_argument("game")
+    lad.add_argument("--players", type=_positive, help="seats per game (default 2, or the game's minimum)")
+    lad.add_argument("--budgets", default="10,100,1000", help="mcts iterations per rung, comma-separated "
+                     "(default 10,100,1000)")
+    lad.add_argument("--games", type=_games, default=200, help="games per match and per self-play (default 200)")
+    lad.add_argument("--policies", help="the rungs instead of the defaults (random is always added)")
+    lad.add_argument("--seed", type=_seed, default=0)
+    lad.add_argument("--out", help="output folder (default reports/ladder-<game>/)")
+    lad.add_argument("--threads", type=_positive)
+    lad.add_argument("--quiet", action="store_true")
+
     o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
     o.add_argument("--games", type=_games, help="games per evaluation (overrides [optimize].games)")
@@ -340,6 +353,47 @@ def cmd_tournament(args) -> int:
                         "rules": dict(args.rule)})
     print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"wrote {', '.join(files)} to {out}/")
+    return 0
+
+
+def _budgets(text: str) -> tuple[int, ...]:
+    try:
+        out = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        out = ()
+    if not out or min(out) < 1:
+        raise BadInput("--budgets", f"got {text!r}; allowed: whole numbers >= 1, comma-separated (10,100,1000)")
+    return out
+
+
+def cmd_ladder(args) -> int:
+
+    from boardsim.analysis.ladder import run_ladder
+    from boardsim.games import get
+    from boardsim.runner import numba_threads
+    from boardsim.safe_io import write_csv
+    from boardsim.sweeps import check_writable, output_folder
+
+    game = get(args.game)
+    players = args.players or max(2, game.min_players)
+    budgets = _budgets(args.budgets)
+    policies = parse_policies(args.policies) if args.policies else None
+    out = output_folder(args.out, Path(f"reports/ladder-{game.name}"))
+    check_writable(out)  # before any game; the folder is made only once the ladder is played
+    with numba_threads(args.threads):
+        result = run_ladder(game, players=players, budgets=budgets, games=args.games, policies=policies,
+                            seed=args.seed, progress=False if args.quiet else None)
+    out = _out(args, f"reports/ladder-{game.name}")
+    write_csv(result.ladder, out / "ladder.csv")
+    write_csv(result.skill, out / "skill.csv")
+    write_csv(result.first_player, out / "first_player.csv")
+    write_csv(result.tournament.matrix().reset_index(), out / "matrix.csv")
+    s = result.skill.iloc[0]
+    print(result.ladder[["rung", "policy", "elo", "below", "vs_below", "vs_below_lo", "vs_below_hi"]].to_string(
+        index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"skill decides about {s['skill_share']:.0%} of outcomes ({s['strongest']} against random); "
+          f"{int(s['skill_depth'])} distinguishable levels; Elo span {s['elo_span']:.0f}")
+    print(f"wrote ladder.csv, skill.csv, first_player.csv, matrix.csv to {out}/")
     return 0
 
 
@@ -500,6 +554,7 @@ _TERMINATED: list[int] = []
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
+               "ladder": cmd_ladder,
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set

@@ -71,3 +71,28 @@ def test_bad_arguments_name_their_key(kwargs, key):
     with pytest.raises(BadInput) as e:
         run_ladder("art_deco", **kwargs)
     assert key in str(e.value)
+
+
+def test_cli_writes_the_ladder_tables(tmp_path, capsys):
+    from boardsim import cli
+
+    out = tmp_path / "lad"
+    code = cli.main(["ladder", "art_deco", "--budgets", "4", "--games", "20", "--policies", "par", "--out", str(out),
+                     "--quiet"])
+    assert code == 0 and "skill decides about" in capsys.readouterr().out
+    assert sorted(p.name for p in out.iterdir()) == ["first_player.csv", "ladder.csv", "matrix.csv", "skill.csv"]
+
+
+@pytest.mark.parametrize("argv", [["--budgets", "0"], ["--budgets", "x"], ["--games", "0"],
+                                  ["--policies", "nope"], ["--players", "9"]])
+def test_cli_bad_flags_are_one_error_line_and_write_nothing(argv, tmp_path, capsys, monkeypatch):
+    from boardsim import cli
+
+    monkeypatch.chdir(tmp_path)
+    try:
+        code = cli.main(["ladder", "art_deco", *argv])
+    except SystemExit as e:  # argparse's own one-line errors (--games 0)
+        code = e.code
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error:") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
