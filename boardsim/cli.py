@@ -301,17 +301,26 @@ def _check_scheduler_file(path: str | None) -> None:
         raise BadInput("--scheduler-file", "not a Dask scheduler file (no \"address\")", path)
 
 
-def _out(args, default: str):
-    """``--out`` (or ``default``) checked like a sweep's, and created; errors are one line."""
+def _out_folder(args, default: str) -> Path:
+    """``--out`` (or ``default``) checked like a sweep's, not yet created; errors are one line."""
     from boardsim.sweeps import check_writable, output_folder
 
     out = output_folder(args.out, Path(default))
     check_writable(out)
+    return out
+
+
+def _make(out: Path) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BadInput("--out", f"cannot create the folder: {e.strerror or e}", str(out)) from None
     return out
+
+
+def _out(args, default: str) -> Path:
+    """``--out`` (or ``default``) checked like a sweep's, and created; errors are one line."""
+    return _make(_out_folder(args, default))
 
 
 def cmd_play(args) -> int:
@@ -372,18 +381,16 @@ def cmd_ladder(args) -> int:
     from boardsim.games import get
     from boardsim.runner import numba_threads
     from boardsim.safe_io import write_csv
-    from boardsim.sweeps import check_writable, output_folder
 
     game = get(args.game)
     players = args.players or max(2, game.min_players)
     budgets = _budgets(args.budgets)
     policies = parse_policies(args.policies) if args.policies else None
-    out = output_folder(args.out, Path(f"reports/ladder-{game.name}"))
-    check_writable(out)  # before any game; the folder is made only once the ladder is played
+    out = _out_folder(args, f"reports/ladder-{game.name}")  # checked before any game, made once it is played
     with numba_threads(args.threads):
         result = run_ladder(game, players=players, budgets=budgets, games=args.games, policies=policies,
                             seed=args.seed, progress=False if args.quiet else None)
-    out = _out(args, f"reports/ladder-{game.name}")
+    _make(out)
     write_csv(result.ladder, out / "ladder.csv")
     write_csv(result.skill, out / "skill.csv")
     write_csv(result.first_player, out / "first_player.csv")

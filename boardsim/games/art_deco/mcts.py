@@ -47,11 +47,9 @@ from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step as S
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
 
-# a seat's mcts row: iterations, c, horizon, bids, widening k0, opponents (OPPONENTS index), then the playout
-# policy's policy-matrix row
+# a seat's mcts row (tree.seat_rows): iterations, c, horizon, bids, widening k0, opponents (1 = playout), then
+# the playout policy's policy-matrix row
 M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_PLAY = range(7)
-OPPONENTS = ("tree", "playout")  # the opponents' decisions in a search: tree nodes, or the playout policy's
-OPP_TREE, OPP_PLAYOUT = range(2)
 M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids
@@ -235,7 +233,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
     horizon = int(mrow[M_HOR])
     nbids = int(mrow[M_BIDS])
     k0 = mrow[M_WIDEN]
-    me = S.to_move(real) if int(mrow[M_OPP]) == OPP_PLAYOUT else -1
+    me = S.to_move(real) if mrow[M_OPP] != 0 else -1
     stats[0] = 0.0
     stats[1] = 0.0
     stats[2] = 0.0

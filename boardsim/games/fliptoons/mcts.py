@@ -86,11 +86,13 @@ from boardsim.games.fliptoons.engine import (
 from boardsim.games.fliptoons.policies import POLICY_WIDTH
 from boardsim.rng import game_seed, next_u64, seed_state, shuffle
 
-# a seat's mcts row (FlipToons.prepare): iterations, c, horizon, then the playout policy's policy-matrix row
+# a seat's mcts row (tree.seat_rows): iterations, c, horizon, opponents (1 = playout), then the playout
+# policy's policy-matrix row
 M_ITER, M_C, M_HOR, M_OPP, M_PLAY = range(5)
 M_WIDTH = M_PLAY + POLICY_WIDTH
 # the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
 DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
+DL_WIDTH = 5
 # An action of the search is engine.legal_actions' action a0 with its sub-choice spelled out: a0 + SUB * k.
 # A hire or paid dismissal of a Pig (whose banner places it in any deck) comes once per deck, k = the deck + 2
 # (k = 1: the toon deck); a Butterfly's hire, when its target is in the grid, comes as take (k = 1) and
@@ -99,10 +101,12 @@ SUB = 10_000
 EXPAND = 6  # the search's action buffer: EXPAND x (market + grid + 1) (P + 1 <= 5 copies, then the plain list)
 
 
-def legal_size(market: int, maxc: int) -> int:
+@njit(cache=True, nogil=True)
+def legal_size(market, maxc):
     """The length of the search's action buffer (``search_actions`` writes at most this many)."""
     return EXPAND * (market + maxc + 1)
-DL_WIDTH = 5
+
+
 BLOCK = 4  # games per call of play_range: a search game takes milliseconds to seconds
 
 
@@ -343,7 +347,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
         if int(pol[p, 0]) == POL_MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
-    legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
+    legal = np.empty(legal_size(prices.shape[0], maxc), dtype=np.int64)
     ppol = playout_policies(mpar, P)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)

@@ -47,9 +47,8 @@ from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import step as S
 from boardsim.games.wagons import town as T
 
-# a seat's mcts row (Wagons.prepare): iterations, c, horizon, spots, lookahead, widening k0, opponents (1 =
-# playout), then the
-# playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
+# a seat's mcts row (tree.seat_rows): iterations, c, horizon, spots, lookahead, widening k0, opponents
+# (1 = playout), then the playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
 M_ITER, M_C, M_HOR, M_SPOTS, M_LOOK, M_WIDEN, M_OPP, M_PLAY = range(8)
 M_WIDTH = M_PLAY + P.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
