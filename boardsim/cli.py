@@ -202,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--budgets", default="10,100,1000", help="mcts iterations per rung, comma-separated "
                      "(default 10,100,1000)")
     lad.add_argument("--games", type=_games, default=200, help="games per match and per self-play (default 200)")
-    lad.add_argument("--policies", help="the rungs instead of the defaults (random is always added)")
+    lad.add_argument("--policies", help="the heuristic rungs instead of every built-in one (random and the mcts "
+                     "budgets are always added)")
     lad.add_argument("--seed", type=_seed, default=0)
     lad.add_argument("--out", help="output folder (default reports/ladder-<game>/)")
     lad.add_argument("--threads", type=_positive)

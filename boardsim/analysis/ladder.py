@@ -46,15 +46,13 @@ class LadderResult:
     tournament: TournamentResult
 
 
-def default_rungs(game: Game, budgets: Sequence[int]) -> list[Any]:
-    """``random``, every built-in heuristic that needs no user input (no search, no rule list or scorer),
-    then ``mcts`` at each budget."""
-    rungs: list[Any] = ["random"]
-    for pol in game.policies:
-        if pol.name in ("random", "mcts") or pol.open or pol.rollouts:
-            continue
-        rungs.append(pol.name)
-    return rungs + [("mcts", {"iterations": int(b)}) for b in budgets]
+def default_rungs(game: Game, budgets: Sequence[int], policies: Sequence[Any] | None = None) -> list[Any]:
+    """``random``, then ``policies`` (default: every built-in heuristic that needs no user input: no search,
+    no rule list or scorer), then ``mcts`` at each budget."""
+    if policies is None:
+        policies = [p.name for p in game.policies if not (p.name in ("random", "mcts") or p.open or p.rollouts)]
+    rungs = [r for r in policies if as_seat(r).label() != "random"]
+    return ["random", *rungs, *(("mcts", {"iterations": int(b)}) for b in budgets)]
 
 
 def skill_depth(order: Sequence[str], beats: set[tuple[str, str]]) -> int:
@@ -84,8 +82,9 @@ def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed:
 def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFAULT_BUDGETS,
                games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
                threads: int | None = None, progress: bool | None = None) -> LadderResult:
-    """The skill ladder of ``game`` at ``players`` seats; ``games`` per match of the round robin (every deal in
-    every seating) and per rung's self-play."""
+    """The skill ladder of ``game`` at ``players`` seats: ``random``, ``policies`` (default: every built-in
+    heuristic) and ``mcts`` at each of ``budgets``; ``games`` per match of the round robin (every deal in every
+    seating) and per rung's self-play."""
     g = get_game(game) if isinstance(game, str) else game
     g.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -93,10 +92,7 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, int) or b < 1:
             raise BadInput("budgets", f"got {b!r}; allowed: whole numbers >= 1")
-    rungs = list(policies) if policies is not None else default_rungs(g, budgets)
-    labels = [as_seat(r).label() for r in rungs]
-    if "random" not in labels:
-        rungs, labels = ["random", *rungs], ["random", *labels]
+    rungs = default_rungs(g, budgets, policies)
     res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads, progress=progress)
     ratings = res.ratings.set_index("policy")
     order = list(ratings.index)

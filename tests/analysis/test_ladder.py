@@ -26,6 +26,8 @@ def test_default_rungs_are_random_the_heuristics_then_each_budget():
     rungs = default_rungs(get("art_deco"), (10, 100))
     assert rungs[0] == "random" and rungs[-2:] == [("mcts", {"iterations": 10}), ("mcts", {"iterations": 100})]
     assert "rules" not in rungs and "custom" not in rungs and "par" in rungs
+    # named policies replace the heuristics only: random and the budgets stay, random once
+    assert default_rungs(get("art_deco"), (10,), ["par", "random"]) == ["random", "par", ("mcts", {"iterations": 10})]
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +83,7 @@ def test_cli_writes_the_ladder_tables(tmp_path, capsys):
                      "--quiet"])
     assert code == 0 and "skill decides about" in capsys.readouterr().out
     assert sorted(p.name for p in out.iterdir()) == ["first_player.csv", "ladder.csv", "matrix.csv", "skill.csv"]
+    assert (out / "ladder.csv").read_text().count("\n") == 4  # header, random, par, mcts(iterations=4)
 
 
 @pytest.mark.parametrize("argv", [["--budgets", "0"], ["--budgets", "x"], ["--games", "0"],
