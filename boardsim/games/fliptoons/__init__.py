@@ -96,7 +96,7 @@ class FlipToons(Game):
             # capacities: one player can end up owning every card
             "sizes": np.array([start_total + toon_total + 2, toon_total + 2], dtype=np.int64),
             # the search's action buffer: every market slot, every grid card and passing, with sub-choices
-            "mcts": self._mcts_rows(seats, pols, mcts.legal_size.py_func(len(prices), start_total + toon_total + 2)),
+            "mcts": self._mcts_rows(seats, pols, mcts.legal_size(len(prices), start_total + toon_total + 2)),
             **user_arrays,
         }
         prepared = Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))

@@ -101,9 +101,9 @@ SUB = 10_000
 EXPAND = 6  # the search's action buffer: EXPAND x (market + grid + 1) (P + 1 <= 5 copies, then the plain list)
 
 
-@njit(cache=True, nogil=True)
-def legal_size(market, maxc):
-    """The length of the search's action buffer (``search_actions`` writes at most this many)."""
+def legal_size(market: int, maxc: int) -> int:
+    """The length of the search's action buffer (``search_actions`` writes at most this many; the jitted
+    engine variant and probe allocate EXPAND * (market + maxc + 1) themselves)."""
     return EXPAND * (market + maxc + 1)
 
 
@@ -347,7 +347,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
         if int(pol[p, 0]) == POL_MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
-    legal = np.empty(legal_size(prices.shape[0], maxc), dtype=np.int64)
+    legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
     ppol = playout_policies(mpar, P)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)
@@ -492,7 +492,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
     key = np.uint64(cell_key(seed, 0))
     R = E.rule_arrays(prep)
-    legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
+    legal = np.empty(EXPAND * (C.prices.shape[0] + maxc + 1), dtype=np.int64)
     stats = np.zeros(3, dtype=np.float64)
     states = []
     for i in range(positions):
