@@ -380,6 +380,7 @@ def cmd_ladder(args) -> int:
 
     from boardsim.analysis.ladder import run_ladder
     from boardsim.games import get
+    from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.safe_io import write_csv
 
@@ -396,12 +397,21 @@ def cmd_ladder(args) -> int:
     write_csv(result.skill, out / "skill.csv")
     write_csv(result.first_player, out / "first_player.csv")
     write_csv(result.tournament.matrix().reset_index(), out / "matrix.csv")
+    write_csv(result.tournament.pairwise, out / "tournament_pairwise.csv")
+    write_csv(result.tournament.ratings, out / "tournament_ratings.csv")
+    files = write_meta(out, f"{game.title}: skill ladder at {players} players",
+                       "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
+                       "(every deal in every seating); each rung also plays itself in every seat for the "
+                       "first-player edge.",
+                       {"game": game.name, "players": players, "budgets": list(budgets), "games per match": args.games,
+                        "seed": args.seed, "threads": args.threads,
+                        "rungs": list(result.ladder["policy"])})
     s = result.skill.iloc[0]
     print(result.ladder[["rung", "policy", "elo", "below", "vs_below", "vs_below_lo", "vs_below_hi"]].to_string(
         index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"skill decides about {s['skill_share']:.0%} of outcomes ({s['strongest']} against random); "
           f"{int(s['skill_depth'])} distinguishable levels; Elo span {s['elo_span']:.0f}")
-    print(f"wrote ladder.csv, skill.csv, first_player.csv, matrix.csv to {out}/")
+    print(f"wrote {', '.join(files)} to {out}/")
     return 0
 
 

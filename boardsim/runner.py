@@ -498,13 +498,23 @@ def chunk_deals(cell: Cell, deals: int, chunk_size: int) -> int:
     return max(1, min(chunk_size, max(floor, math.ceil(deals / TASKS_PER_CELL))))
 
 
+class _Forward:
+    """A progress "bar" that hands each update to a caller's callable."""
+
+    def __init__(self, update: Callable[[int], Any]):
+        self.update = update
+
+    def close(self) -> None:
+        pass
+
+
 def run_cell(
     cell: Cell,
     base_seed: int,
     n_games: int,
     sink: Callable[[dict[str, np.ndarray]], None],
     chunk_size: int = DEFAULT_CHUNK,
-    progress: bool | None = None,
+    progress: bool | None | Callable[[int], Any] = None,
     label: str = "",
     executor: Any = None,
     store: Any = None,
@@ -528,15 +538,18 @@ def run_cell(
         # chunk that comes back as an Aggregate is played in capped calls instead (executors.chunk_result),
         # so its task stays coarse
         chunk_size = min(chunk_size, cell.game.max_chunk_deals)
-    bar = tqdm(
-        total=deals * n_rot,
-        unit="game",
-        unit_scale=True,
-        desc=label or f"cell {cell.index}",
-        delay=2.0,  # appears only on runs longer than about 2 s
-        disable=(progress is False),
-        leave=False,
-    )
+    if callable(progress):  # a caller's own bar over several cells (a tournament, a ladder): games as they finish
+        bar: Any = _Forward(progress)
+    else:
+        bar = tqdm(
+            total=deals * n_rot,
+            unit="game",
+            unit_scale=True,
+            desc=label or f"cell {cell.index}",
+            delay=2.0,  # appears only on runs longer than about 2 s
+            disable=(progress is False),
+            leave=False,
+        )
     try:
         if executor is None and store is None and not reduce:
             for start in range(0, deals, chunk_size):
@@ -607,7 +620,7 @@ def simulate(
     rotate_seats: bool | None = None,
     threads: int | None = None,
     chunk_size: int = DEFAULT_CHUNK,
-    progress: bool | None = None,
+    progress: bool | None | Callable[[int], Any] = None,
     cell: int = 0,
     executor: Any = None,
     workers: int | None = None,

@@ -19,6 +19,8 @@ top rung can only raise it.  At more than 2 players it is computed on the pairwi
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,12 +28,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from boardsim.analysis import cost
+from boardsim.analysis.ratings import ELO
 from boardsim.analysis.stats import wilson
 from boardsim.analysis.tournament import TournamentResult, run_tournament
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
-from boardsim.runner import as_seat, simulate
+from boardsim.runner import as_seat, numba_threads, simulate
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 
@@ -67,11 +71,12 @@ def skill_depth(order: Sequence[str], beats: set[tuple[str, str]]) -> int:
 
 
 def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int,
-                  threads: int | None) -> pd.DataFrame:
+                  threads: int | None, progress: Any = None) -> pd.DataFrame:
     rows = []
     for rung in rungs:
         seat = as_seat(rung)
-        df = simulate(g, games, [seat] * players, seed=seed, seating="fixed", threads=threads, progress=False)
+        df = simulate(g, games, [seat] * players, seed=seed, seating="fixed", threads=threads,
+                      progress=False if progress is None else progress)
         wins = float(df["win_0"].sum())
         lo, hi = wilson(wins, len(df))
         rows.append({"policy": seat.label(), "games": len(df), "first_player_rate": wins / len(df),
@@ -79,12 +84,65 @@ def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed:
     return pd.DataFrame(rows)
 
 
+def summarize(ratings: pd.DataFrame, pairwise: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ladder (one row per rung, strongest first) and the skill summary from a round robin's ratings
+    and pairwise table (``tournament``'s).  The share skill decides has the interval of the strongest rung's
+    rate against ``random``, mapped through the same rescaling (monotone, so its coverage is that rate's)."""
+    ratings = ratings.set_index("policy")
+    order = list(ratings.index)
+    pair = pairwise.set_index(["policy", "opponent"])
+    rows = []
+    for i, name in enumerate(order):
+        r = ratings.loc[name]
+        row = {"rung": i + 1, "policy": name, "rating": r["rating"], "rating_lo": r["rating_lo"],
+               "rating_hi": r["rating_hi"], "elo": r["elo"], "below": None, "vs_below": np.nan,
+               "vs_below_lo": np.nan, "vs_below_hi": np.nan,
+               "games": int(pairwise.loc[pairwise["policy"] == name, "games"].sum())}
+        if i + 1 < len(order) and (name, order[i + 1]) in pair.index:
+            h = pair.loc[(name, order[i + 1])]
+            row.update(below=order[i + 1], vs_below=h["win_rate"], vs_below_lo=h["win_lo"], vs_below_hi=h["win_hi"])
+        rows.append(row)
+    ladder = pd.DataFrame(rows)
+    ladder["elo_lo"] = ladder["rating_lo"] * ELO
+    ladder["elo_hi"] = ladder["rating_hi"] * ELO
+    beats = {(a, b) for (a, b), h in pair.iterrows() if h["win_lo"] > 0.5}
+    top = order[0]
+    if top != "random" and (top, "random") in pair.index:
+        h = pair.loc[(top, "random")]
+        rate, lo, hi = float(h["win_rate"]), float(h["win_lo"]), float(h["win_hi"])
+    else:
+        rate = lo = hi = 0.5
+    share = [max(0.0, 2.0 * (x - 0.5)) for x in (rate, lo, hi)]
+    skill = pd.DataFrame([{
+        "skill_depth": skill_depth(order, beats),
+        "elo_span": float(ratings.loc[top, "elo"] - ratings.loc["random", "elo"]) if "random" in ratings.index
+        else np.nan,
+        "skill_share": share[0], "skill_share_lo": share[1], "skill_share_hi": share[2],
+        "strongest": top,
+        "strongest_vs_random": rate, "strongest_vs_random_lo": lo, "strongest_vs_random_hi": hi,
+        "rungs": len(order),
+    }])
+    return ladder, skill
+
+
+def estimate(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int = 0,
+             threads: int | None = None) -> tuple[float, float]:
+    """(estimated seconds of the whole ladder, seconds the calibration took): each rung's self-play timed
+    (``cost.seconds_per_game``), a match costing the mean of its seats' rungs."""
+    t0 = time.perf_counter()
+    per = [cost.seconds_per_game(g, players, [as_seat(r)] * players, seed=seed, threads=threads) for r in rungs]
+    matches = itertools.combinations(range(len(rungs)), players) if len(rungs) >= players else ()
+    total = sum(float(np.mean([per[i] for i in m])) * games for m in matches) + sum(per) * games
+    return total, time.perf_counter() - t0
+
+
 def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFAULT_BUDGETS,
                games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
                threads: int | None = None, progress: bool | None = None) -> LadderResult:
     """The skill ladder of ``game`` at ``players`` seats: ``random``, ``policies`` (default: every built-in
     heuristic) and ``mcts`` at each of ``budgets``; ``games`` per match of the round robin (every deal in every
-    seating) and per rung's self-play."""
+    seating) and per rung's self-play.  Unless ``progress`` is False it prints the estimated time (from a
+    short calibration) before it starts, and one progress bar moves through every match."""
     g = get_game(game) if isinstance(game, str) else game
     g.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -93,32 +151,19 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
         if isinstance(b, bool) or not isinstance(b, int) or b < 1:
             raise BadInput("budgets", f"got {b!r}; allowed: whole numbers >= 1")
     rungs = default_rungs(g, budgets, policies)
-    res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads, progress=progress)
-    ratings = res.ratings.set_index("policy")
-    order = list(ratings.index)
-    pair = res.pairwise.set_index(["policy", "opponent"])
-    rows = []
-    for i, name in enumerate(order):
-        r = ratings.loc[name]
-        row = {"rung": i + 1, "policy": name, "rating": r["rating"], "rating_lo": r["rating_lo"],
-               "rating_hi": r["rating_hi"], "elo": r["elo"], "below": None, "vs_below": np.nan,
-               "vs_below_lo": np.nan, "vs_below_hi": np.nan, "games": int(res.pairwise.loc[
-                   res.pairwise["policy"] == name, "games"].sum())}
-        if i + 1 < len(order) and (name, order[i + 1]) in pair.index:
-            h = pair.loc[(name, order[i + 1])]
-            row.update(below=order[i + 1], vs_below=h["win_rate"], vs_below_lo=h["win_lo"], vs_below_hi=h["win_hi"])
-        rows.append(row)
-    ladder = pd.DataFrame(rows)
-    beats = {(a, b) for (a, b), h in pair.iterrows() if h["win_lo"] > 0.5}
-    top = order[0]
-    top_vs_random = float(pair.loc[(top, "random"), "win_rate"]) if top != "random" else 0.5
-    skill = pd.DataFrame([{
-        "skill_depth": skill_depth(order, beats),
-        "elo_span": float(ratings.loc[top, "elo"] - ratings.loc["random", "elo"]),
-        "skill_share": max(0.0, 2.0 * (top_vs_random - 0.5)),
-        "strongest": top,
-        "strongest_vs_random": top_vs_random,
-        "rungs": len(order),
-    }])
-    first = _first_player(g, players, rungs, games, seed, threads)
+    for r in rungs:
+        as_seat(r)  # an unknown policy or parameter is refused before any game
+    with numba_threads(threads):
+        bar = cost.Bar(False) if progress is False else None
+        if bar is None:
+            seconds, took = estimate(g, players, rungs, games, seed, threads)
+            cost.announce(seconds, took, f"{g.title} ladder, {len(rungs)} rungs at {players} players")
+            n_matches = len(list(itertools.combinations(range(len(rungs)), players)))
+            bar = cost.Bar(True, total=(n_matches + len(rungs)) * games, desc="ladder")
+        with bar:
+            moved = False if progress is False else bar.update
+            res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads,
+                                 progress=moved)
+            first = _first_player(g, players, rungs, games, seed, threads, moved)
+    ladder, skill = summarize(res.ratings, res.pairwise)
     return LadderResult(g.name, players, ladder, skill, first, res)

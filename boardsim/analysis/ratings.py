@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import optimize, special, stats
 
 PRIOR = 0.5  # pseudo-comparisons won each way per pair that met
+ELO = 400.0 / np.log(10.0)  # Elo points per unit of Bradley-Terry log-strength
 RIDGE = 1e-6  # keeps policies that never met a connected set identifiable
 
 
@@ -93,7 +94,7 @@ def bradley_terry(wins: np.ndarray, names: Sequence[str], per_deal: np.ndarray |
             "rating_lo": centred - z * se,
             "rating_hi": centred + z * se,
             "se": se,
-            "elo": centred * 400.0 / np.log(10.0),
+            "elo": centred * ELO,
             "comparisons": (wins + wins.T).sum(axis=1),
         }
     )

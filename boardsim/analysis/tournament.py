@@ -10,7 +10,7 @@ inside each game (who finished ahead of whom), with the deal as the unit of repl
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from boardsim.analysis.cost import Bar
 from boardsim.analysis.ratings import bradley_terry
 from boardsim.analysis.stats import deal_interval, wilson
 from boardsim.errors import BadInput
@@ -135,7 +136,7 @@ def run_tournament(
     rules: Mapping[str, Any] | None = None,
     cards: Mapping[str, Mapping[str, Any]] | None = None,
     threads: int | None = None,
-    progress: bool | None = None,
+    progress: bool | None | Callable[[int], Any] = None,
     seating: str = "all",
 ) -> TournamentResult:
     """Round robin (every combination of ``players`` distinct policies) or one-vs-field
@@ -156,10 +157,28 @@ def run_tournament(
     field_seat = as_seat(field) if field is not None else None
     names = labels + ([f"field: {field_seat.label()}"] if mode == "field" and field_seat is not None else [])
     k = len(names)
+    lineups = _lineups(labels, players, mode, field_seat and field_seat.label())
+    # one bar over every match (the per-match bars showed only the first, then minutes of silence)
+    with Bar(progress is not False and not callable(progress), len(lineups) * games, "tournament") as bar:
+        moved = progress if callable(progress) or progress is False else bar.update
+        matches, per_deal, pair_games = _play(g, lineups, seats, field_seat, mode, k, players, games, seed, rules,
+                                              cards, threads, moved, seating)
+    pair = pairwise_table(per_deal, names, pair_games)
+    if mode == "field":
+        pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
+        pair["fair_share"] = 0.5
+    ratings = bradley_terry(per_deal.sum(axis=0), names, per_deal)
+    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed, cycles(pair))
+
+
+def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat: Seat | None, mode: str, k: int,
+          players: int, games: int, seed: int, rules: Any, cards: Any, threads: int | None, progress: Any,
+          seating: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Every match on the same deals: its seats' rows, the per-deal comparison counts and games per pair."""
     rows = []
     per_deal = np.zeros((0, k, k))
     pair_games = np.zeros((k, k))
-    for m, lineup in enumerate(_lineups(labels, players, mode, field_seat and field_seat.label())):
+    for m, lineup in enumerate(lineups):
         if mode == "field":
             table: list[Seat] = [seats[lineup[0]]] + [field_seat] * (players - 1)
             items = [lineup[0]] + [k - 1] * (players - 1)
@@ -186,13 +205,7 @@ def run_tournament(
             mean, lo, hi = _seat_rate(win[:, j], deal)
             rows.append({"match": m, "seat": j, "policy": seat.label(), "games": len(df), "deals": n_deals,
                          "wins": win[:, j].sum(), "win_rate": mean, "win_lo": lo, "win_hi": hi})
-    matches = pd.DataFrame(rows)
-    pair = pairwise_table(per_deal, names, pair_games)
-    if mode == "field":
-        pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
-        pair["fair_share"] = 0.5
-    ratings = bradley_terry(per_deal.sum(axis=0), names, per_deal)
-    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed, cycles(pair))
+    return pd.DataFrame(rows), per_deal, pair_games
 
 
 def _seat_rate(win: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:

@@ -110,6 +110,33 @@ def tournament_answer(ratings: pd.DataFrame, pairwise: pd.DataFrame, cycles: pd.
     return out
 
 
+def ladder_answer(skill: pd.DataFrame, first: pd.DataFrame, ladder: pd.DataFrame) -> list[str]:
+    """Skill's share of outcomes, the distinguishable levels, and the first-player edge for the weakest and
+    the strongest rung."""
+    s = skill.iloc[0]
+    out = [f"Skill decides about {pct(s['skill_share'])} {interval(s['skill_share_lo'], s['skill_share_hi'])} of "
+           f"outcomes: {s['strongest']} finishes ahead of random in {pct(s['strongest_vs_random'])} of comparisons. "
+           f"The ladder has {int(s['skill_depth'])} distinguishable levels of {int(s['rungs'])} rungs, and an Elo "
+           f"span of {s['elo_span']:.0f} from random to the strongest."]
+    if not first.empty:
+        by = first.set_index("policy")
+        fair = float(first["fair_share"].iloc[0])
+
+        def edge(name: str) -> str:
+            r = by.loc[name]
+            return f"{pct(r['first_player_rate'])} {interval(r['lo'], r['hi'])}"
+
+        weak = "random" if "random" in by.index else first["policy"].iloc[0]
+        strong = str(s["strongest"]) if s["strongest"] in by.index else first["policy"].iloc[-1]
+        text = (f"The first player wins {edge(weak)} of self-play games for beginners ({weak}) and "
+                f"{edge(strong)} for strong players ({strong}); the fair share is {pct(fair)}.")
+        heur = [p for p in ladder["policy"] if p != "random" and not str(p).startswith("mcts")] if len(ladder) else []
+        if heur and heur[0] in by.index and heur[0] != strong:
+            text += f" The best heuristic, {heur[0]}: {edge(heur[0])}."
+        out.append(text)
+    return out
+
+
 def cards_answer(strength: pd.DataFrame) -> list[str]:
     """Per player count: the strongest and weakest card when favoured, and the flagged ones."""
     out = []

@@ -17,7 +17,7 @@ import pandas as pd
 
 from boardsim import games, safe_io
 from boardsim.errors import BadInput
-from boardsim.report import answer, html, plots
+from boardsim.report import answer, html, plots, skill
 
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
@@ -31,6 +31,11 @@ TABLE_CAPTIONS = {
     "tournament_ratings.csv": "tournament: Bradley-Terry ratings with 95% intervals",
     "tournament_matches.csv": "tournament: each match's seats and win rates",
     "tournament_cycles.csv": "tournament: non-transitive triples whose pairwise intervals all exclude 0.5",
+    "ladder.csv": "skill ladder: rungs strongest first, Bradley-Terry rating and Elo with 95% intervals, and the "
+                  "share of comparisons won against the next rung down with a deal-level interval",
+    "skill.csv": "skill summary: skill depth, Elo span, and the share of outcomes skill decides with its interval",
+    "first_player.csv": "each rung's first-player win rate in self-play, 95% Wilson interval, fair share",
+    "matrix.csv": "skill ladder: the round robin's head-to-head shares as a matrix (row against column)",
     "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
     "optimize_history.csv": "optimizer: best win rate found after each generation",
     "run.json": "provenance: version, seed, games, hashes, date",
@@ -44,6 +49,10 @@ REQUIRED = {
     "positions.csv": ("cell", "label", "players", "position", "win_rate", "win_lo", "win_hi"),
     "rounds.csv": ("cell", "label", "rounds", "count"),
     "tournament_pairwise.csv": ("policy", "opponent", "games"),
+    "ladder.csv": ("rung", "policy", "elo", "below", "vs_below", "vs_below_lo", "vs_below_hi"),
+    "skill.csv": ("skill_depth", "elo_span", "skill_share", "skill_share_lo", "skill_share_hi", "strongest",
+                  "strongest_vs_random", "rungs"),
+    "first_player.csv": ("policy", "first_player_rate", "lo", "hi", "fair_share"),
 }
 
 
@@ -133,6 +142,9 @@ def build_report(out_dir: str | Path) -> list[str]:
         tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in balance]
         summary, pair = frames["summary.csv"], frames["tournament_pairwise.csv"]
         sentences = answer.sweep_answer(summary)
+        if not frames["skill.csv"].empty and not frames["ladder.csv"].empty:  # a ladder: its answer comes first
+            sentences += _draw(d / "skill.csv", answer.ladder_answer, frames["skill.csv"], frames["first_player.csv"],
+                               frames["ladder.csv"])
         sentences += answer.tournament_answer(_read(d / "tournament_ratings.csv"), pair,
                                               _read(d / "tournament_cycles.csv"), _tournament_players(d))
         strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
@@ -163,6 +175,10 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     rounds = frames["rounds.csv"]
     if not rounds.empty:
         images.append(_draw(d / "rounds.csv", plots.write_rounds, rounds, s, title))
+    if not frames["ladder.csv"].empty:
+        images.append(_draw(d / "ladder.csv", skill.write_ladder, frames["ladder.csv"], s, title))
+    if not frames["first_player.csv"].empty:
+        images.append(_draw(d / "first_player.csv", skill.write_first_player, frames["first_player.csv"], s, title))
     pair = frames["tournament_pairwise.csv"]
     if not pair.empty:
         images.append(_draw(d / "tournament_pairwise.csv", plots.write_heatmap, pair, s, title,

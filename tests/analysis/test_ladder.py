@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import boardsim
-from boardsim.analysis.ladder import default_rungs, run_ladder, skill_depth
+from boardsim.analysis.ladder import default_rungs, run_ladder, skill_depth, summarize
 from boardsim.errors import BadInput
 from boardsim.games import get
 
@@ -75,15 +75,23 @@ def test_bad_arguments_name_their_key(kwargs, key):
     assert key in str(e.value)
 
 
-def test_cli_writes_the_ladder_tables(tmp_path, capsys):
+def test_cli_writes_the_ladder_tables_and_report(tmp_path, capsys, layout_checked):
     from boardsim import cli
 
     out = tmp_path / "lad"
-    code = cli.main(["ladder", "art_deco", "--budgets", "4", "--games", "20", "--policies", "par", "--out", str(out),
-                     "--quiet"])
-    assert code == 0 and "skill decides about" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["first_player.csv", "ladder.csv", "matrix.csv", "skill.csv"]
+    code = cli.main(["ladder", "art_deco", "--budgets", "4", "--games", "20", "--policies", "par", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0 and "skill decides about" in printed.out
+    assert "estimated time" in printed.err  # the calibration's estimate, before any match
+    assert {"first_player.csv", "ladder.csv", "matrix.csv", "skill.csv", "tournament_pairwise.csv", "run.json",
+            "ladder.png", "first_player.png", "heatmap.png", "index.html"} <= {p.name for p in out.iterdir()}
     assert (out / "ladder.csv").read_text().count("\n") == 4  # header, random, par, mcts(iterations=4)
+    assert {"ladder.png", "first_player.png", "heatmap.png"} <= {p.rsplit("/", 1)[-1] for p in layout_checked}
+    page = (out / "index.html").read_text()
+    # the answer comes first: skill's share, the levels, the first-player edge for beginners and strong players
+    answer = page[page.index("id='answer'"):page.index("</section>")]
+    assert answer.index("Skill decides about") < answer.index("first player wins") < answer.index("Tournament")
+    assert "for beginners (random)" in answer and "for strong players" in answer
 
 
 @pytest.mark.parametrize("argv", [["--budgets", "0"], ["--budgets", "x"], ["--games", "0"],
@@ -99,3 +107,47 @@ def test_cli_bad_flags_are_one_error_line_and_write_nothing(argv, tmp_path, caps
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error:") and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+# -- a toy with a known order: each deal, a "best of k" player draws k uniform values and keeps the largest; the
+# larger value finishes ahead.  Best of a against best of b wins a / (a + b) of games, so random (k = 1), best of
+# two and best of four form a ladder whose every step wins 2/3.
+
+def _toy(draws, deals, seed):
+    from boardsim.analysis.ratings import bradley_terry
+    from boardsim.analysis.tournament import pairwise_table
+
+    gen = np.random.default_rng(seed)
+    k = len(draws)
+    per_deal = np.zeros((deals, k, k))
+    for i in range(k):
+        for j in range(i + 1, k):
+            for _ in range(2):  # each deal in both seatings
+                a = gen.random((deals, draws[i])).max(axis=1)
+                b = gen.random((deals, draws[j])).max(axis=1)
+                per_deal[:, i, j] += a > b
+                per_deal[:, j, i] += b > a
+    names = ["random"] + [f"best of {d}" for d in draws[1:]]
+    games = np.full((k, k), 2 * deals)
+    return summarize(bradley_terry(per_deal.sum(axis=0), names, per_deal), pairwise_table(per_deal, names, games))
+
+
+@pytest.mark.parametrize("draws", [(1, 2), (1, 2, 4)])
+def test_a_toy_ladder_recovers_the_known_order_and_depth(draws):
+    known = ["random"] + [f"best of {d}" for d in draws[1:]]
+    right = 0
+    for seed in range(100):
+        ladder, skill = _toy(draws, 150, seed)
+        right += list(ladder["policy"])[::-1] == known and int(skill["skill_depth"].iloc[0]) == len(draws)
+    assert right >= 95
+
+
+def test_the_skill_share_interval_covers_the_true_share():
+    # best of 4 against random wins 4/5 of comparisons: skill decides 2 (0.8 - 0.5) = 0.6 of outcomes
+    inside = 0
+    for seed in range(300):
+        _, skill = _toy((1, 2, 4), 60, 1000 + seed)
+        s = skill.iloc[0]
+        assert s["strongest"] == "best of 4" or s["skill_share_lo"] <= s["skill_share"] <= s["skill_share_hi"]
+        inside += s["skill_share_lo"] <= 0.6 <= s["skill_share_hi"]
+    assert 0.92 <= inside / 300 <= 0.985

@@ -87,3 +87,10 @@ def test_three_player_matches_play_every_arrangement_and_find_cycles():
     found = cycles(fake)
     assert len(found) == 1 and tuple(found.iloc[0][["a", "b", "c"]]) == ("a", "b", "c")
     assert cycles(fake.assign(win_lo=fake["win_lo"].where(fake["policy"] != "c", 0.45))).empty
+
+
+def test_a_progress_callable_hears_every_match_as_it_plays():
+    # one bar over the whole tournament: every match's games reach it (the old per-match bars went silent)
+    heard = []
+    res = run_tournament("art_deco", ["random", "par", "multiple"], games=30, seed=2, progress=heard.append)
+    assert sum(heard) == res.matches.groupby("match")["games"].first().sum() == 3 * 30
