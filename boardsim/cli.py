@@ -117,24 +117,28 @@ def parse_policies(text: str) -> list[Any]:
     return seats
 
 
-def _base_seat(game: Any, text: str | None) -> Any:
-    """``--base``: one policy in the ``--policies`` syntax (``mcts(iterations=200)``), its parameters checked."""
+def _base_seats(game: Any, text: str | None) -> list[Any]:
+    """``--base``: one or more policies in the ``--policies`` syntax (``fame_per_cost,"mcts(iterations=200)"``),
+    each one's parameters checked: the skill levels a card's effect is measured under."""
     from boardsim.games.base import Seat, resolve_options
 
     if not text:
-        return Seat(game.default_policy, {})
+        return [Seat(game.default_policy, {})]
     try:
         seats = parse_policies(text)
     except BadInput as e:
         raise BadInput("--base", e.message) from None
-    if len(seats) != 1:
-        raise BadInput("--base", f"got {len(seats)} policies; allowed: one, e.g. fame_per_cost or mcts(iterations=200)")
-    pol = game.policy(seats[0].policy)
-    try:
-        resolve_options(pol.options_for(seats[0].params), seats[0].params)
-    except BadInput as e:
-        raise e.under("--base") from None
-    return seats[0]
+    labels = [s.label() for s in seats]
+    if len(set(labels)) != len(labels):
+        raise BadInput("--base", f"{text!r} names a policy twice; allowed: distinct policies, e.g. "
+                                 "fame_per_cost,\"mcts(iterations=200)\"")
+    for seat in seats:
+        pol = game.policy(seat.policy)
+        try:
+            resolve_options(pol.options_for(seat.params), seat.params)
+        except BadInput as e:
+            raise e.under("--base") from None
+    return seats
 
 
 def _value(raw: str) -> Any:
@@ -222,8 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--games", type=_games, default=20_000, help="games per arm per card (default 20000)")
     c.add_argument("--seed", type=_seed, default=0)
     c.add_argument("--cards", help="comma-separated card names (default: every market card)")
-    c.add_argument("--base", help="the baseline policy of every seat, as in --policies, e.g. "
-                   "\"mcts(iterations=200)\" (default: the game's default)")
+    c.add_argument("--base", help="the baseline policy of every seat, as in --policies; several, comma-separated, "
+                   "measure each card under each (a skill axis), e.g. fame_per_cost,\"mcts(iterations=200)\" "
+                   "(default: the game's default)")
     c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this integer card field "
                    "(e.g. fame) and suggest the value whose worst |effect| over the player counts is smallest")
     c.add_argument("--seating", choices=_SEATINGS, default="all", help="seat arrangements per deal (default all)")
@@ -457,7 +462,8 @@ def cmd_cards(args) -> int:
 
     import pandas as pd
 
-    from boardsim.analysis.balance import card_strength, sweepable_fields, value_sweep
+    from boardsim.analysis import cost
+    from boardsim.analysis.balance import card_cost, card_strength, sweepable_fields, value_sweep, verdict_changes
     from boardsim.games import get
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
@@ -474,8 +480,9 @@ def cmd_cards(args) -> int:
     for card in cards:
         if card not in known:
             raise BadInput("--cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
-    base = _base_seat(game, args.base)
-    game.favour(cards[0] if cards else "")
+    bases = _base_seats(game, args.base)
+    for b in bases:  # a base that cannot favour a card is refused before any game
+        game.favour(cards[0] if cards else "", b)
     if args.sweep:  # checked before any game is played
         sweepable = sweepable_fields(game, table)
         if args.sweep not in sweepable:
@@ -485,37 +492,52 @@ def cmd_cards(args) -> int:
     rules = dict(args.rule)
     counts = args.players
     with numba_threads(args.threads):
-        strength = card_strength(game, counts, base, game.favour, cards, table, args.games, args.seed, rules,
+        if any(game.search_cost([b]) > 1.0 for b in bases):  # search seats: the cost up front
+            seconds, took = card_cost(game, counts, bases, game.favour, cards, table, args.games, args.seed, rules)
+            cost.announce(seconds, took, f"{game.title} card strength, {len(cards)} cards x {len(counts)} player "
+                                         f"counts x {len(bases)} base players")
+        strength = card_strength(game, counts, bases, game.favour, cards, table, args.games, args.seed, rules,
                                  progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
                                                                 f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"),
                                  seating=args.seating)
         safe_io.write_csv(strength, out / "balance_card_strength.csv")
+        changes = verdict_changes(strength)
+        if len(bases) > 1:
+            safe_io.write_csv(changes, out / "card_verdicts.csv")
         sweeps, suggestions = [], []
         if args.sweep:
-            # the cards named on the command line, or else those flagged at any player count
+            # the cards named on the command line, or else those flagged at any player count or skill level
             targets = cards if args.cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
-            for card in targets:
-                now = int(table.loc[table["name"] == card, args.sweep].iloc[0])
-                values = range(now - args.span, now + args.span + 1)
-                frame, suggestion = value_sweep(game, counts, base, game.favour, card, args.sweep, values,
-                                                args.games, args.seed, rules, seating=args.seating)
-                sweeps.append(frame)
-                if suggestion is not None:
-                    suggestions.append({"current": now, **suggestion})
+            for b in bases:
+                for card in targets:
+                    now = int(table.loc[table["name"] == card, args.sweep].iloc[0])
+                    values = range(now - args.span, now + args.span + 1)
+                    frame, suggestion = value_sweep(game, counts, b, game.favour, card, args.sweep, values,
+                                                    args.games, args.seed, rules, seating=args.seating)
+                    sweeps.append(frame.assign(base=b.label()) if len(bases) > 1 else frame)
+                    if suggestion is not None:
+                        suggestions.append({**({"base": b.label()} if len(bases) > 1 else {}), "current": now,
+                                            **suggestion})
         if sweeps:
             safe_io.write_csv(pd.concat(sweeps), out / "balance_card_sweep.csv")
             safe_io.write_csv(pd.DataFrame(suggestions), out / "card_suggestions.csv")
     where = ", ".join(str(n) for n in counts)
+    labels = [b.label() for b in bases]
     files = write_meta(out, f"{game.title}: card strength at {where} players",
-                       f"Win rate added when seat 0 favours a card, against {base.label()} in every seat, on the same "
-                       "deals (positive = stronger than the baseline's own choices). A card is flagged strong or "
-                       "weak when its effect differs from zero after Holm's correction over all cards and player "
-                       "counts tested.",
+                       "Win rate added when seat 0 favours a card, against the base player in every seat, on the "
+                       "same deals (positive = stronger than the baseline's own choices)"
+                       + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
+                          else f", base player {labels[0]}")
+                       + ". A card is flagged strong or weak when its effect differs from zero after Holm's "
+                       "correction over all cards, player counts and base players tested.",
                        {"game": game.name, "seed": args.seed, "games per arm per card": args.games,
-                        "players": counts, "cards": cards, "base policy": base.label(), "rules": rules,
+                        "players": counts, "cards": cards, "base policy": labels, "rules": rules,
                         "seating": args.seating, "sweep": args.sweep, "span": args.span, "threads": args.threads})
-    print(strength[["players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag"]]
+    print(strength[["base", "players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag"]]
           .to_string(index=False))
+    if len(bases) > 1:
+        print(f"{len(changes)} verdicts change with skill" + (": " + ", ".join(
+            f"{r.card} at {r.players} players ({r.change})" for r in changes.itertuples()) if len(changes) else ""))
     print(f"wrote {', '.join(files)} to {out}/")
     return 0
 

@@ -9,7 +9,8 @@ effect of exactly zero.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,8 +119,8 @@ def flag_effects(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
 def card_strength(
     game: Game,
     players: int | Sequence[int],
-    base: Seat,
-    favour,
+    base: Seat | Sequence[Seat],
+    favour: Callable[[str, Seat], Seat],
     cards: Sequence[str],
     table: pd.DataFrame,
     games: int,
@@ -128,26 +129,75 @@ def card_strength(
     progress=None,
     seating: str = "all",
 ) -> pd.DataFrame:
-    """Win rate added by each card: seat 0 made to favour it (``favour(card) -> Seat``) vs ``base``.
+    """Win rate added by each card: seat 0 made to favour it (``favour(card, base) -> Seat``) vs ``base``.
 
-    Both arms play the same deals with the other seats on ``base``.  With several player counts every
-    (card, count) is one test.  Rows are sorted by player count, then from the strongest card down, and
-    flagged where the effect differs from zero after Holm's correction over all tests.
+    Both arms play the same deals with the other seats on ``base``.  ``base`` may be several players (a skill
+    axis: ``fame_per_cost`` and ``mcts(...)``): each card's effect is measured under each on the same deals,
+    and the ``base`` column says which.  Every (base, card, count) is one test.  Rows are sorted by base, then
+    player count, then from the strongest card down, and flagged where the effect differs from zero after
+    Holm's correction over all tests (cards x player counts x skill levels).
     """
     counts = [players] if isinstance(players, int) else list(players)
+    bases = [base] if isinstance(base, Seat) else list(base)
     rows = []
-    for n in counts:
-        others = [base] * (n - 1)
-        for card in cards:
-            r = paired_effect(game, n, Arm([favour(card)] + others, table, rules), Arm([base] + others, table, rules),
-                              seat=0, games=games, seed=seed, seating=seating)
-            rows.append({"players": n, "card": card, **r})
-            if progress is not None:
-                progress(card, r)
-    ranked = flag_effects(pd.DataFrame(rows)).sort_values(["players", "effect"], ascending=[True, False])
+    for b in bases:
+        for n in counts:
+            others = [b] * (n - 1)
+            for card in cards:
+                r = paired_effect(game, n, Arm([favour(card, b)] + others, table, rules),
+                                  Arm([b] + others, table, rules), seat=0, games=games, seed=seed, seating=seating)
+                rows.append({"base": b.label(), "players": n, "card": card, **r})
+                if progress is not None:
+                    progress(card, r)
+    ranked = flag_effects(pd.DataFrame(rows))
+    order = {b.label(): i for i, b in enumerate(bases)}
+    ranked = ranked.assign(_b=ranked["base"].map(order)).sort_values(
+        ["_b", "players", "effect"], ascending=[True, True, False], kind="stable").drop(columns="_b")
     ranked = ranked.reset_index(drop=True)
-    ranked.insert(2, "rank", ranked.groupby("players").cumcount() + 1)
+    ranked.insert(3, "rank", ranked.groupby(["base", "players"]).cumcount() + 1)
     return ranked
+
+
+def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], favour: Callable[[str, Seat], Seat],
+              cards: Sequence[str], table: pd.DataFrame, games: int, seed: int,
+              rules: Mapping[str, Any] | None = None) -> tuple[float, float]:
+    """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, one
+    arm of each kind timed (``cost.seconds_per_game``) on the first card, times cards and games per arm."""
+    from boardsim.analysis import cost
+
+    t0 = time.perf_counter()
+    total = 0.0
+    for b in bases:
+        for n in players:
+            for lineup in ([favour(cards[0], b)] + [b] * (n - 1), [b] * n):
+                total += cost.seconds_per_game(game, n, lineup, seed=seed, rules=rules, cards=table) * games
+    return total * len(cards), time.perf_counter() - t0
+
+
+def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
+    """Cards whose verdict differs between skill levels (the ``base`` column), per player count: flagged at one
+    level and not at another, or an effect whose sign changes with both signs clear of zero (each level's
+    interval excludes zero on its own side).  One row per (players, card) that changes, with each level's
+    flag and effect."""
+    if "base" not in strength.columns or strength["base"].nunique() < 2:
+        return pd.DataFrame(columns=["players", "card", "change"])
+    rows = []
+    for (n, card), part in strength.groupby(["players", "card"], sort=False):
+        flags = part["flag"].astype(object).fillna("").astype(str)
+        clear_pos = (part["effect_lo"] > 0).any()
+        clear_neg = (part["effect_hi"] < 0).any()
+        changes = []
+        if flags.nunique() > 1:
+            changes.append("flag")
+        if clear_pos and clear_neg:
+            changes.append("sign")
+        if changes:
+            row = {"players": n, "card": card, "change": " and ".join(changes)}
+            for b, f, e in zip(part["base"], flags, part["effect"], strict=True):
+                row[f"flag [{b}]"] = f or "-"
+                row[f"effect [{b}]"] = e
+            rows.append(row)
+    return pd.DataFrame(rows, columns=None if rows else ["players", "card", "change"])
 
 
 def sweepable_fields(game: Game, table: pd.DataFrame) -> list[str]:
@@ -194,7 +244,7 @@ def value_sweep(
         except BadInput:
             continue
         for n in counts:
-            r = paired_effect(game, n, Arm([favour(card)] + [base] * (n - 1), table, rules),
+            r = paired_effect(game, n, Arm([favour(card, base)] + [base] * (n - 1), table, rules),
                               Arm([base] * n, table, rules), seat=0, games=games, seed=seed, seating=seating)
             rows.append({"card": card, "players": n, "label": f"{field}={value}", "field": field,
                          "value": int(value), **r})

@@ -455,8 +455,10 @@ class Game(ABC):
                     cost += float(n) * self.decisions_per_seat * self.rollout_share
         return cost
 
-    def favour(self, card: str) -> Seat:
-        """A seat that goes out of its way to acquire ``card`` (for win-rate-added experiments)."""
+    def favour(self, card: str, base: Seat | None = None) -> Seat:
+        """A seat that plays as ``base`` (default: the game's default policy) but goes out of its way to
+        acquire ``card`` (for win-rate-added experiments); BadInput keyed ``--base`` for a base it cannot
+        make favour a card."""
         raise BadInput("game", f"{self.title} has no policy that favours a card; card strength needs one")
 
     def market_cards(self, table: pd.DataFrame) -> list[str]:

@@ -137,14 +137,18 @@ def ladder_answer(skill: pd.DataFrame, first: pd.DataFrame, ladder: pd.DataFrame
     return out
 
 
-def cards_answer(strength: pd.DataFrame) -> list[str]:
-    """Per player count: the strongest and weakest card when favoured, and the flagged ones."""
+def cards_answer(strength: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> list[str]:
+    """Per player count (and base player, on a skill axis): the strongest and weakest card when favoured, and
+    the flagged ones; then the cards whose verdict changes with skill."""
     out = []
-    for n, part in strength.groupby("players", sort=False):
+    keys = ["base", "players"] if "base" in strength.columns and strength["base"].nunique() > 1 else ["players"]
+    for key, part in strength.groupby(keys, sort=False):
+        n = key[-1] if isinstance(key, tuple) else key
+        who = f" under {key[0]}" if len(keys) == 2 else ""
         part = part.sort_values("effect", ascending=False, kind="stable")
         top, low = part.iloc[0], part.iloc[-1]
-        text = (f"At {n} players, favouring {top['card']} adds the most: {100 * top['effect']:+.1f} points of win "
-                f"rate [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}]; {low['card']} the least "
+        text = (f"At {n} players{who}, favouring {top['card']} adds the most: {100 * top['effect']:+.1f} points of "
+                f"win rate [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}]; {low['card']} the least "
                 f"({100 * low['effect']:+.1f} [{100 * low['effect_lo']:+.1f}, {100 * low['effect_hi']:+.1f}]).")
         if "flag" in part.columns:
             flags = part["flag"].astype(object).fillna("").astype(str)
@@ -153,6 +157,18 @@ def cards_answer(strength: pd.DataFrame) -> list[str]:
             text += (f" Flagged strong: {', '.join(strong) or 'none'}; weak: {', '.join(weak) or 'none'}"
                      " (effect differs from zero after Holm's correction).")
         out.append(text)
+    if len(keys) == 2:
+        levels = list(dict.fromkeys(strength["base"]))
+        if verdicts is None or verdicts.empty:
+            out.insert(0, f"No card's verdict changes with skill ({' vs '.join(levels)}): each is flagged, or not, "
+                          "alike at every level, and no effect changes sign.")
+        else:
+            items = [f"{r['card']} at {r['players']} players ("
+                     + ", ".join(f"{r.get(f'flag [{b}]', '-')} under {b}" for b in levels) + ")"
+                     for _, r in verdicts.iterrows()]
+            out.insert(0, f"{len(items)} card verdict{'s' if len(items) != 1 else ''} change with skill "
+                          f"({' vs '.join(levels)}): " + "; ".join(items)
+                          + ". Each level's effect is measured on the same deals; '-' is not flagged.")
     return out
 
 

@@ -36,6 +36,9 @@ TABLE_CAPTIONS = {
     "skill.csv": "skill summary: skill depth, Elo span, and the share of outcomes skill decides with its interval",
     "first_player.csv": "each rung's first-player win rate in self-play, 95% Wilson interval, fair share",
     "matrix.csv": "skill ladder: the round robin's head-to-head shares as a matrix (row against column)",
+    "card_verdicts.csv": "card strength on a skill axis: the cards whose verdict changes between base players "
+                          "(flagged at one level and not another, or an effect that changes sign), each level's "
+                          "flag and effect",
     "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
     "optimize_history.csv": "optimizer: best win rate found after each generation",
     "run.json": "provenance: version, seed, games, hashes, date",
@@ -149,7 +152,7 @@ def build_report(out_dir: str | Path) -> list[str]:
                                               _read(d / "tournament_cycles.csv"), _tournament_players(d))
         strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
         if not strength.empty:
-            sentences += answer.cards_answer(strength)
+            sentences += answer.cards_answer(strength, _read(d / "card_verdicts.csv"))
         check = _read(d / "optimize_check.csv")
         if not check.empty:
             sentences += answer.optimize_answer(check)

@@ -466,7 +466,7 @@ def _rate_columns(table: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 def _panel_column(table: pd.DataFrame) -> str | None:
     """The column that splits a table into small multiples: grid cells, else player counts."""
-    for col in ("cell", "players"):
+    for col in ("panel", "cell", "players"):
         if col in table.columns and table[col].nunique() > 1 and table.groupby(col).size().max() > 1:
             return col
     return None
@@ -502,6 +502,8 @@ def balance_panels(table: pd.DataFrame, value: str, lo: str, hi: str,
             label = str(part["label"].iloc[0]) if "label" in part.columns else f"cell {key}"
         elif col == "players":
             label = f"{key} players"
+        elif col == "panel":
+            label = str(key)
         else:
             label = ""
         if "players" in part.columns:
@@ -524,6 +526,10 @@ def write_balance(name: str, table: pd.DataFrame, out_dir, title: str,
         return [write_dose_response(table, out_dir, title)] if not table.empty else []
     if "copies" in table.columns:
         table = table[table["copies"].fillna(1) > 0]  # a card not in the game has nothing to show
+    if "base" in table.columns and table["base"].nunique() > 1:  # a skill axis: each card side by side per level
+        table = table.assign(panel=[short_text(f"{n} players, base {b}", 40) if "players" in table.columns
+                                    else short_text(f"base {b}", 40)
+                                    for n, b in zip(table.get("players", table["base"]), table["base"], strict=True)])
     written = []
     one_per_cell = "cell" in table.columns and not table["cell"].duplicated().any() and table["cell"].nunique() > 1
     for value, lo, hi in _rate_columns(table):

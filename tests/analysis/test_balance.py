@@ -1,7 +1,9 @@
 import numpy as np
 import pandas as pd
+import pytest
 
 from boardsim.analysis.balance import Arm, flag_effects, holm, paired_effect
+from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 
@@ -113,3 +115,82 @@ def test_cards_sweep_rejects_a_field_it_cannot_sweep_before_playing(capsys):
     assert cli.main(["cards", "fliptoons", "--sweep", "bonus"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "not a sweepable card field" in err and "fame" in err and "\n" not in err
+
+
+# -- the skill axis: several base players -----------------------------------------------------------------
+
+SEARCH = Seat("mcts", {"iterations": 6})
+
+
+def test_a_skill_axis_table_equals_separate_runs_with_each_base_on_the_same_seeds():
+    from boardsim.analysis.balance import card_strength
+
+    ft = get("fliptoons")
+    table = ft.card_table()
+    cards = ["Elephant", "Cow"]
+    both = card_strength(ft, 2, [Seat("fame_per_cost"), SEARCH], ft.favour, cards, table, 40, 3)
+    assert list(dict.fromkeys(both["base"])) == ["fame_per_cost", SEARCH.label()]
+    # every (base, card, count) is one test: the family counts skill levels
+    assert (both["correction"] == "holm over 4 tests").all()
+    for b in (Seat("fame_per_cost"), SEARCH):
+        alone = card_strength(ft, 2, b, ft.favour, cards, table, 40, 3).set_index("card")
+        mine = both[both["base"] == b.label()].set_index("card")
+        for col in ("effect", "effect_lo", "effect_hi", "p_value", "win_a", "win_b", "deals", "games"):
+            assert (mine.loc[cards, col] == alone.loc[cards, col]).all(), col
+        assert (alone["correction"] == "holm over 2 tests").all()
+
+
+def test_a_search_base_favours_a_card_by_hiring_it_whenever_it_can():
+    ft = get("fliptoons")
+    seat = ft.favour("Elephant", SEARCH)
+    assert seat.policy == "mcts" and seat.params == {"iterations": 6, "favour": ["Elephant"]}
+    # the favouring search seat owns the card in more games than the plain one, on the same deals
+    from boardsim.runner import make_cell, play_chunk
+
+    table = ft.card_table()
+    elephant = list(table["name"]).index("Elephant")
+
+    def owners(first):
+        out = play_chunk(make_cell(ft, 2, [first, SEARCH], {}, table, rotate=False), 5, 0, 24)
+        return int((out["owned"][:, 0, elephant] > 0).sum())
+    assert owners(seat) > owners(SEARCH)
+    with pytest.raises(BadInput) as e:
+        ft.favour("Elephant", Seat("highest_rank"))
+    assert e.value.key == "--base" and "allowed: fame_per_cost" in str(e.value)
+
+
+def test_verdict_changes_name_flag_and_sign_changes():
+    from boardsim.analysis.balance import verdict_changes
+
+    t = pd.DataFrame({"base": ["weak", "strong"] * 3, "players": 2,
+                      "card": ["A", "A", "B", "B", "C", "C"],
+                      "effect": [0.1, 0.01, 0.05, 0.06, 0.08, -0.07],
+                      "effect_lo": [0.05, -0.03, 0.01, 0.02, 0.02, -0.12],
+                      "effect_hi": [0.15, 0.05, 0.09, 0.10, 0.13, -0.02],
+                      "flag": ["strong", "", "strong", "strong", "", ""]})
+    ch = verdict_changes(t).set_index("card")
+    assert list(ch.index) == ["A", "C"]
+    assert ch.loc["A", "change"] == "flag" and ch.loc["C", "change"] == "sign"
+    assert ch.loc["A", "flag [weak]"] == "strong" and ch.loc["A", "flag [strong]"] == "-"
+    assert verdict_changes(t[t["base"] == "weak"]).empty
+
+
+def test_cards_command_on_a_skill_axis_writes_the_base_column_verdicts_and_a_side_by_side_report(
+        tmp_path, capsys, layout_checked):
+    from boardsim import cli
+
+    out = tmp_path / "cards"
+    code = cli.main(["cards", "fliptoons", "--cards", "Elephant,Cow", "--games", "40", "--base",
+                     "fame_per_cost,mcts(iterations=6)", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert code == 0 and "estimated time" in printed.err and "verdicts change with skill" in printed.out
+    strength = pd.read_csv(out / "balance_card_strength.csv", keep_default_na=False)
+    assert list(dict.fromkeys(strength["base"])) == ["fame_per_cost", "mcts(iterations=6)"]
+    assert len(strength) == 4 and (strength["correction"] == "holm over 4 tests").all()
+    verdicts = pd.read_csv(out / "card_verdicts.csv")
+    assert set(verdicts.columns) >= {"players", "card", "change"}
+    page = (out / "index.html").read_text()
+    answer = page[page.index("id='answer'"):page.index("</section>")]
+    assert "changes with skill" in answer or "change with skill" in answer
+    assert "under mcts(iterations=6)" in answer
+    assert any(p.endswith("balance_card_strength_effect.png") for p in layout_checked)

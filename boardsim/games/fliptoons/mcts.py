@@ -247,6 +247,21 @@ def apply_action(p, a, S, C, O, rng):
 
 
 @njit(cache=True, nogil=True)
+def _favoured(p, S, C):
+    """The market slot of the first card of seat p's ``favour`` list (its priority row) that it can hire,
+    else -1."""
+    prio, mk = C.priority, S.market
+    for j in range(prio.shape[1]):
+        k = prio[p, j]
+        if k < 0:
+            break
+        for s in range(np.int64(S.shared[E.W])):
+            if mk[0, s] == k and E._hire_ok(p, s, S.seat, mk, C.prices):
+                return np.int64(s)
+    return np.int64(-1)
+
+
+@njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
     """Seat p's market action at S's decision (``engine._advance`` stopped there); ``C2`` is C with every
     seat's policy row the playout policy's.  stats[0:3] = iterations run, the chosen action's root visits
@@ -262,6 +277,9 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
     stats[1] = 0.0
     stats[2] = 0.0
     base = next_u64(rng)  # one draw of the game's generator a decision, whatever the search does
+    f = _favoured(p, S, C)
+    if f >= 0:  # a favoured card is affordable: hired without a search (card-strength experiments)
+        return f
     if iterations < 0:
         for it in range(-iterations):
             _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)

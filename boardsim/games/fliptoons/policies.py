@@ -74,6 +74,10 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                tree.params(1000, MCTS_PLAYOUTS, "fame_per_cost", extra=(
                    Option("opponents", "playout", "the other seats' actions inside the search: tree nodes of their own "
                           "(tree) or the playout policy's choices (playout)", "choice", choices=("tree", "playout")),
+                   # card strength under a strong base (cards --base mcts(...)): the favouring seat is the base
+                   # itself, which hires the card whenever it can
+                   Option("favour", [], "card names hired whenever one is affordable (first listed first); every "
+                          "other decision is searched", "list", choices=tuple(card_names)),
                )), rollouts="iterations"),
     )
 
@@ -82,19 +86,19 @@ POLICY_WIDTH = 6
 
 
 def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: Sequence[str]) -> np.ndarray:
-    """Per seat, the priority order as card indices padded with -1."""
+    """Per seat, the priority order (an mcts seat: its ``favour`` list) as card indices padded with -1."""
     width = len(card_names) + 1
     out = np.full((len(seats), width), -1, dtype=np.int32)
     by_name = {p.name: p for p in pols}
     for i, seat in enumerate(seats):
         pol = by_name.get(seat.policy)
-        if pol is None or pol.name != "priority":
+        if pol is None or pol.name not in ("priority", "mcts"):
             continue
         try:
             values = resolve_options(pol.params, seat.params)
         except BadInput as e:
             raise e.under(f"seats[{i}]") from None
-        order = list(values["order"])
+        order = list(values["order" if pol.name == "priority" else "favour"])
         for j, name in enumerate(order[: width - 1]):
             out[i, j] = card_names.index(name)
     return out
