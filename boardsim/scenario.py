@@ -40,6 +40,7 @@ TOP_KEYS = {
     "grid": "keys to sweep, each a list of values",
     "chunk_size": "the most deals per chunk",
     "tournament": "a [tournament] table: policies, players, games, mode, field",
+    "skill": "a [skill] table: levels = [policy, ...]; each level plays every seat, one grid axis (skill=...)",
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
 }
 OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
@@ -69,6 +70,7 @@ class Scenario:
     tournament: dict[str, Any] | None = None
     optimize: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    skill: dict[str, Seat] = field(default_factory=dict)  # grid value "skill" -> the seat every seat plays
 
     def grid_points(self) -> list[dict[str, Any]]:
         keys = list(self.grid)
@@ -84,7 +86,9 @@ class Scenario:
         rules = dict(self.rules)
         cards = copy.deepcopy(self.cards)
         for key, value in point.items():
-            if key == "players":
+            if key == "skill":  # a skill level: every seat plays it (before any seat-key grid value)
+                seats = [Seat(self.skill[value].policy, dict(self.skill[value].params)) for _ in seats]
+            elif key == "players":
                 players = value
             elif key.startswith("rules."):
                 rules[key[len("rules."):]] = value
@@ -103,7 +107,10 @@ class Scenario:
             return make_cell(self.game, players, seats, rules, table, None, index, dict(point), self.seating)
         except BadInput as e:
             hint = f" (grid cell {dict(point)})" if point else ""
-            raise BadInput(e.key, e.message + hint, e.file or self.path) from None
+            key = e.key
+            if "skill" in point and re.match(r"^seats\[\d+\]", key):  # the level's own policy or parameter
+                key = re.sub(r"^seats\[\d+\]", f"skill.levels[{list(self.skill).index(point['skill'])}]", key)
+            raise BadInput(key, e.message + hint, e.file or self.path) from None
 
 
 def _type_error(key: str, value: Any, allowed: str) -> BadInput:
@@ -180,6 +187,27 @@ def _grid(raw: Any, n_seats: int) -> dict[str, list[Any]]:
             )
         grid[key] = values
     return grid
+
+
+def _skill(raw: Any) -> dict[str, Seat]:
+    """``[skill] levels = [...]``: each level a policy name or {policy, params}; by label, in listed order."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise _type_error("skill", raw, "a table with levels = [policy, ...]")
+    for key in raw:
+        if key != "levels":
+            raise BadInput(f"skill.{key}", "unknown key (known: levels)")
+    levels = raw.get("levels")
+    if not isinstance(levels, list) or len(levels) < 1:
+        raise _type_error("skill.levels", levels, 'a non-empty list of policies, e.g. ["fame_per_cost", '
+                                                  '{policy = "mcts", params = {iterations = 200}}]')
+    out: dict[str, Seat] = {}
+    for i, seat in enumerate(_seats(levels)):
+        if seat.label() in out:
+            raise BadInput(f"skill.levels[{i}]", f"{seat.label()} is listed twice; allowed: distinct levels")
+        out[seat.label()] = seat
+    return out
 
 
 def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any] | None:
@@ -260,6 +288,13 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             if path is not None and not Path(card_file).is_absolute():
                 card_file = str(Path(path).parent / card_file)
         grid = _grid(raw.get("grid", {}), len(seats))
+        try:
+            skill = _skill(raw.get("skill"))
+        except BadInput as e:
+            raise BadInput(e.key if e.key.startswith("skill") else f"skill.{e.key.replace('seats', 'levels', 1)}",
+                           e.message) from None
+        if skill:  # the first grid axis, so that cells read skill=...; rule variant
+            grid = {"skill": list(skill), **grid}
         tournament = _tournament(raw.get("tournament"), game, players, games)
         opt = raw.get("optimize")
         if opt is not None:
@@ -297,6 +332,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             raw=dict(raw),
             tournament=tournament,
             optimize=dict(opt) if opt is not None else None,
+            skill=skill,
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None

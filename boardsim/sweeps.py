@@ -15,6 +15,7 @@ import numba
 import pandas as pd
 
 from boardsim import __version__, safe_io
+from boardsim.analysis import cost
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput
 from boardsim.executors import Executor, open_executor
@@ -126,6 +127,10 @@ def sweep(
                 store = ChunkStore(out_dir / "chunks", fresh=fresh or force)  # --force drops the old chunks
                 announce = None if progress is False else (lambda text: print(text, file=sys.stderr))
                 result.compile_seconds = warm_up(cells[0], announce)
+                if announce is not None and any(c.cost > 1.0 for c in cells):  # search seats: the cost up front
+                    t_cal = time.perf_counter()
+                    seconds = sum(cost.cell_seconds_per_game(c) for c in cells) * sc.games
+                    cost.announce(seconds, time.perf_counter() - t_cal, f"{sc.name}: {len(cells)} cells")
                 try:
                     for cell in cells:
                         # a search cell compiles its own engine variant: timed as compile, announced as such

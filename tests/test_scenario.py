@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from boardsim.errors import BadInput
@@ -70,3 +71,33 @@ def test_malformed_toml_names_the_file(tmp_path):
     with pytest.raises(BadInput) as err:
         load_scenario(f)
     assert err.value.file == str(f) and "malformed TOML" in err.value.message
+
+
+def test_a_skill_table_is_the_first_grid_axis_and_each_level_plays_every_seat():
+    sc = parse({"game": "fliptoons", "players": 3, "seats": [{"policy": "random"}, {"policy": "highest_rank"}],
+                "skill": {"levels": ["fame_per_cost", {"policy": "mcts", "params": {"iterations": 20}}]},
+                "grid": {"rules": {"fame_goal": [25, 30]}}})
+    assert list(sc.grid) == ["skill", "rules.fame_goal"]
+    cells = sc.cells()
+    assert len(cells) == 4
+    assert [s.label() for s in cells[0].seats] == ["fame_per_cost"] * 3
+    assert [s.label() for s in cells[3].seats] == ["mcts(iterations=20)"] * 3
+    assert cells[3].values == {"skill": "mcts(iterations=20)", "rules.fame_goal": 30}
+
+
+def test_a_sweep_with_a_skill_axis_reports_the_first_player_edge_per_level(tmp_path):
+    from boardsim.report.answer import skill_answer
+    from boardsim.sweeps import sweep
+
+    f = tmp_path / "s.toml"
+    f.write_text('game = "art_deco"\nplayers = 2\ngames = 40\nseed = 2\n[skill]\nlevels = ["random", "par"]\n'
+                 '[grid]\n"rules.rounds" = [3, 4]\n')
+    sweep(f, out=tmp_path / "out", progress=False)
+    pos = pd.read_csv(tmp_path / "out" / "positions.csv")
+    assert sorted(set(pos["label"])) == ["skill=par; rounds=3", "skill=par; rounds=4", "skill=random; rounds=3",
+                                         "skill=random; rounds=4"]
+    text = skill_answer(pos)
+    assert text[0].startswith("First player's win rate by skill level") and "rounds=3 at 2 players: random" in text[0]
+    assert "skill" in text[1]
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert page.index("First player&#x27;s win rate by skill level") < page.index("<img")

@@ -41,6 +41,24 @@ def seconds_per_game(game: Any, players: int, seats: Sequence[Any], seed: int = 
         n *= 4
 
 
+def cell_seconds_per_game(cell: Any) -> float:
+    """``seconds_per_game`` for a sweep's grid cell (its own seats, rules and cards), timed on deals the
+    cell's run never plays (a separate key)."""
+    from boardsim.runner import play_chunk
+
+    play_chunk(cell, 7919, 0, 1)
+    cores = max(1, numba.get_num_threads())
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        play_chunk(cell, 7919, 1, n)
+        took = time.perf_counter() - t0
+        games = n * len(cell.rotations)
+        if took >= CALIBRATE_SECONDS or games >= MAX_BATCH:
+            return took / games * min(games, cores) / cores
+        n *= 4
+
+
 def duration(seconds: float) -> str:
     if seconds < 1:
         return "under a second"

@@ -137,6 +137,39 @@ def ladder_answer(skill: pd.DataFrame, first: pd.DataFrame, ladder: pd.DataFrame
     return out
 
 
+def _split_skill(label: str) -> tuple[str, str]:
+    """``skill=mcts(iterations=200); fame_goal=25`` -> (``mcts(iterations=200)``, ``fame_goal=25``)."""
+    head, _, rest = str(label).partition("; ")
+    return head[len("skill="):], rest or "every cell"
+
+
+def skill_answer(positions: pd.DataFrame) -> list[str]:
+    """A sweep with a ``[skill]`` axis: the first player's win rate at each skill level, per rule variant, and
+    the variants whose verdict (an edge whose interval excludes the fair share, or none) changes with skill."""
+    if positions.empty or not positions["label"].astype(str).str.startswith("skill=").all():
+        return []
+    first = positions[positions["position"] == 0]
+    parts, changed = [], []
+    by_variant: dict[str, list[tuple[str, pd.Series]]] = {}
+    for _, r in first.iterrows():
+        level, variant = _split_skill(r["label"])
+        by_variant.setdefault(f"{variant} at {int(r['players'])} players", []).append((level, r))
+    for variant, rows in by_variant.items():
+        fair = 1.0 / int(rows[0][1]["players"])
+        parts.append(f"{variant}: " + ", ".join(f"{lvl} {pct(r['win_rate'])} {interval(r['win_lo'], r['win_hi'])}"
+                                                for lvl, r in rows))
+        verdicts = {lvl: ("an edge" if r["win_lo"] > fair else "a handicap" if r["win_hi"] < fair else "no edge")
+                    for lvl, r in rows}
+        if len(set(verdicts.values())) > 1:
+            changed.append(f"{variant} ({'; '.join(f'{v} under {lvl}' for lvl, v in verdicts.items())})")
+    out = ["First player's win rate by skill level (each level plays every seat; fair share 1/players): "
+           + "; ".join(parts) + "."]
+    out.append("The first-player verdict changes with skill for " + "; ".join(changed) + "." if changed else
+               "The first-player verdict (an edge, a handicap or none, by whether the interval excludes the fair "
+               "share) is the same at every skill level.")
+    return out
+
+
 def cards_answer(strength: pd.DataFrame, verdicts: pd.DataFrame | None = None) -> list[str]:
     """Per player count (and base player, on a skill axis): the strongest and weakest card when favoured, and
     the flagged ones; then the cards whose verdict changes with skill."""

@@ -144,7 +144,8 @@ def build_report(out_dir: str | Path) -> list[str]:
         tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
         tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in balance]
         summary, pair = frames["summary.csv"], frames["tournament_pairwise.csv"]
-        sentences = answer.sweep_answer(summary)
+        sentences = _draw(d / "positions.csv", answer.skill_answer, frames["positions.csv"])
+        sentences += answer.sweep_answer(summary)
         if not frames["skill.csv"].empty and not frames["ladder.csv"].empty:  # a ladder: its answer comes first
             sentences += _draw(d / "skill.csv", answer.ladder_answer, frames["skill.csv"], frames["first_player.csv"],
                                frames["ladder.csv"])
