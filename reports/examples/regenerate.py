@@ -26,6 +26,10 @@ EXAMPLES = {
 }
 
 
+# the skill scenarios (issue 26) run as bundled, at their own size (minutes each, with search seats)
+SKILL = ("fliptoons-skill", "art-deco-skill", "wagons-skill")
+
+
 def main() -> None:
     for name in games.names():
         if name not in EXAMPLES:
@@ -40,6 +44,12 @@ def main() -> None:
                                             progress=False), out)
             build_report(out)
         shutil.rmtree(out / "chunks", ignore_errors=True)  # resume data is not part of an example
+        print(f"wrote {out.relative_to(ROOT)}")
+    for name in SKILL:
+        out = HERE / name
+        shutil.rmtree(out, ignore_errors=True)
+        sweep(ROOT / "scenarios" / f"{name}.toml", out=out, progress=False)
+        shutil.rmtree(out / "chunks", ignore_errors=True)
         print(f"wrote {out.relative_to(ROOT)}")
 
 
