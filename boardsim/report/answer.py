@@ -153,7 +153,9 @@ def skill_answer(positions: pd.DataFrame) -> list[str]:
     by_variant: dict[str, list[tuple[str, pd.Series]]] = {}
     for _, r in first.iterrows():
         level, variant = _split_skill(r["label"])
-        by_variant.setdefault(f"{variant} at {int(r['players'])} players", []).append((level, r))
+        n = int(r["players"])
+        variant = "; ".join(v for v in variant.split("; ") if v not in (f"players={n}", "every cell"))
+        by_variant.setdefault(f"{variant} at {n} players" if variant else f"{n} players", []).append((level, r))
     for variant, rows in by_variant.items():
         fair = 1.0 / int(rows[0][1]["players"])
         parts.append(f"{variant}: " + ", ".join(f"{lvl} {pct(r['win_rate'])} {interval(r['win_lo'], r['win_hi'])}"
@@ -164,7 +166,7 @@ def skill_answer(positions: pd.DataFrame) -> list[str]:
             changed.append(f"{variant} ({'; '.join(f'{v} under {lvl}' for lvl, v in verdicts.items())})")
     out = ["First player's win rate by skill level (each level plays every seat; fair share 1/players): "
            + "; ".join(parts) + "."]
-    out.append("The first-player verdict changes with skill for " + "; ".join(changed) + "." if changed else
+    out.append("The first-player verdict changes with skill: " + "; ".join(changed) + "." if changed else
                "The first-player verdict (an edge, a handicap or none, by whether the interval excludes the fair "
                "share) is the same at every skill level.")
     return out
