@@ -14,6 +14,7 @@ from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME
 from boardsim.games.wagons import cards as C
 from boardsim.games.wagons import engine as E
+from boardsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -150,7 +151,9 @@ def test_scenarios_are_valid():
     for f in files:
         spec = tomllib.loads(f.read_text())
         assert spec["game"] == "wagons" and spec["players"] == 2
-        seats = [Seat(s["policy"], s.get("params", {})) for s in spec["seats"]]
+        load_scenario(f)  # every cell, [skill] levels included, is checked as a sweep checks it
+        listed = spec.get("seats", [{"policy": GAME.default_policy}])
+        seats = [Seat(s["policy"], s.get("params", {})) for s in (listed * 2)[:2]]  # seat i plays seats[i % len]
         GAME.prepare(2, seats, spec.get("rules", {}), GAME.card_table())
         for key, values in spec.get("grid", {}).items():
             for v in values:
