@@ -22,36 +22,30 @@ MAX_BATCH = 4096
 def seconds_per_game(game: Any, players: int, seats: Sequence[Any], seed: int = 0,
                      rules: Mapping[str, Any] | None = None, cards: Any = None,
                      threads: int | None = None) -> float:
-    """Wall seconds one game of ``seats`` adds to a long run on this machine's threads: a warm-up game
-    (compiles), then batches four times larger until one takes ``CALIBRATE_SECONDS``.  A batch smaller
-    than the thread count runs on fewer cores than the real run, which the estimate allows for."""
-    from boardsim.runner import simulate
+    """``cell_seconds_per_game`` of the lineup ``seats`` at ``players`` seats, seating fixed, on deals of a key
+    offset from ``seed`` (never the run's own)."""
+    from boardsim.games import get
+    from boardsim.runner import as_seat, make_cell, numba_threads
 
-    kw = dict(players=players, seed=seed + 7919, rules=rules, cards=cards, seating="fixed", progress=False,
-              threads=threads)
-    simulate(game, 1, list(seats), **kw)
-    cores = max(1, threads or numba.get_num_threads())
-    n = cores  # a batch that fills every core from the start, as the real run does
-    while True:
-        t0 = time.perf_counter()
-        simulate(game, n, list(seats), **kw)
-        took = time.perf_counter() - t0
-        if took >= CALIBRATE_SECONDS or n >= MAX_BATCH:
-            return took / n * min(n, cores) / cores
-        n *= 4
+    g = get(game) if isinstance(game, str) else game
+    table = cards if hasattr(cards, "columns") else g.card_table(cards)
+    cell = make_cell(g, players, [as_seat(s) for s in seats], rules, table, seating_design="fixed")
+    with numba_threads(threads):
+        return cell_seconds_per_game(cell, 7919 + seed)
 
 
-def cell_seconds_per_game(cell: Any) -> float:
-    """``seconds_per_game`` for a sweep's grid cell (its own seats, rules and cards), timed on deals the
-    cell's run never plays (a separate key)."""
+def cell_seconds_per_game(cell: Any, key: int = 7919) -> float:
+    """Wall seconds one game of a cell adds to a long run on this machine's threads: a warm-up deal
+    (compiles), then batches four times larger, starting from one deal per core, until one takes
+    ``CALIBRATE_SECONDS``.  The deals come from ``key``, not the run's cell key, so the run never replays them."""
     from boardsim.runner import play_chunk
 
-    play_chunk(cell, 7919, 0, 1)
+    play_chunk(cell, key, 0, 1)
     cores = max(1, numba.get_num_threads())
     n = cores
     while True:
         t0 = time.perf_counter()
-        play_chunk(cell, 7919, 1, n)
+        play_chunk(cell, key, 1, n)
         took = time.perf_counter() - t0
         games = n * len(cell.rotations)
         if took >= CALIBRATE_SECONDS or games >= MAX_BATCH:

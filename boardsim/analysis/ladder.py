@@ -19,7 +19,6 @@ top rung can only raise it.  At more than 2 players it is computed on the pairwi
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ import pandas as pd
 from boardsim.analysis import cost
 from boardsim.analysis.ratings import ELO
 from boardsim.analysis.stats import wilson
-from boardsim.analysis.tournament import TournamentResult, run_tournament
+from boardsim.analysis.tournament import TournamentResult, lineups, run_tournament
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
@@ -133,9 +132,9 @@ def estimate(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int 
     random costs 64% of its self-play, not 50%)."""
     t0 = time.perf_counter()
     seats = [as_seat(r) for r in rungs]
-    lineups = [[seats[i] for i in m] for m in itertools.combinations(range(len(seats)), players)]
-    lineups += [[s] * players for s in seats]
-    total = sum(cost.seconds_per_game(g, players, lineup, seed=seed, threads=threads) for lineup in lineups) * games
+    matches = [[seats[i] for i in m] for m in lineups([s.label() for s in seats], players, "round_robin", None)]
+    matches += [[s] * players for s in seats]
+    total = sum(cost.seconds_per_game(g, players, lineup, seed=seed, threads=threads) for lineup in matches) * games
     return total, time.perf_counter() - t0
 
 
@@ -161,7 +160,7 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
         if bar is None:
             seconds, took = estimate(g, players, rungs, games, seed, threads)
             cost.announce(seconds, took, f"{g.title} ladder, {len(rungs)} rungs at {players} players")
-            n_matches = len(list(itertools.combinations(range(len(rungs)), players)))
+            n_matches = len(lineups([as_seat(r).label() for r in rungs], players, "round_robin", None))
             bar = cost.Bar(True, total=(n_matches + len(rungs)) * games, desc="ladder")
         with bar:
             moved = False if progress is False else bar.update

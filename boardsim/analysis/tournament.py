@@ -50,7 +50,7 @@ class TournamentResult:
         )
 
 
-def _lineups(labels: list[str], players: int, mode: str, field: str | None) -> list[tuple[int, ...]]:
+def lineups(labels: list[str], players: int, mode: str, field: str | None) -> list[tuple[int, ...]]:
     k = len(labels)
     if mode == "field":
         if field is None:
@@ -157,11 +157,11 @@ def run_tournament(
     field_seat = as_seat(field) if field is not None else None
     names = labels + ([f"field: {field_seat.label()}"] if mode == "field" and field_seat is not None else [])
     k = len(names)
-    lineups = _lineups(labels, players, mode, field_seat and field_seat.label())
+    plan = lineups(labels, players, mode, field_seat and field_seat.label())
     # one bar over every match (the per-match bars showed only the first, then minutes of silence)
-    with Bar(progress is not False and not callable(progress), len(lineups) * games, "tournament") as bar:
+    with Bar(progress is not False and not callable(progress), len(plan) * games, "tournament") as bar:
         moved = progress if callable(progress) or progress is False else bar.update
-        matches, per_deal, pair_games = _play(g, lineups, seats, field_seat, mode, k, players, games, seed, rules,
+        matches, per_deal, pair_games = _play(g, plan, seats, field_seat, mode, k, players, games, seed, rules,
                                               cards, threads, moved, seating)
     pair = pairwise_table(per_deal, names, pair_games)
     if mode == "field":
