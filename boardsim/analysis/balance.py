@@ -45,11 +45,17 @@ def paired_effect(
     confidence: float = 0.95,
     chunk_size: int = DEFAULT_CHUNK,
     seating: str = "all",
+    b_mean: bool = False,
 ) -> dict[str, float]:
     """Win share of ``seat`` in arm A minus arm B, per deal, with a t interval.
 
     Each deal is played in every arrangement of the ``seating`` design in each arm and averaged over
-    them, so the deal is the unit.  Returns ``effect``, ``effect_lo``, ``effect_hi``, ``p_value`` (two-sided
+    them, so the deal is the unit.  With ``b_mean`` arm B's side is the mean share of all its seats: for a
+    base player in every seat that is the base seat's share in every position, the positions the seat of
+    arm A visits (arm B's single arrangement always puts ``seat`` first, so its own share there would be
+    the first player's rate and bias the effect by ``1/P - first-player rate``).
+
+    Returns ``effect``, ``effect_lo``, ``effect_hi``, ``p_value`` (two-sided
     t test of no effect), ``win_a`` and ``win_b`` with their ``_lo``/``_hi`` intervals, ``deals`` and
     ``games`` (games in arm A).
     """
@@ -63,7 +69,8 @@ def paired_effect(
         count = min(chunk_size, deals - start)
         # rows come arrangement-major: reshape to (arrangement, deal) and average each deal over them
         a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(n_a, count).mean(axis=0)
-        b = play_chunk(cell_b, key, start, count)["win"][:, seat].reshape(n_b, count).mean(axis=0)
+        win_b = play_chunk(cell_b, key, start, count)["win"]
+        b = (win_b.mean(axis=1) if b_mean else win_b[:, seat]).reshape(n_b, count).mean(axis=0)
         for row, y in enumerate((a, b, a - b)):
             sums[row] += (y.sum(), (y * y).sum())
     mean, lo, hi = deal_interval(sums[:, 0], sums[:, 1], deals, 1.0, confidence)
@@ -131,7 +138,11 @@ def card_strength(
 ) -> pd.DataFrame:
     """Win rate added by each card: seat 0 made to favour it (``favour(card, base) -> Seat``) vs ``base``.
 
-    Both arms play the same deals with the other seats on ``base``.  ``base`` may be several players (a skill
+    Both arms play the same deals with the other seats on ``base``.  The favouring seat plays every position;
+    it is compared with the base player's share over those positions (the base arm's mean seat share,
+    ``1/P`` whenever a game always has a winner), so a first-player edge does not leak into the effect.
+
+    ``base`` may be several players (a skill
     axis: ``fame_per_cost`` and ``mcts(...)``): each card's effect is measured under each on the same deals,
     and the ``base`` column says which.  Every (base, card, count) is one test.  Rows are sorted by base, then
     player count, then from the strongest card down, and flagged where the effect differs from zero after
@@ -145,7 +156,8 @@ def card_strength(
             others = [b] * (n - 1)
             for card in cards:
                 r = paired_effect(game, n, Arm([favour(card, b)] + others, table, rules),
-                                  Arm([b] + others, table, rules), seat=0, games=games, seed=seed, seating=seating)
+                                  Arm([b] + others, table, rules), seat=0, games=games, seed=seed, seating=seating,
+                                  b_mean=True)
                 rows.append({"base": b.label(), "players": n, "card": card, **r})
                 if progress is not None:
                     progress(card, r)
@@ -245,7 +257,8 @@ def value_sweep(
             continue
         for n in counts:
             r = paired_effect(game, n, Arm([favour(card, base)] + [base] * (n - 1), table, rules),
-                              Arm([base] * n, table, rules), seat=0, games=games, seed=seed, seating=seating)
+                              Arm([base] * n, table, rules), seat=0, games=games, seed=seed, seating=seating,
+                              b_mean=True)
             rows.append({"card": card, "players": n, "label": f"{field}={value}", "field": field,
                          "value": int(value), **r})
     frame = pd.DataFrame(rows)

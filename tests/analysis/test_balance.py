@@ -194,3 +194,19 @@ def test_cards_command_on_a_skill_axis_writes_the_base_column_verdicts_and_a_sid
     assert "changes with skill" in answer or "change with skill" in answer
     assert "under mcts(iterations=6)" in answer
     assert any(p.endswith("balance_card_strength_effect.png") for p in layout_checked)
+
+
+def test_card_effects_compare_with_the_base_seat_over_every_position_not_the_first_player():
+    """The base arm's lone arrangement puts seat 0 first: its own share there is the first player's rate
+    (0.26-0.30 at 4 FlipToons players), so the favouring seat, which plays every position, is compared with
+    the base player's mean seat share, exactly 1/P when every game has a winner."""
+    from boardsim.analysis.balance import card_strength
+
+    ft = get("fliptoons")
+    table = ft.card_table()
+    strength = card_strength(ft, [2, 4], Seat("fame_per_cost"), ft.favour, ["Bear", "Dog"], table, 200, 5)
+    assert np.allclose(strength["win_b"], 1 / strength["players"])
+    assert np.allclose(strength["effect"], strength["win_a"] - 1 / strength["players"])
+    raw = paired_effect(ft, 4, Arm([ft.favour("Dog", Seat("fame_per_cost"))] + [Seat("fame_per_cost")] * 3, table),
+                        Arm([Seat("fame_per_cost")] * 4, table), seat=0, games=200, seed=5)
+    assert raw["win_b"] != pytest.approx(0.25)  # seat 0 alone is the first player: not the fair share
