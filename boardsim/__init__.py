@@ -9,6 +9,7 @@ Public API::
     boardsim.games.names()
     mine = boardsim.custom_policy(my_njit_scorer, weight=1.5)      # docs/policies.md
     boardsim.tournament("fliptoons", [mine, "fame_per_cost", "priority"], games=20_000)
+    boardsim.patch("fliptoons", players=[2, 3, 4])                 # docs/patch.md
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "custom_policy", "games", "ladder", "load_scenario", "optimize", "rules_policy", "simulate",
+__all__ = ["BadInput", "custom_policy", "games", "ladder", "load_scenario", "optimize", "patch",
+           "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
 
@@ -48,6 +50,10 @@ def __getattr__(name: str):
         from boardsim.analysis.optimize import optimize
 
         return optimize
+    if name == "patch":
+        from boardsim.analysis.patch_job import patch
+
+        return patch
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

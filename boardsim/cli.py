@@ -237,6 +237,37 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--out", help="output folder (default reports/cards-<game>/)")
     c.add_argument("--threads", type=_positive)
 
+    pa = sub.add_parser("patch", help="a balance patch: the fewest card edits that make every card fair at every "
+                                      "player count, searched on common deals and verified on fresh ones")
+    pa.add_argument("target", metavar="GAME_OR_SCENARIO", help="a game name or a scenario .toml (its card table, "
+                                                               "players and seats are the starting point)")
+    pa.add_argument("--players", type=_player_counts, help="player count(s), e.g. 2,3,4 (default: the scenario's, "
+                                                           "or 2)")
+    pa.add_argument("--base", help="the base player(s) the patch is judged under, as in --policies; several, "
+                                   "comma-separated, for a skill axis (default: the game's default policy)")
+    pa.add_argument("--fields", help="card fields the patch may edit, comma-separated (default: the game's, e.g. "
+                                     "fame for FlipToons)")
+    pa.add_argument("--max-edits", type=_int_at_least(0, "an integer from 0 to 100", 100), default=5,
+                    help="edits at most (default 5; 0 measures today's table unchanged)")
+    pa.add_argument("--span", type=_int_at_least(1, "an integer from 1 to 1000", 1000), default=3,
+                    help="every edit stays within +-span of today's value (default 3)")
+    pa.add_argument("--games", type=_int_at_least(40, "an integer from 40 to 1000000000", 10**9), default=4000,
+                    help="games per test on the search deals, and as many on the fresh verification deals "
+                         "(default 4000)")
+    pa.add_argument("--objective", choices=["cards", "first_player", "both"],
+                    help="what is made fair (default: cards where the game can favour a card, else first_player)")
+    pa.add_argument("--seed", type=_seed, default=0)
+    pa.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
+    pa.add_argument("--out", help="output folder (default reports/patch-<game>/ or reports/<scenario>-patch/)")
+    pa.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
+    pa.add_argument("--executor", help="where games run: local (default), processes or dask")
+    pa.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
+    pa.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
+    pa.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
+    pa.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
+    pa.add_argument("--fresh", action="store_true", help="ignore measurements saved by an earlier run")
+    pa.add_argument("--quiet", action="store_true", help="print only the answer")
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -245,9 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def cmd_sweep(args) -> int:
-    from boardsim.sweeps import sweep
-
+def _executor_flags(args) -> tuple[str | None, int | None]:
+    """(executor, workers) from --executor, --workers, --dask-local and the scheduler flags, checked."""
     _check_scheduler_file(args.scheduler_file)
     executor, workers = args.executor, args.workers
     if args.dask_local is not None:
@@ -256,6 +286,17 @@ def cmd_sweep(args) -> int:
         executor, workers = "dask", args.dask_local
     elif executor == "dask" and not (args.scheduler or args.scheduler_file):
         raise BadInput("--executor", "dask needs --scheduler tcp://host:port, --scheduler-file FILE or --dask-local N")
+    if executor not in (None, "local", "processes", "dask"):
+        raise BadInput("--executor", f"unknown executor {executor!r} (known: local, processes, dask)")
+    if executor in (None, "local") and workers not in (None, 1):
+        raise BadInput("--workers", "the local executor has one process; use --executor processes or dask")
+    return executor, workers
+
+
+def cmd_sweep(args) -> int:
+    from boardsim.sweeps import sweep
+
+    executor, workers = _executor_flags(args)
     try:
         result = sweep(args.scenario, out=args.out, games=args.games, seed=args.seed, threads=args.threads,
                        progress=False if args.quiet else None, executor=executor, workers=workers,
@@ -542,6 +583,34 @@ def cmd_cards(args) -> int:
     return 0
 
 
+def cmd_patch(args) -> int:
+    from boardsim.analysis.patch_job import _target, patch
+
+    executor, workers = _executor_flags(args)
+    game, _ = _target(args.target)
+    bases = _base_seats(game, args.base) if args.base is not None else None
+    fields = _split_top(args.fields) if args.fields is not None else None
+    if fields is not None and not fields:
+        raise BadInput("--fields", "no field given; allowed: a comma-separated list such as fame,dismiss_cost")
+    say = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
+    try:
+        run = patch(args.target, players=args.players, base=bases, fields=fields, max_edits=args.max_edits,
+                    span=args.span, games=args.games, objective=args.objective, seed=args.seed, out=args.out,
+                    rules=dict(args.rule) or None, executor=executor, workers=workers, scheduler=args.scheduler,
+                    scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say)
+    except KeyboardInterrupt:
+        print("interrupted: every finished measurement is kept under the output folder's chunks/patch/; rerun the "
+              "same command to resume", file=sys.stderr)
+        return 130
+    from boardsim.report.patch import patch_answer
+
+    for line in patch_answer(run.result.objective, run.result.limits, run.result.verification):
+        print(line)
+    print(f"{run.result.games_played:,} games played ({run.result.chunks_loaded} measurements loaded) in "
+          f"{run.seconds:.0f} s; wrote {', '.join(run.files)} to {run.out_dir}/")
+    return 0
+
+
 def cmd_report(args) -> int:
     from pathlib import Path
 
@@ -595,7 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "ladder": cmd_ladder,
-               "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards}[args.command]
+               "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None

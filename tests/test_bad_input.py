@@ -129,6 +129,15 @@ r, w = os.pipe()
 _HOLDERS: list[int] = []
 
 
+def _patch(tmp: Path, target: str, *flags: str) -> list[str]:
+    return ["patch", target, "--out", str(tmp / "out"), "--quiet", *flags]
+
+
+def _patch_out_file(tmp: Path):
+    (tmp / "out").write_text("mine")
+    return _patch(tmp, "fliptoons"), "", "--out"
+
+
 CASES = {
     # flags rejected with --fresh must not delete saved chunks (checked by the snapshot: see test below)
     "workers without processes": lambda t: (sweep(t, GOOD, "--fresh", "--workers", "2"), "", "--workers"),
@@ -196,6 +205,33 @@ CASES = {
     "fliptoons mcts iterations 0": _mcts("iterations = 0", "seats[0].params.iterations", "fliptoons", "random"),
     "fliptoons mcts playout lookahead": _mcts('playout = "lookahead"', "seats[0].params.playout", "fliptoons",
                                               "random"),
+    # patch (issue 27): every flag, field and span checked before the folder is made or a game played
+    "patch unknown game": lambda t: (_patch(t, "nogame"), "", "game"),
+    "patch span 0": lambda t: (_patch(t, "fliptoons", "--span", "0"), "", "--span"),
+    "patch span words": lambda t: (_patch(t, "fliptoons", "--span", "two"), "", "--span"),
+    "patch max-edits -1": lambda t: (_patch(t, "fliptoons", "--max-edits", "-1"), "", "--max-edits"),
+    "patch max-edits 101": lambda t: (_patch(t, "fliptoons", "--max-edits", "101"), "", "--max-edits"),
+    "patch games 5": lambda t: (_patch(t, "fliptoons", "--games", "5"), "", "--games"),
+    "patch field unknown": lambda t: (_patch(t, "fliptoons", "--fields", "fame,power"), "", "--fields"),
+    "patch field not numeric": lambda t: (_patch(t, "fliptoons", "--fields", "bonus"), "", "--fields"),
+    "patch field empty": lambda t: (_patch(t, "fliptoons", "--fields", ","), "", "--fields"),
+    "patch wagons card front": lambda t: (_patch(t, "wagons", "--fields", "tl_land"), "", "--fields"),
+    "patch objective unknown": lambda t: (_patch(t, "fliptoons", "--objective", "fun"), "", "--objective"),
+    "patch art deco cards": lambda t: (_patch(t, "art_deco", "--objective", "cards"), "", "--objective"),
+    "patch players 9": lambda t: (_patch(t, "fliptoons", "--players", "2,9"), "", "--players"),
+    "patch players 1": lambda t: (_patch(t, "fliptoons", "--players", "1"), "", "--players"),
+    "patch wagons 3 players": lambda t: (_patch(t, "wagons", "--players", "3"), "", "--players"),
+    "patch base unknown": lambda t: (_patch(t, "fliptoons", "--base", "nope"), "", "policy"),
+    "patch base cannot favour": lambda t: (_patch(t, "fliptoons", "--base", "highest_rank"), "", "--base"),
+    "patch base twice": lambda t: (_patch(t, "fliptoons", "--base", "fame_per_cost,fame_per_cost"), "", "--base"),
+    "patch bad rule": lambda t: (_patch(t, "fliptoons", "--rule", "nope=1"), "", "rules"),
+    "patch workers local": lambda t: (_patch(t, "fliptoons", "--workers", "2"), "", "--workers"),
+    "patch executor unknown": lambda t: (_patch(t, "fliptoons", "--executor", "mpi"), "", "--executor"),
+    "patch threads 0": lambda t: (_patch(t, "fliptoons", "--threads", "0"), "", "--threads"),
+    "patch threads 9999": lambda t: (_patch(t, "fliptoons", "--threads", "9999"), "", "threads"),
+    "patch out is a file": _patch_out_file,
+    "patch scenario bad card edit": lambda t: (["patch", scenario(t, 'game = "fliptoons"\n[cards.Dog]\nfame = "x"\n'),
+                                                "--out", str(t / "out")], "s.toml", "cards.Dog.fame"),
 }
 
 

@@ -465,6 +465,24 @@ class Game(ABC):
         """Cards a player can choose to acquire (the subjects of card-strength experiments)."""
         return []
 
+    patch_default_fields: tuple[str, ...] = ()  # the fields ``patch`` edits unless told others
+
+    def patch_fields(self, table: pd.DataFrame) -> list[tuple[str, str, int]]:
+        """(card, field, today's value) of every integer field a balance patch may edit: the market cards (or,
+        in a game without a market, every card) and each integer column that a card edit accepts."""
+        names = self.market_cards(table) or [str(n) for n in table["name"]]
+        out = []
+        for col in table.columns:
+            if col == "name" or not pd.api.types.is_integer_dtype(table[col]):
+                continue
+            try:
+                self.card_table({names[0]: {col: int(table.loc[table["name"] == names[0], col].iloc[0])}})
+            except BadInput:
+                continue
+            values = dict(zip(table["name"].astype(str), table[col].astype(int), strict=True))
+            out += [(n, str(col), int(values[n])) for n in names]
+        return out
+
     # -- helpers shared by all games -----------------------------------------
     def policy(self, name: str) -> Policy:
         for p in self.policies:

@@ -18,6 +18,7 @@ import pandas as pd
 from boardsim import games, safe_io
 from boardsim.errors import BadInput
 from boardsim.report import answer, html, plots, skill
+from boardsim.report import patch as patch_report
 
 # file -> caption, in the order the index lists them
 TABLE_CAPTIONS = {
@@ -39,6 +40,16 @@ TABLE_CAPTIONS = {
     "card_verdicts.csv": "card strength on a skill axis: the cards whose verdict changes between base players "
                           "(flagged at one level and not another, or an effect that changes sign), each level's "
                           "flag and effect",
+    "patch_objective.csv": "balance patch: the objective (worst |effect|) of today's table and the patched one on "
+                           "fresh deals, with a 95% simultaneous interval, flagged counts under Holm's correction, "
+                           "per skill level when there are several",
+    "patch_verification.csv": "balance patch: every test's effect on the fresh verification deals, today and "
+                              "patched, with 95% intervals, Holm-adjusted p-values, flags and the deal ranges",
+    "patch_candidates.csv": "balance patch: every candidate scored in the search, at each rung of its race, with "
+                            "the search deals behind each score",
+    "patch_history.csv": "balance patch: the accepted patch after each round of the search",
+    "patch_dose.csv": "balance patch: the measured dose-response (effect per unit of the field) behind each "
+                      "candidate move",
     "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
     "optimize_history.csv": "optimizer: best win rate found after each generation",
     "run.json": "provenance: version, seed, games, hashes, date",
@@ -56,6 +67,11 @@ REQUIRED = {
     "skill.csv": ("skill_depth", "elo_span", "skill_share", "skill_share_lo", "skill_share_hi", "strongest",
                   "strongest_vs_random", "rungs"),
     "first_player.csv": ("policy", "first_player_rate", "lo", "hi", "fair_share"),
+    "patch_objective.csv": ("table", "base", "patch", "objective", "objective_lo", "objective_hi", "flagged",
+                            "flagged_cards", "confirmed"),
+    "patch_verification.csv": ("table", "base", "players", "card", "effect", "effect_lo", "effect_hi", "flag"),
+    "patch_history.csv": ("round", "objective", "edits"),
+    "patch_candidates.csv": ("round", "objective", "share_of_search_deals"),
 }
 
 
@@ -144,7 +160,11 @@ def build_report(out_dir: str | Path) -> list[str]:
         tables = [(name, cap) for name, cap in TABLE_CAPTIONS.items() if (d / name).exists()]
         tables += [(p.name, f"game-specific table: {p.stem.removeprefix('balance_')}") for p in balance]
         summary, pair = frames["summary.csv"], frames["tournament_pairwise.csv"]
-        sentences = _draw(d / "positions.csv", answer.skill_answer, frames["positions.csv"])
+        patch_objective = _read(d / "patch_objective.csv")
+        sentences = _draw(d / "patch_objective.csv", patch_report.patch_answer, patch_objective,
+                          list(meta.get("provenance", {}).get("search limits", [])),
+                          _read(d / "patch_verification.csv")) if not patch_objective.empty else []
+        sentences += _draw(d / "positions.csv", answer.skill_answer, frames["positions.csv"])
         sentences += answer.sweep_answer(summary)
         if not frames["skill.csv"].empty and not frames["ladder.csv"].empty:  # a ladder: its answer comes first
             sentences += _draw(d / "skill.csv", answer.ladder_answer, frames["skill.csv"], frames["first_player.csv"],
@@ -190,6 +210,13 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
         images.append(_draw(d / "tournament_ratings.csv", plots.write_ratings, ratings, s, title))
+    verification = _read(d / "patch_verification.csv")
+    if not verification.empty:
+        images.append(_draw(d / "patch_verification.csv", patch_report.write_effects, verification, s, title))
+    patch_history = _read(d / "patch_history.csv")
+    if not patch_history.empty:
+        images.append(_draw(d / "patch_history.csv", patch_report.write_search, patch_history,
+                            _read(d / "patch_candidates.csv"), s, title))
     history = _read(d / "optimize_history.csv")
     if not history.empty:
         images.append(_draw(d / "optimize_history.csv", plots.write_convergence, history,

@@ -42,6 +42,7 @@ class ArtDeco(Game):
     options = rules.OPTIONS
     policies = POLICIES
     default_policy = "eligibility"
+    patch_default_fields = ("value", "copies")
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS

@@ -35,6 +35,7 @@ class FlipToons(Game):
     options = rules.OPTIONS
     policies = policies(_DEFAULT_NAMES)
     default_policy = "fame_per_cost"
+    patch_default_fields = ("fame",)  # a card's own fame: the field that moves its strength most directly
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS

@@ -49,6 +49,7 @@ class Wagons(Game):
     options = OPTIONS
     policies = POLICIES
     default_policy = "gain_minus_gift"
+    patch_default_fields = ("a", "b")  # the goals' signed points
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
@@ -73,6 +74,16 @@ class Wagons(Game):
         # a plain dict (not a DataFrame) so pandas can still compare and copy attrs
         deck.attrs["goals"] = goals.to_dict("list")
         return deck
+
+    def patch_fields(self, table: pd.DataFrame) -> list[tuple[str, str, int]]:
+        """(goal name, a or b, today's value) for each point parameter the goal's kind reads: the numeric
+        fields of the table (a card front has only lands and symbols)."""
+        goals = pd.DataFrame(table.attrs["goals"]) if "goals" in table.attrs else self.goal_table()
+        out = []
+        for row in goals.to_dict("records"):
+            uses = _cards.GOAL_KINDS[str(row["kind"])]
+            out += [(str(row["name"]), f, int(row[f])) for f in ("a", "b") if f in uses]
+        return out
 
     def goal_table(self, goal_file: str | None = None) -> pd.DataFrame:
         """The 18 goals, bundled or from a user goal file."""

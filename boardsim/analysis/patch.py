@@ -1,0 +1,590 @@
+"""A balance patch: the fewest card edits that leave no card (or first player) measurably unfair.
+
+The objective of a card table is the largest |effect| over its *tests*:
+
+- a card test (base player, player count, card): the win share of a seat that favours the card, against the
+  base player in every other seat, minus the base player's mean seat share (1/P: every game has winners
+  whose shares sum to one), measured exactly as ``cards`` measures it, on the same deals;
+- a first-player test (base player, player count): the first player's win rate in self-play minus 1/P.
+
+``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all.
+
+The search (:func:`search_patch`):
+
+1. measures today's table on the search deals;
+2. each round, measures the dose-response of the worst items (a card's own tests at its field's value
+   +-1, or the first-player tests for a field that moves the first player), predicts each item's best value
+   within ``span`` from that slope, and builds candidates: the current patch plus one such edit (the
+   predicted value and its neighbours), and joint edits of the two or three most promising items;
+3. races the candidates by successive halving on common deals: every candidate plays the same deals, a
+   quarter of them first; the better half goes on to half the deals, the better half of those to all;
+4. accepts the best candidate when it beats the current patch on the same deals (:func:`rank`: the worst
+   |effect| may not rise more than SLACK above the best reached, and within that the soft maximum, the 4-power
+   mean of the effects, must fall by more than GAIN; within GAIN, fewer edited cards win), until ``max_edits``
+   or no gain; then drops any edit whose removal costs nothing.
+
+Search and verification play disjoint deal ranges of one cell key: the search deals ``0 .. D-1`` (D per
+player count), the verification deals ``D .. 2D-1``, so the verdict never reuses a deal the search chose on.
+
+Every measured segment (a table's tests on one deal range) is an exact integer sum, so the result does not
+depend on the executor, chunking or thread count; each is saved under ``<out>/chunks/`` as it finishes, so a
+rerun after Ctrl-C loads what was done and takes the same path to the same patch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from boardsim import rng, safe_io
+from boardsim.analysis.balance import holm
+from boardsim.errors import BadInput
+from boardsim.games.base import Game, Seat, stable_hash
+from boardsim.runner import WIN_UNITS, make_cell
+
+OBJECTIVES = ("cards", "first_player", "both")
+RUNGS = (0.25, 0.5, 1.0)  # successive halving: the share of the search deals each round of the race plays
+CHUNK_DEALS = 2048  # deals per executor task: any split gives the same sums; large calls keep the per-call cost small
+TARGETS = 6  # worst items whose dose-response each round measures
+JOINT = 3  # the most promising items combined into joint moves of two and three
+SLACK = 0.005  # a candidate may leave the worst |effect| this far above the best reached (about one test's noise)
+POWER = 4  # of the soft maximum that ranks candidates within the slack
+GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
+FIRST = "(first player)"
+
+Edits = tuple[tuple[str, str, int], ...]  # ((item, field, new value), ...) sorted: a patch, hashable
+
+
+@dataclass(frozen=True)
+class Test:
+    base: int  # index into the bases
+    players: int
+    card: str | None  # None: the first-player test
+
+
+@dataclass
+class Problem:
+    """What is patched and how it is judged."""
+
+    game: Game
+    counts: list[int]
+    bases: list[Seat]
+    objective: str
+    games: int
+    seed: int
+    span: int
+    max_edits: int
+    fields: list[str]
+    rules: dict[str, Any] = field(default_factory=dict)
+    card_file: Any = None
+    start_edits: dict[str, dict[str, Any]] = field(default_factory=dict)  # a scenario's [cards]
+    seating: str = "all"
+    cards: list[str] = field(default_factory=list)  # the cards with tests
+    items: dict[tuple[str, str], int] = field(default_factory=dict)  # (item, field) -> today's value
+
+    def __post_init__(self) -> None:
+        today = self.table(())
+        if self.objective != "first_player":
+            self.cards = self.game.market_cards(today)
+        self.items = {(i, f): v for i, f, v in self.game.patch_fields(today) if f in self.fields}
+
+    # -- tables -------------------------------------------------------------------
+    def edits_dict(self, edits: Edits) -> dict[str, dict[str, Any]]:
+        merged = {k: dict(v) for k, v in self.start_edits.items()}
+        for item, fld, value in edits:
+            merged.setdefault(item, {})[fld] = int(value)
+        return merged
+
+    def table(self, edits: Edits) -> pd.DataFrame:
+        return self.game.card_table(self.edits_dict(edits) or None, self.card_file)
+
+    def valid(self, edits: Edits) -> bool:
+        try:
+            self.table(edits)
+        except BadInput:
+            return False
+        return True
+
+    # -- tests and deals ----------------------------------------------------------
+    @property
+    def tests(self) -> list[Test]:
+        out = []
+        for b in range(len(self.bases)):
+            for n in self.counts:
+                if self.objective != "first_player":
+                    out += [Test(b, n, c) for c in self.cards]
+                if self.objective != "cards":
+                    out.append(Test(b, n, None))
+        return out
+
+    def deals(self, n: int) -> int:
+        """Search deals per test at ``n`` players: ``games`` games per favouring arm (n arrangements a deal), or
+        ``games`` self-play games when only the first player is judged."""
+        return -(-self.games // n) if self.objective != "first_player" else self.games
+
+    def segment(self, name: str, n: int) -> tuple[int, int]:
+        """(first deal, count) of a named deal range at ``n`` players: ``search0..2`` (the race's rungs),
+        ``search`` (all search deals) or ``verify`` (as many fresh deals, after the search's)."""
+        d = self.deals(n)
+        if name == "verify":
+            return d, d
+        if name == "search":
+            return 0, d
+        r = int(name[len("search"):])
+        lo = math.ceil(d * RUNGS[r - 1]) if r else 0
+        return lo, math.ceil(d * RUNGS[r]) - lo
+
+    def seats(self, test: Test) -> list[Seat]:
+        base = self.bases[test.base]
+        if test.card is None:
+            return [base] * test.players
+        return [self.game.favour(test.card, base)] + [base] * (test.players - 1)
+
+    def facts(self) -> dict[str, Any]:
+        from boardsim import __version__
+        from boardsim.chunks import code_hash
+
+        return {"boardsim": __version__, "code": code_hash(), "game": self.game.name, "rules": self.rules,
+                "bases": [b.label() for b in self.bases], "seed": self.seed, "seating": self.seating}
+
+
+class Sums:
+    """Per-test exact sums over deals: Y (win units summed over a deal's arrangements), Y squared, deals."""
+
+    def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None):
+        self.tests = list(tests)
+        self.values = np.zeros((len(self.tests), 3), dtype=np.int64) if values is None else values
+
+    def __add__(self, other: Sums) -> Sums:
+        return Sums(self.tests, self.values + other.values)
+
+    def frame(self, problem: Problem, confidence: float = 0.95) -> pd.DataFrame:
+        """One row per test: effect (share minus 1/P), its t interval and p-value, deals."""
+        rows = []
+        for t, (s, q, d) in zip(self.tests, self.values, strict=True):
+            arr = t.players if t.card is not None else 1
+            scale = float(arr * WIN_UNITS)
+            mean = s / scale / d
+            var = max(q / scale**2 - d * mean * mean, 0.0) / max(d - 1, 1)
+            se = math.sqrt(var / d)
+            effect = mean - 1.0 / t.players
+            h = float(stats.t.ppf(0.5 + confidence / 2, max(d - 1, 1))) * se
+            p = float(2 * stats.t.sf(abs(effect) / se, max(d - 1, 1))) if se > 0 else float(effect == 0.0)
+            rows.append({"base": problem.bases[t.base].label(), "players": t.players,
+                         "card": t.card if t.card is not None else FIRST, "effect": effect, "effect_lo": effect - h,
+                         "effect_hi": effect + h, "se": se, "p_value": p, "deals": int(d), "games": int(d * arr)})
+        return pd.DataFrame(rows)
+
+
+def soft_max(frame: pd.DataFrame) -> float:
+    """The power mean (mean |effect|**POWER)**(1/POWER): near the worst |effect| when one test dominates, and
+    lower for every unfair test that is fixed, so it rewards fixing the second worst card as well as the worst."""
+    e = np.abs(frame["effect"].to_numpy(float))
+    return float(np.mean(e**POWER) ** (1 / POWER)) if len(e) else 0.0
+
+
+def rank(frame: pd.DataFrame, ref: float) -> tuple[int, float, float]:
+    """The search's order of tables, best first.  A table whose objective (worst |effect|) is at most SLACK above
+    ``ref``, the best objective the accepted patches reached, ranks by its soft maximum; any other ranks after
+    it, by its objective.  The objective alone stops improving as soon as the worst card can fall no further,
+    while the other unfair cards stay as they are; the soft maximum goes on fixing them without letting the
+    worst effect grow."""
+    worst = objective_of(frame)
+    return (0, 0.0, soft_max(frame)) if worst <= ref + SLACK else (1, worst, soft_max(frame))
+
+
+def objective_of(frame: pd.DataFrame) -> float:
+    return float(frame["effect"].abs().max()) if len(frame) else 0.0
+
+
+def objective_interval(frame: pd.DataFrame, confidence: float = 0.95) -> tuple[float, float]:
+    """A simultaneous interval for max |effect| over the tests: Bonferroni intervals for every test at once
+    (each at 1 - (1 - confidence)/T), then [max of the lower bounds of |effect|, max of the upper bounds].
+    When every interval covers its effect, as it does with probability >= ``confidence``, the interval
+    covers the true maximum."""
+    if not len(frame):
+        return 0.0, 0.0
+    T = len(frame)
+    q = 1 - (1 - confidence) / T
+    h = np.array([stats.t.ppf(0.5 + q / 2, max(d - 1, 1)) for d in frame["deals"]]) * frame["se"].to_numpy()
+    e = frame["effect"].to_numpy()
+    lo_abs = np.maximum(np.abs(e) - h, 0.0)
+    hi_abs = np.abs(e) + h
+    return float(lo_abs.max()), float(hi_abs.max())
+
+
+class Measurer:
+    """Plays a table's tests on a named deal range, through an executor, saving each result as it finishes."""
+
+    def __init__(self, problem: Problem, executor: Any = None, folder: Path | None = None,
+                 on_games: Callable[[int], None] | None = None, fresh: bool = False):
+        self.problem = problem
+        self.fresh = fresh  # play everything again, replacing what an earlier run saved
+        self.executor = executor
+        self.folder = folder
+        self.key = rng.cell_key(problem.seed, 0)  # one key: every table and test plays the same deals
+        self.facts = stable_hash(problem.facts())
+        self.on_games = on_games
+        self.games = 0  # games played here (not loaded)
+        self.loaded = 0
+        self.memo: dict[tuple, Sums] = {}
+        if folder is not None:
+            safe_io.real_dir(folder.parent)
+            safe_io.real_dir(folder)
+            safe_io.remove_stale_temps(folder)
+
+    def measure(self, edits: Edits, segment: str, tests: Sequence[Test] | None = None) -> Sums:
+        p = self.problem
+        tests = list(p.tests if tests is None else tests)
+        memo_key = (edits, segment, tuple(tests))
+        if memo_key in self.memo:
+            return self.memo[memo_key]
+        table = p.table(edits)
+        digest = stable_hash(self.facts, table.to_dict("list"), table.attrs, segment,
+                             [(t.base, t.players, t.card) for t in tests],
+                             [p.segment(segment, n) for n in p.counts])
+        path = self.folder / f"{digest}.json" if self.folder is not None else None
+        sums = self._load(path, tests)
+        if sums is None:
+            sums = Sums(tests)
+            for i, t in enumerate(tests):
+                sums.values[i] = self._play(t, table, *p.segment(segment, t.players))
+            if path is not None:
+                safe_io.write_text(path, json.dumps({"digest": digest, "values": sums.values.tolist()}))
+        self.memo[memo_key] = sums
+        return sums
+
+    def _load(self, path: Path | None, tests: list[Test]) -> Sums | None:
+        if path is None or self.fresh or not path.exists():
+            return None
+        try:
+            values = np.array(json.loads(path.read_text())["values"], dtype=np.int64)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if values.shape != (len(tests), 3):
+            return None
+        self.loaded += 1
+        return Sums(tests, values)
+
+    def _play(self, test: Test, table: pd.DataFrame, start: int, count: int) -> np.ndarray:
+        from boardsim.executors import play_ranges
+
+        p = self.problem
+        cell = make_cell(p.game, test.players, p.seats(test), p.rules, table, seating_design=p.seating)
+        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        out = np.zeros(3, dtype=np.int64)
+        for _, agg in play_ranges(cell, self.key, ranges, self.executor, reduce=True):
+            out += (int(agg.wins[0]), int(agg.deal_win_sq[0]), int(agg.deals))
+            self.games += agg.games
+            if self.on_games is not None:
+                self.on_games(agg.games)
+        return out
+
+
+# -- the search ---------------------------------------------------------------------
+
+
+def edit_count(edits: Edits) -> tuple[int, int]:
+    """(edited cards, edits): the tie-break, fewer first."""
+    return len({i for i, _, _ in edits}), len(edits)
+
+
+def with_edit(problem: Problem, edits: Edits, item: str, fld: str, value: int) -> Edits:
+    """``edits`` with item.field set to ``value`` (dropped when that is today's value)."""
+    rest = [e for e in edits if (e[0], e[1]) != (item, fld)]
+    if value != problem.items[(item, fld)]:
+        rest.append((item, fld, int(value)))
+    return tuple(sorted(rest))
+
+
+def value_of(problem: Problem, edits: Edits, item: str, fld: str) -> int:
+    for i, f, v in edits:
+        if (i, f) == (item, fld):
+            return v
+    return problem.items[(item, fld)]
+
+
+def describe(problem: Problem, edits: Edits) -> str:
+    if not edits:
+        return "today's table"
+    return ", ".join(f"{i} {f} {problem.items[(i, f)]} -> {v}" for i, f, v in edits)
+
+
+@dataclass
+class Result:
+    problem: Problem
+    edits: Edits
+    candidates: pd.DataFrame
+    history: pd.DataFrame
+    dose: pd.DataFrame
+    verification: pd.DataFrame
+    objective: pd.DataFrame
+    limits: list[str]
+    games_played: int
+    chunks_loaded: int
+
+    @property
+    def edits_text(self) -> str:
+        return describe(self.problem, self.edits)
+
+    def patch_toml(self) -> str:
+        """A ``[cards]`` block a scenario can include as it stands (a scenario's own edits come first)."""
+        merged = self.problem.edits_dict(self.edits)
+        lines = [f"# boardsim patch for {self.problem.game.title}: {self.edits_text}", "[cards]"]
+        for item in sorted(merged):
+            body = ", ".join(f"{f} = {json.dumps(v)}" for f, v in merged[item].items())
+            lines.append(f"{json.dumps(item)} = {{ {body} }}")
+        return "\n".join(lines) + "\n"
+
+
+class _Search:
+    def __init__(self, problem: Problem, measurer: Measurer, say: Callable[[str], None]):
+        self.p = problem
+        self.m = measurer
+        self.say = say
+        self.rows: list[dict[str, Any]] = []  # every candidate scored
+        self.history: list[dict[str, Any]] = []
+        self.dose_rows: list[dict[str, Any]] = []
+        self.limits: list[str] = []
+        self.n_candidates = 0
+
+    def full(self, edits: Edits) -> pd.DataFrame:
+        """Every test on all the search deals (the race's three rungs added up)."""
+        total = self.m.measure(edits, "search0")
+        for r in range(1, len(RUNGS)):
+            total = total + self.m.measure(edits, f"search{r}")
+        return total.frame(self.p)
+
+    def score(self, edits: Edits, rung: int) -> pd.DataFrame:
+        total = self.m.measure(edits, "search0")
+        for r in range(1, rung + 1):
+            total = total + self.m.measure(edits, f"search{r}")
+        return total.frame(self.p)
+
+    def race(self, cands: list[Edits], round_no: int, ref: float) -> tuple[Edits, pd.DataFrame] | None:
+        alive = list(dict.fromkeys(cands))
+        ident = {}
+        for c in alive:
+            self.n_candidates += 1
+            ident[c] = self.n_candidates
+        frames: dict[Edits, pd.DataFrame] = {}
+        for r in range(len(RUNGS)):
+            scored = []
+            for c in alive:
+                frames[c] = self.score(c, r)
+                obj = objective_of(frames[c])
+                scored.append((rank(frames[c], ref), *edit_count(c), ident[c], c, obj))
+                worst = frames[c].loc[frames[c]["effect"].abs().idxmax()]
+                self.rows.append({"round": round_no, "candidate": ident[c], "patch": describe(self.p, c),
+                                  "edits": len(c), "edited_cards": edit_count(c)[0], "rung": r + 1,
+                                  "share_of_search_deals": RUNGS[r], "objective": obj,
+                                  "soft_max": soft_max(frames[c]),
+                                  "worst_test": f"{worst['card']} at {worst['players']}p [{worst['base']}]",
+                                  "deals_first": 0, "deals_last": int(frames[c]["deals"].max()) - 1,
+                                  "games": int(frames[c]["games"].sum())})
+            scored.sort(key=lambda s: s[:4])
+            if r < len(RUNGS) - 1:
+                alive = [s[4] for s in scored[: max(1, math.ceil(len(scored) / 2))]]
+            else:
+                return scored[0][4], frames[scored[0][4]]
+        return None
+
+    def dose(self, edits: Edits, now: pd.DataFrame, round_no: int) -> list[tuple[float, str, str, int]]:
+        """Measured slopes of the worst items; each item's best predicted value within the span.  Returns
+        (predicted gain, item, field, value) for every item whose predicted best differs from its value."""
+        p = self.p
+        tests = p.tests
+        effect = dict(zip(tests, now["effect"], strict=True))
+        worst_tests = sorted(tests, key=lambda t: -abs(effect[t]))
+        targets: list[tuple[str, str, bool]] = []  # (item, field, judged on the first-player tests)
+        worst_cards = list(dict.fromkeys(t.card for t in worst_tests if t.card is not None))[:TARGETS]
+        targets += [(c, f, False) for c in worst_cards for f in p.fields if (c, f) in p.items]
+        if any(t.card is None for t in worst_tests[:3]):  # the first player is among the worst: any field may move it
+            targets += [(i, f, True) for i, f in p.items]
+        moves = []
+        for item, fld, first in targets:
+            own = [t for t in tests if (t.card is None if first else t.card == item)]
+            v = value_of(p, edits, item, fld)
+            today = p.items[(item, fld)]
+            points = {}
+            for dv in (-1, 1):
+                e2 = with_edit(p, edits, item, fld, v + dv)
+                if abs(v + dv - today) <= p.span and p.valid(e2):
+                    points[dv] = self.m.measure(e2, "search", own).frame(p)["effect"].to_numpy()
+            if not points:
+                continue
+            base_e = np.array([effect[t] for t in own])
+            if len(points) == 2:
+                slope = (points[1] - points[-1]) / 2
+            else:
+                (dv, e), = points.items()
+                slope = (e - base_e) / dv
+            best_v, best_pred = v, float(np.abs(base_e).max())
+            for cand in range(today - p.span, today + p.span + 1):
+                pred = float(np.abs(base_e + slope * (cand - v)).max())
+                if pred < best_pred - 1e-12 and p.valid(with_edit(p, edits, item, fld, cand)):
+                    best_v, best_pred = cand, pred
+            for t, e0, sl in zip(own, base_e, slope, strict=True):
+                self.dose_rows.append({"round": round_no, "item": item, "field": fld, "value": v,
+                                       "base": p.bases[t.base].label(), "players": t.players,
+                                       "test": t.card if t.card is not None else FIRST, "effect": e0,
+                                       "slope_per_unit": sl, "best_value": best_v,
+                                       "predicted_worst_at_best": best_pred})
+            if best_v != v:
+                moves.append((float(np.abs(base_e).max()) - best_pred, item, fld, best_v))
+        moves.sort(key=lambda m: (-m[0], m[1], m[2]))
+        return moves
+
+    def candidates(self, edits: Edits, moves: list[tuple[float, str, str, int]]) -> list[Edits]:
+        p = self.p
+        out: list[Edits] = []
+        for _, item, fld, best in moves:
+            for value in (best, best - 1, best + 1):
+                c = with_edit(p, edits, item, fld, value)
+                if (c != edits and len(c) <= p.max_edits and abs(value - p.items[(item, fld)]) <= p.span
+                        and p.valid(c)):
+                    out.append(c)
+        top: list[tuple[float, str, str, int]] = []  # the most promising moves, one per item
+        for m in moves:
+            if m[1] not in {t[1] for t in top} and len(top) < JOINT:
+                top.append(m)
+        for k in (2, 3):
+            for combo in itertools.combinations(top, k):
+                c = edits
+                for _, item, fld, value in combo:
+                    c = with_edit(p, c, item, fld, value)
+                if len(c) <= p.max_edits and p.valid(c):
+                    out.append(c)
+        return list(dict.fromkeys(out))
+
+    @staticmethod
+    def better(frame: pd.DataFrame, edits: Edits, now: pd.DataFrame, current: Edits, ref: float) -> bool:
+        """Whether ``edits`` (scored ``frame``) should replace ``current`` (scored ``now``) on the same deals: its
+        objective within the slack, and a soft maximum lower by more than GAIN, or one within GAIN with fewer
+        edited cards (the tie rule)."""
+        r, r_now = rank(frame, ref), rank(now, ref)
+        if r[0] > r_now[0]:
+            return False
+        if r[0] < r_now[0] or r[2] < r_now[2] * (1 - GAIN):
+            return True
+        return r[2] <= r_now[2] * (1 + GAIN) and edit_count(edits) < edit_count(current)
+
+    def run(self) -> Edits:
+        p = self.p
+        current: Edits = ()
+        now = self.full(current)
+        obj = objective_of(now)
+        self.history.append({"step": 0, "round": 0, "patch": describe(p, current), "edits": 0, "objective": obj,
+                             "soft_max": soft_max(now), "candidates_scored": 0})
+        self.say(f"today: objective {obj:.3f} on the search deals")
+        round_no = 0
+        while p.max_edits > 0 and round_no < p.max_edits + 3:  # a round may also re-value an edited card
+            round_no += 1
+            moves = self.dose(current, now, round_no)
+            cands = self.candidates(current, moves)
+            if not cands and len(current) < p.max_edits:
+                self.limits.append(f"round {round_no}: no edit within +-{p.span} of today's values is predicted "
+                                   "to lower the worst items' effects (their measured slopes are too small or "
+                                   "point the wrong way)")
+                break
+            if not cands:
+                break
+            ref = min(h["objective"] for h in self.history)
+            best, frame = self.race(cands, round_no, ref)
+            best_obj = objective_of(frame)
+            better = self.better(frame, best, now, current, ref)
+            self.say(f"round {round_no}: {len(cands)} candidates; best {describe(p, best)}: {best_obj:.3f} "
+                     f"({'kept' if better else 'no gain'} against {obj:.3f})")
+            if not better:
+                self.limits.append(f"round {round_no}: the best of {len(cands)} candidates "
+                                   f"({describe(p, best)}) scored {best_obj:.3f} (soft maximum "
+                                   f"{soft_max(frame):.3f}), no better than {obj:.3f} ({soft_max(now):.3f}) on the "
+                                   "same deals")
+                break
+            current, now, obj = best, frame, best_obj
+            self.history.append({"step": len(self.history), "round": round_no, "patch": describe(p, current),
+                                 "edits": len(current), "objective": obj, "soft_max": soft_max(now),
+                                 "candidates_scored": self.n_candidates})
+        if p.max_edits > 0 and len(current) >= p.max_edits:
+            self.limits.append(f"the budget of {p.max_edits} edit{'s' if p.max_edits != 1 else ''} is spent")
+        # fewest edits: drop any edit whose removal does not make the objective worse
+        for e in list(current):
+            if e not in current:
+                continue
+            trial = tuple(x for x in current if x != e)
+            frame = self.full(trial)
+            t_obj = objective_of(frame)
+            self.n_candidates += 1
+            self.rows.append({"round": round_no + 1, "candidate": self.n_candidates, "patch": describe(p, trial),
+                              "edits": len(trial), "edited_cards": edit_count(trial)[0], "rung": len(RUNGS),
+                              "share_of_search_deals": 1.0, "objective": t_obj, "soft_max": soft_max(frame),
+                              "worst_test": "",
+                              "deals_first": 0, "deals_last": int(frame["deals"].max()) - 1,
+                              "games": int(frame["games"].sum())})
+            ref = min(h["objective"] for h in self.history)
+            if self.better(frame, trial, now, current, ref):
+                self.say(f"dropped {e[0]} {e[1]}: {t_obj:.3f} without it")
+                current, now, obj = trial, frame, t_obj
+                self.history.append({"step": len(self.history), "round": round_no + 1,
+                                     "patch": describe(p, current), "edits": len(current), "objective": obj,
+                                     "soft_max": soft_max(now), "candidates_scored": self.n_candidates})
+        return current
+
+
+def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.05,
+           confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Today's table and the patched one on the fresh verification deals: every test's effect with its
+    interval, Holm's correction over each table's whole family, and the objective with its simultaneous
+    interval.  Returns (per-test rows, objective rows)."""
+    frames, objs = [], []
+    for name, e in (("today", ()), ("patched", edits)):
+        f = measurer.measure(e, "verify").frame(problem, confidence)
+        f["p_holm"] = holm(f["p_value"]) if len(f) else []
+        sig = f["p_holm"] < alpha
+        f["flag"] = np.where(sig & (f["effect"] > 0), "strong", np.where(sig & (f["effect"] < 0), "weak", ""))
+        first = [problem.segment("verify", n)[0] for n in f["players"]]
+        f.insert(0, "table", name)
+        f["deals_first"] = first
+        f["deals_last"] = [a + d - 1 for a, d in zip(first, f["deals"], strict=True)]
+        frames.append(f)
+        groups = [("all", f)] + ([(b.label(), f[f["base"] == b.label()]) for b in problem.bases]
+                                 if len(problem.bases) > 1 else [])
+        for base, part in groups:
+            lo, hi = objective_interval(part, confidence)
+            card_rows = part[part["card"] != FIRST]
+            fp_rows = part[part["card"] == FIRST]
+            objs.append({"table": name, "base": base, "patch": describe(problem, e),
+                         "objective": objective_of(part), "objective_lo": lo, "objective_hi": hi,
+                         "worst_card_effect": objective_of(card_rows) if len(card_rows) else np.nan,
+                         "worst_first_player": objective_of(fp_rows) if len(fp_rows) else np.nan,
+                         "flagged": int((part["flag"] != "").sum()),
+                         "flagged_cards": int(card_rows.loc[card_rows["flag"] != "", "card"].nunique()),
+                         "tests": len(part), "correction": f"holm over {len(f)} tests",
+                         "deals_first": int(part["deals_first"].min()), "deals_last": int(part["deals_last"].max())})
+    objective = pd.DataFrame(objs)
+    # confirmed: the patched table's simultaneous interval for the objective lies wholly below today's
+    today = objective[objective["table"] == "today"].set_index("base")["objective_lo"]
+    objective["confirmed"] = [bool(t == "patched" and hi < today[b])
+                              for t, b, hi in zip(objective["table"], objective["base"], objective["objective_hi"],
+                                                  strict=True)]
+    return pd.concat(frames, ignore_index=True), objective
+
+
+def search_patch(problem: Problem, executor: Any = None, folder: Path | None = None,
+                 say: Callable[[str], None] = lambda s: None, fresh: bool = False) -> Result:
+    """Search for the patch (see the module docstring), then verify it on fresh deals."""
+    m = Measurer(problem, executor, folder, fresh=fresh)
+    s = _Search(problem, m, say)
+    edits = s.run()
+    verification, objective = verify(problem, m, edits)
+    return Result(problem, edits, pd.DataFrame(s.rows), pd.DataFrame(s.history), pd.DataFrame(s.dose_rows),
+                  verification, objective, s.limits, m.games, m.loaded)

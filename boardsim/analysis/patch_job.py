@@ -1,0 +1,292 @@
+"""``boardsim.patch``: a patch job's inputs checked, the search run, and its files written.
+
+Every input is checked before the output folder is created or a game is played, so a bad flag, field or
+span is one ``BadInput`` and writes nothing.  The search itself is :mod:`boardsim.analysis.patch`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from boardsim import safe_io
+from boardsim.analysis.patch import OBJECTIVES, Problem, Result, search_patch
+from boardsim.errors import BadInput
+from boardsim.games.base import Game, Seat, resolve_options
+
+DEFAULT_GAMES = 4_000  # games per test on the search deals (and as many again on the verification deals)
+DEFAULT_SPAN = 3
+DEFAULT_MAX_EDITS = 5
+MIN_GAMES = 40  # the race's first rung must hold a few deals at 4 players
+MAX_SPAN = 1_000
+MAX_EDITS_LIMIT = 100
+
+FILES = ("patch.toml", "patch_objective.csv", "patch_verification.csv", "patch_candidates.csv",
+         "patch_history.csv", "patch_dose.csv")
+
+
+@dataclass
+class PatchRun:
+    """A finished patch job: the search's result and where its files went."""
+
+    result: Result
+    out_dir: Path | None
+    files: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def edits(self) -> dict[str, dict[str, int]]:
+        """The patch as card edits ({card: {field: value}}), the scenario's own ``[cards]`` edits excluded."""
+        out: dict[str, dict[str, int]] = {}
+        for item, fld, value in self.result.edits:
+            out.setdefault(item, {})[fld] = value
+        return out
+
+    @property
+    def objective(self) -> pd.DataFrame:
+        return self.result.objective
+
+    @property
+    def verification(self) -> pd.DataFrame:
+        return self.result.verification
+
+
+def _int_in(value: Any, key: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadInput(key, f"got {value!r}; allowed: an integer from {low} to {high}")
+    return int(value)
+
+
+def _seats(game: Game, base: Any, key: str = "--base") -> list[Seat]:
+    """The base players: a policy name, a Seat, (name, params), or a list of these; each one checked."""
+    from boardsim.runner import as_seat
+
+    specs = [base] if isinstance(base, (str, Seat, Mapping)) or (
+        isinstance(base, tuple) and len(base) == 2 and isinstance(base[0], str)) else list(base)
+    if not specs:
+        raise BadInput(key, "no base player given; allowed: one or more policies")
+    seats = []
+    for spec in specs:
+        try:
+            seat = as_seat(spec)
+            resolve_options(game.policy(seat.policy).options_for(seat.params), seat.params)
+        except BadInput as e:
+            raise BadInput(key, e.message) from None
+        seats.append(seat)
+    labels = [s.label() for s in seats]
+    if len(set(labels)) != len(labels):
+        raise BadInput(key, f"{', '.join(labels)} names a policy twice; allowed: distinct policies")
+    return seats
+
+
+def _target(target: str | Path) -> tuple[Game, Any]:
+    """(game, scenario or None) from a game name or a scenario file."""
+    from boardsim import games
+    from boardsim.scenario import load_scenario
+
+    text = str(target)
+    if text.endswith(".toml") or Path(text).is_file():
+        scenario = load_scenario(text)
+        return scenario.game, scenario
+    try:
+        return games.get(text), None
+    except BadInput:
+        raise BadInput("game", f"unknown game or scenario {text!r} (games: {', '.join(games.names())}; or a "
+                               "scenario .toml file)") from None
+
+
+def make_problem(
+    target: str | Path,
+    players: int | Sequence[int] | None = None,
+    base: Any = None,
+    fields: Sequence[str] | None = None,
+    max_edits: int = DEFAULT_MAX_EDITS,
+    span: int = DEFAULT_SPAN,
+    games: int = DEFAULT_GAMES,
+    objective: str | None = None,
+    seed: int = 0,
+    rules: Mapping[str, Any] | None = None,
+) -> Problem:
+    """The patch problem, every input checked (BadInput keyed by the CLI flag that sets it).
+
+    ``target`` is a game name (the search starts from the game's own card table, base = its default policy)
+    or a scenario file (its ``card_file`` and ``[cards]`` edits are the starting table; its players, seats as
+    base players, rules and seating are the defaults)."""
+    from boardsim.runner import make_cell
+
+    game, scenario = _target(target)
+    games_ = _int_in(games, "--games", MIN_GAMES, 10**9)
+    span_ = _int_in(span, "--span", 1, MAX_SPAN)
+    edits_ = _int_in(max_edits, "--max-edits", 0, MAX_EDITS_LIMIT)
+    seed_ = _int_in(seed, "--seed", 0, 2**63 - 1)
+    if players is None:
+        counts = [scenario.players] if scenario is not None else sorted(
+            {max(2, game.default_players)})
+        if scenario is not None and "players" in scenario.grid:
+            counts = sorted({*counts, *scenario.grid["players"]})
+    else:
+        counts = [players] if isinstance(players, int) else list(players)
+    if not counts:
+        raise BadInput("--players", "no player count given; allowed: e.g. 2 or 2,3,4")
+    for n in counts:
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise BadInput("--players", f"got {n!r}; allowed: player counts such as 2,3,4")
+        try:
+            game.check_players(n)
+        except BadInput as e:
+            raise BadInput("--players", e.message) from None
+        if n < 2:
+            raise BadInput("--players", f"got {n}; allowed: 2 or more (a patch compares seats of one table)")
+    counts = list(dict.fromkeys(counts))
+    if base is None and scenario is not None:  # one base player per distinct policy of the scenario's seats
+        seen: dict[str, Seat] = {}
+        for s in scenario.seats:
+            seen.setdefault(s.label(), s)
+        bases = list(seen.values())
+    elif base is None:
+        bases = [Seat(game.default_policy, {})]
+    else:
+        bases = _seats(game, base)
+    rules_ = {**(scenario.rules if scenario is not None else {}), **dict(rules or {})}
+    start_edits = dict(scenario.cards) if scenario is not None else {}
+    card_file = scenario.card_file if scenario is not None else None
+    seating = scenario.seating if scenario is not None else "all"
+    today = game.card_table(start_edits or None, card_file)
+    can_favour = bool(game.market_cards(today))
+    if can_favour:
+        try:
+            game.favour(game.market_cards(today)[0], Seat(game.default_policy, {}))
+        except BadInput:
+            can_favour = False
+    if objective is None:
+        objective = "cards" if can_favour else "first_player"
+    if objective not in OBJECTIVES:
+        raise BadInput("--objective", f"got {objective!r}; allowed: {', '.join(OBJECTIVES)}")
+    if objective != "first_player":
+        if not game.market_cards(today):
+            raise BadInput("--objective", f"{game.title} has no policy that favours a card, so card effects "
+                                          "cannot be measured; allowed: first_player")
+        for b in bases:
+            game.favour(game.market_cards(today)[0], b)  # BadInput --base for a base that cannot favour a card
+    allowed = list(dict.fromkeys(f for _, f, _ in game.patch_fields(today)))
+    chosen = list(game.patch_default_fields) if fields is None else [str(f).strip() for f in fields]
+    if not chosen:
+        raise BadInput("--fields", f"no field given; allowed: {', '.join(allowed)}")
+    for f in chosen:
+        if f not in allowed:
+            raise BadInput("--fields", f"unknown or not patchable field {f!r}; allowed: {', '.join(allowed)}")
+    for n in counts:  # rules and seats checked as a run would check them, before anything is written
+        for b in bases:
+            try:
+                make_cell(game, n, [b] * n, rules_, today, seating_design=seating)
+            except BadInput as e:
+                raise e if e.key.startswith(("rules", "cards")) else BadInput("--base", e.message) from None
+    return Problem(game, counts, bases, objective, games_, seed_, span_, edits_, list(dict.fromkeys(chosen)),
+                   rules_, card_file, start_edits, seating)
+
+
+def default_out(target: str | Path, problem: Problem) -> Path:
+    text = str(target)
+    if text.endswith(".toml") or Path(text).is_file():
+        return Path("reports") / f"{Path(text).stem}-patch"
+    return Path("reports") / f"patch-{problem.game.name}"
+
+
+def patch(
+    target: str | Path,
+    players: int | Sequence[int] | None = None,
+    base: Any = None,
+    fields: Sequence[str] | None = None,
+    max_edits: int = DEFAULT_MAX_EDITS,
+    span: int = DEFAULT_SPAN,
+    games: int = DEFAULT_GAMES,
+    objective: str | None = None,
+    seed: int = 0,
+    out: str | Path | None = None,
+    rules: Mapping[str, Any] | None = None,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
+    threads: int | None = None,
+    fresh: bool = False,
+    say: Callable[[str], None] | None = print,
+    write: bool = True,
+) -> PatchRun:
+    """Search for the fewest card edits that leave no card (or first player) measurably unfair, and verify
+    the patch on fresh deals.
+
+    ``target``: a game name or a scenario file.  ``players``: player counts (default: the scenario's, or 2).
+    ``base``: the base player(s), each a skill level the patch is judged under.  ``fields``: the card fields
+    the patch may edit (default: the game's ``patch_default_fields``).  ``max_edits``: edits at most (0 reports
+    today's table unchanged, measured).  ``span``: every edit stays within +-span of today's value.
+    ``games``: games per test on the search deals, and again on the verification deals.  ``objective``:
+    ``cards`` (worst |card effect|), ``first_player`` (worst |first-player rate - fair share|) or ``both``.
+
+    Writes patch.toml, the CSV tables, charts and index.html into ``out`` (default
+    ``reports/patch-<game>/``); measurements are saved under ``out/chunks/patch`` as they finish, so a rerun
+    after Ctrl-C resumes (``fresh=True`` plays everything again).  The result is the same for a seed on any
+    executor, thread count or chunking."""
+    from boardsim.executors import open_executor
+    from boardsim.runner import numba_threads
+    from boardsim.sweeps import check_writable, output_folder
+
+    t0 = time.perf_counter()
+    problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules)
+    out_dir = None
+    if write:
+        out_dir = output_folder(out, default_out(target, problem))
+        check_writable(out_dir)
+    if threads is not None:
+        _int_in(threads, "--threads", 1, 4096)
+    speak = say or (lambda s: None)
+    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
+        with numba_threads(threads if ex is None else None):
+            if out_dir is not None:
+                try:
+                    out_dir.mkdir(parents=True, exist_ok=True)
+                except OSError as e:
+                    raise BadInput("--out", f"cannot create the folder: {e.strerror or e}", str(out_dir)) from None
+            folder = out_dir / "chunks" / "patch" if out_dir is not None else None
+            result = search_patch(problem, ex, folder, speak, fresh=fresh)
+    run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
+    if out_dir is not None:
+        run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
+                                                 if ex is not None else "local", "threads": threads})
+    return run
+
+
+def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None = None) -> list[str]:
+    """patch.toml, the tables, and run.json with the report built from them."""
+    from boardsim.report.build import write_meta
+
+    r, p = run.result, run.result.problem
+    safe_io.write_text(out_dir / "patch.toml", r.patch_toml())
+    safe_io.write_csv(r.objective, out_dir / "patch_objective.csv")
+    safe_io.write_csv(r.verification, out_dir / "patch_verification.csv")
+    safe_io.write_csv(r.candidates, out_dir / "patch_candidates.csv")
+    safe_io.write_csv(r.history, out_dir / "patch_history.csv")
+    safe_io.write_csv(r.dose, out_dir / "patch_dose.csv")
+    counts = ", ".join(str(n) for n in p.counts)
+    judged = {"cards": "the largest |card effect|", "first_player": "the largest |first-player rate - fair share|",
+              "both": "the larger of the largest |card effect| and |first-player rate - fair share|"}[p.objective]
+    description = (f"A balance patch for {p.game.title} at {counts} players: the fewest edits of "
+                   f"{', '.join(p.fields)} (each within +-{p.span} of today's value, {p.max_edits} at most) that "
+                   f"minimise {judged} over every test, for base player(s) {', '.join(b.label() for b in p.bases)}. "
+                   "A card's effect is the win share of a seat that favours it against the base player in every "
+                   "other seat, minus the fair share, as `cards` measures it. The search scored every candidate "
+                   "on the same deals; the verdict below replays today's table and the patch on fresh deals that "
+                   "the search never saw, and flags tests under Holm's correction over each table's whole family.")
+    provenance = {"game": p.game.name, "players": p.counts, "base policy": [b.label() for b in p.bases],
+                  "objective": p.objective, "fields": p.fields, "span": p.span, "max edits": p.max_edits,
+                  "games per test": p.games, "seed": p.seed, "rules": p.rules, "seating": p.seating,
+                  "card file": p.card_file, "scenario card edits": p.start_edits, "patch": r.edits_text,
+                  "search limits": r.limits, "games played": r.games_played,
+                  "measurements loaded": r.chunks_loaded, "seconds": round(run.seconds, 1), **dict(extra or {})}
+    return list(FILES[:1]) + write_meta(out_dir, f"{p.game.title}: balance patch at {counts} players", description,
+                                        provenance)
