@@ -117,7 +117,7 @@ def parse_policies(text: str) -> list[Any]:
     return seats
 
 
-def _base_seats(game: Any, text: str | None) -> list[Any]:
+def _base_seats(game: Any, text: str | None, flag: str = "--base") -> list[Any]:
     """``--base``: one or more policies in the ``--policies`` syntax (``fame_per_cost,"mcts(iterations=200)"``),
     each one's parameters checked: the skill levels a card's effect is measured under."""
     from boardsim.games.base import Seat, resolve_options
@@ -127,17 +127,17 @@ def _base_seats(game: Any, text: str | None) -> list[Any]:
     try:
         seats = parse_policies(text)
     except BadInput as e:
-        raise BadInput("--base", e.message) from None
+        raise BadInput(flag, e.message) from None
     labels = [s.label() for s in seats]
     if len(set(labels)) != len(labels):
-        raise BadInput("--base", f"{text!r} names a policy twice; allowed: distinct policies, e.g. "
+        raise BadInput(flag, f"{text!r} names a policy twice; allowed: distinct policies, e.g. "
                                  "fame_per_cost,\"mcts(iterations=200)\"")
     for seat in seats:
         pol = game.policy(seat.policy)
         try:
             resolve_options(pol.options_for(seat.params), seat.params)
         except BadInput as e:
-            raise e.under("--base") from None
+            raise e.under(flag) from None
     return seats
 
 
@@ -152,6 +152,15 @@ def _value(raw: str) -> Any:
     return raw
 
 
+def _executor_options(parser: argparse.ArgumentParser) -> None:
+    """--executor, --workers and the Dask flags (read back by :func:`_executor_flags`)."""
+    parser.add_argument("--executor", help="where chunks run: local (default), processes or dask")
+    parser.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
+    parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
+    parser.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
+    parser.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="boardsim", description="Monte Carlo strategy and balance analysis for card games.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -163,11 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", help="output folder (default reports/<scenario name>/)")
     s.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.add_argument("--executor", help="where chunks run: local (default), processes or dask")
-    s.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
-    s.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
-    s.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
-    s.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
+    _executor_options(s)
     s.add_argument("--fresh", action="store_true", help="ignore chunks saved by an earlier run; play everything")
     s.add_argument("--force", action="store_true",
                    help="write into a folder that holds another scenario's results, removing them first")
@@ -245,6 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "or 2)")
     pa.add_argument("--base", help="the base player(s) the patch is judged under, as in --policies; several, "
                                    "comma-separated, for a skill axis (default: the game's default policy)")
+    pa.add_argument("--judge", help="further base player(s) the patch is verified under on the fresh deals but not "
+                                    "searched under, e.g. \"mcts(iterations=50)\" (a search player costs too much "
+                                    "to score every candidate)")
     pa.add_argument("--fields", help="card fields the patch may edit, comma-separated (default: the game's, e.g. "
                                      "fame for FlipToons)")
     pa.add_argument("--max-edits", type=_int_at_least(0, "an integer from 0 to 100", 100), default=5,
@@ -260,11 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     pa.add_argument("--out", help="output folder (default reports/patch-<game>/ or reports/<scenario>-patch/)")
     pa.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
-    pa.add_argument("--executor", help="where games run: local (default), processes or dask")
-    pa.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
-    pa.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")
-    pa.add_argument("--scheduler-file", metavar="FILE", help="Dask scheduler file")
-    pa.add_argument("--dask-local", type=_positive, metavar="N", help="start a local Dask cluster of N workers")
+    _executor_options(pa)
     pa.add_argument("--fresh", action="store_true", help="ignore measurements saved by an earlier run")
     pa.add_argument("--quiet", action="store_true", help="print only the answer")
 
@@ -589,6 +593,7 @@ def cmd_patch(args) -> int:
     executor, workers = _executor_flags(args)
     game, _ = _target(args.target)
     bases = _base_seats(game, args.base) if args.base is not None else None
+    judges = _base_seats(game, args.judge, "--judge") if args.judge is not None else None
     fields = _split_top(args.fields) if args.fields is not None else None
     if fields is not None and not fields:
         raise BadInput("--fields", "no field given; allowed: a comma-separated list such as fame,dismiss_cost")
@@ -597,7 +602,8 @@ def cmd_patch(args) -> int:
         run = patch(args.target, players=args.players, base=bases, fields=fields, max_edits=args.max_edits,
                     span=args.span, games=args.games, objective=args.objective, seed=args.seed, out=args.out,
                     rules=dict(args.rule) or None, executor=executor, workers=workers, scheduler=args.scheduler,
-                    scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say)
+                    scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say,
+                    judge=judges)
     except KeyboardInterrupt:
         print("interrupted: every finished measurement is kept under the output folder's chunks/patch/; rerun the "
               "same command to resume", file=sys.stderr)

@@ -77,3 +77,17 @@ def layout_checked(monkeypatch):
 @pytest.fixture
 def layout_check():
     return check_layout
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A local Dask cluster of two single-threaded worker processes on loopback (tests/test_executors.py and
+    tests/analysis/test_patch.py: results must equal local runs)."""
+    import distributed  # a test dependency (the test extra): these tests must run, never skip
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -230,6 +230,10 @@ CASES = {
     "patch threads 0": lambda t: (_patch(t, "fliptoons", "--threads", "0"), "", "--threads"),
     "patch threads 9999": lambda t: (_patch(t, "fliptoons", "--threads", "9999"), "", "threads"),
     "patch out is a file": _patch_out_file,
+    "patch judge iterations 0": lambda t: (_patch(t, "fliptoons", "--judge", "mcts(iterations=0)"), "",
+                                           "--judge.iterations"),
+    "patch judge is a base": lambda t: (_patch(t, "fliptoons", "--judge", "fame_per_cost"), "", "--judge"),
+    "patch judge cannot favour": lambda t: (_patch(t, "fliptoons", "--judge", "highest_rank"), "", "--judge"),
     "patch scenario bad card edit": lambda t: (["patch", scenario(t, 'game = "fliptoons"\n[cards.Dog]\nfame = "x"\n'),
                                                 "--out", str(t / "out")], "s.toml", "cards.Dog.fame"),
 }

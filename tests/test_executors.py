@@ -28,18 +28,6 @@ def tiny(game: str, tmp_path=None):
 
 
 @pytest.fixture(scope="module")
-def dask_client():
-    import distributed  # a test dependency (the test extra): these tests must run, never skip
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None, silence_logs=40)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
 def pool():
     ex = ProcessExecutor(workers=2, threads=1)
     yield ex

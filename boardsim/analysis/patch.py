@@ -88,6 +88,7 @@ class Problem:
     card_file: Any = None
     start_edits: dict[str, dict[str, Any]] = field(default_factory=dict)  # a scenario's [cards]
     seating: str = "all"
+    judges: int = 0  # the last ``judges`` bases judge the patch on the fresh deals only (not searched under)
     cards: list[str] = field(default_factory=list)  # the cards with tests
     items: dict[tuple[str, str], int] = field(default_factory=dict)  # (item, field) -> today's value
 
@@ -117,6 +118,12 @@ class Problem:
     # -- tests and deals ----------------------------------------------------------
     @property
     def tests(self) -> list[Test]:
+        """The tests the search scores: every base player's but the judges'."""
+        return [t for t in self.all_tests if t.base < len(self.bases) - self.judges]
+
+    @property
+    def all_tests(self) -> list[Test]:
+        """The tests the verification scores: every base player's, judges included."""
         out = []
         for b in range(len(self.bases)):
             for n in self.counts:
@@ -154,7 +161,8 @@ class Problem:
         from boardsim.chunks import code_hash
 
         return {"boardsim": __version__, "code": code_hash(), "game": self.game.name, "rules": self.rules,
-                "bases": [b.label() for b in self.bases], "seed": self.seed, "seating": self.seating}
+                "bases": [b.label() for b in self.bases], "judges": self.judges, "seed": self.seed,
+                "seating": self.seating}
 
 
 class Sums:
@@ -319,6 +327,10 @@ def describe(problem: Problem, edits: Edits) -> str:
     return ", ".join(f"{i} {f} {problem.items[(i, f)]} -> {v}" for i, f, v in edits)
 
 
+def _names(cards: Sequence[str], shown: int = 8) -> str:
+    return ", ".join(cards[:shown]) + (f" and {len(cards) - shown} more" if len(cards) > shown else "")
+
+
 @dataclass
 class Result:
     problem: Problem
@@ -412,37 +424,81 @@ class _Search:
             targets += [(i, f, True) for i, f in p.items]
         moves = []
         for item, fld, first in targets:
-            own = [t for t in tests if (t.card is None if first else t.card == item)]
-            v = value_of(p, edits, item, fld)
-            today = p.items[(item, fld)]
-            points = {}
-            for dv in (-1, 1):
-                e2 = with_edit(p, edits, item, fld, v + dv)
-                if abs(v + dv - today) <= p.span and p.valid(e2):
-                    points[dv] = self.m.measure(e2, "search", own).frame(p)["effect"].to_numpy()
-            if not points:
-                continue
-            base_e = np.array([effect[t] for t in own])
-            if len(points) == 2:
-                slope = (points[1] - points[-1]) / 2
-            else:
-                (dv, e), = points.items()
-                slope = (e - base_e) / dv
-            best_v, best_pred = v, float(np.abs(base_e).max())
-            for cand in range(today - p.span, today + p.span + 1):
-                pred = float(np.abs(base_e + slope * (cand - v)).max())
-                if pred < best_pred - 1e-12 and p.valid(with_edit(p, edits, item, fld, cand)):
-                    best_v, best_pred = cand, pred
-            for t, e0, sl in zip(own, base_e, slope, strict=True):
-                self.dose_rows.append({"round": round_no, "item": item, "field": fld, "value": v,
-                                       "base": p.bases[t.base].label(), "players": t.players,
-                                       "test": t.card if t.card is not None else FIRST, "effect": e0,
-                                       "slope_per_unit": sl, "best_value": best_v,
-                                       "predicted_worst_at_best": best_pred})
-            if best_v != v:
-                moves.append((float(np.abs(base_e).max()) - best_pred, item, fld, best_v))
+            found = self.item_dose(edits, effect, item, fld, first, round_no)
+            if found is not None and found[1] != found[0]:
+                moves.append((found[2] - found[3], item, fld, found[1]))
         moves.sort(key=lambda m: (-m[0], m[1], m[2]))
         return moves
+
+    def item_dose(self, edits: Edits, effect: dict[Test, float], item: str, fld: str, first: bool,
+                  round_no: int | str) -> tuple[int, int, float, float] | None:
+        """One item's measured slope on its own tests (a card's, or the first-player tests) at its value +-1 on the
+        search deals, recorded in the dose table; the whole value within the span whose predicted worst |effect|
+        is smallest.  Returns (value, best value, worst |effect| now, predicted worst at the best value), or None
+        when no neighbouring value is allowed."""
+        p = self.p
+        own = [t for t in p.tests if (t.card is None if first else t.card == item)]
+        v = value_of(p, edits, item, fld)
+        today = p.items[(item, fld)]
+        points = {}
+        for dv in (-1, 1):
+            e2 = with_edit(p, edits, item, fld, v + dv)
+            if abs(v + dv - today) <= p.span and p.valid(e2):
+                points[dv] = self.m.measure(e2, "search", own).frame(p)["effect"].to_numpy()
+        if not points:
+            return None
+        base_e = np.array([effect[t] for t in own])
+        if len(points) == 2:
+            slope = (points[1] - points[-1]) / 2
+        else:
+            (dv, e), = points.items()
+            slope = (e - base_e) / dv
+        worst_now = float(np.abs(base_e).max())
+        best_v, best_pred = v, worst_now
+        for cand in range(today - p.span, today + p.span + 1):
+            pred = float(np.abs(base_e + slope * (cand - v)).max())
+            if pred < best_pred - 1e-12 and p.valid(with_edit(p, edits, item, fld, cand)):
+                best_v, best_pred = cand, pred
+        for t, e0, sl in zip(own, base_e, slope, strict=True):
+            self.dose_rows.append({"round": round_no, "item": item, "field": fld, "value": v,
+                                   "base": p.bases[t.base].label(), "players": t.players,
+                                   "test": t.card if t.card is not None else FIRST, "effect": e0,
+                                   "slope_per_unit": sl, "best_value": best_v, "predicted_worst_at_best": best_pred})
+        return v, best_v, worst_now, best_pred
+
+    def remaining(self, edits: Edits, verification: pd.DataFrame) -> None:
+        """What limits the patch: every card still flagged on the fresh deals, with its measured slope at the
+        patched value (dose rows of round ``limits``), sorted into cards that one whole step of a field moves
+        further than their effect (no whole-number edit brings them closer to fair) and cards that another
+        edit could improve, with the edits left in the budget."""
+        p = self.p
+        searched = {b.label() for b in p.bases[:len(p.bases) - p.judges]}
+        after = verification[(verification["table"] == "patched") & (verification["card"] != FIRST)
+                             & verification["base"].isin(searched)]
+        flagged = list(dict.fromkeys(after.loc[after["flag"].fillna("") != "", "card"]))
+        if not flagged or p.max_edits == 0:
+            return
+        now = self.full(edits)
+        effect = dict(zip(p.tests, now["effect"], strict=True))
+        steep, fixable = [], []
+        for card in flagged:
+            gains = [found for f in p.fields if (card, f) in p.items
+                     and (found := self.item_dose(edits, effect, card, f, False, "limits")) is not None]
+            gain = max((g[2] - g[3] for g in gains), default=0.0)
+            (fixable if gain > SLACK else steep).append(card)
+        left = max(p.max_edits - len(edits), 0)
+        field_text = "/".join(p.fields)
+        text = f"{len(flagged)} card{'s' if len(flagged) != 1 else ''} stay flagged on the fresh deals."
+        if steep:
+            text += (f" For {len(steep)} of them ({_names(steep)}) one whole step of {field_text} moves the effect "
+                     f"further than the effect itself, or the span allows no step (patch_dose.csv, round limits): "
+                     "no whole-number edit brings them closer to fair.")
+        if fixable:
+            text += (f" {len(fixable)} ({_names(fixable)}) could each be improved by an edit of their own, and "
+                     f"{left} edit{'s are' if left != 1 else ' is'} left in the budget of {p.max_edits}"
+                     + (", but the search found no such edit that did not make another card worse."
+                        if left else "."))
+        self.limits.append(text)
 
     def candidates(self, edits: Edits, moves: list[tuple[float, str, str, int]]) -> list[Edits]:
         p = self.p
@@ -492,9 +548,9 @@ class _Search:
             moves = self.dose(current, now, round_no)
             cands = self.candidates(current, moves)
             if not cands and len(current) < p.max_edits:
-                self.limits.append(f"round {round_no}: no edit within +-{p.span} of today's values is predicted "
+                self.limits.append(f"Round {round_no}: no edit within +-{p.span} of today's values is predicted "
                                    "to lower the worst items' effects (their measured slopes are too small or "
-                                   "point the wrong way)")
+                                   "point the wrong way).")
                 break
             if not cands:
                 break
@@ -505,17 +561,17 @@ class _Search:
             self.say(f"round {round_no}: {len(cands)} candidates; best {describe(p, best)}: {best_obj:.3f} "
                      f"({'kept' if better else 'no gain'} against {obj:.3f})")
             if not better:
-                self.limits.append(f"round {round_no}: the best of {len(cands)} candidates "
+                self.limits.append(f"Round {round_no}: the best of {len(cands)} candidates "
                                    f"({describe(p, best)}) scored {best_obj:.3f} (soft maximum "
                                    f"{soft_max(frame):.3f}), no better than {obj:.3f} ({soft_max(now):.3f}) on the "
-                                   "same deals")
+                                   "same deals.")
                 break
             current, now, obj = best, frame, best_obj
             self.history.append({"step": len(self.history), "round": round_no, "patch": describe(p, current),
                                  "edits": len(current), "objective": obj, "soft_max": soft_max(now),
                                  "candidates_scored": self.n_candidates})
         if p.max_edits > 0 and len(current) >= p.max_edits:
-            self.limits.append(f"the budget of {p.max_edits} edit{'s' if p.max_edits != 1 else ''} is spent")
+            self.limits.append(f"The budget of {p.max_edits} edit{'s' if p.max_edits != 1 else ''} is spent.")
         # fewest edits: drop any edit whose removal does not make the objective worse
         for e in list(current):
             if e not in current:
@@ -547,7 +603,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     interval.  Returns (per-test rows, objective rows)."""
     frames, objs = [], []
     for name, e in (("today", ()), ("patched", edits)):
-        f = measurer.measure(e, "verify").frame(problem, confidence)
+        f = measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence)
         f["p_holm"] = holm(f["p_value"]) if len(f) else []
         sig = f["p_holm"] < alpha
         f["flag"] = np.where(sig & (f["effect"] > 0), "strong", np.where(sig & (f["effect"] < 0), "weak", ""))
@@ -586,5 +642,7 @@ def search_patch(problem: Problem, executor: Any = None, folder: Path | None = N
     s = _Search(problem, m, say)
     edits = s.run()
     verification, objective = verify(problem, m, edits)
+    if problem.objective != "first_player":
+        s.remaining(edits, verification)
     return Result(problem, edits, pd.DataFrame(s.rows), pd.DataFrame(s.history), pd.DataFrame(s.dose_rows),
                   verification, objective, s.limits, m.games, m.loaded)

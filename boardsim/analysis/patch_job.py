@@ -111,6 +111,7 @@ def make_problem(
     objective: str | None = None,
     seed: int = 0,
     rules: Mapping[str, Any] | None = None,
+    judge: Any = None,
 ) -> Problem:
     """The patch problem, every input checked (BadInput keyed by the CLI flag that sets it).
 
@@ -152,6 +153,12 @@ def make_problem(
         bases = [Seat(game.default_policy, {})]
     else:
         bases = _seats(game, base)
+    judges = _seats(game, judge, "--judge") if judge is not None else []
+    labels = [b.label() for b in bases]
+    for j in judges:
+        if j.label() in labels:
+            raise BadInput("--judge", f"{j.label()} is a base player already; allowed: other policies")
+    bases = bases + judges
     rules_ = {**(scenario.rules if scenario is not None else {}), **dict(rules or {})}
     start_edits = dict(scenario.cards) if scenario is not None else {}
     card_file = scenario.card_file if scenario is not None else None
@@ -171,8 +178,11 @@ def make_problem(
         if not game.market_cards(today):
             raise BadInput("--objective", f"{game.title} has no policy that favours a card, so card effects "
                                           "cannot be measured; allowed: first_player")
-        for b in bases:
-            game.favour(game.market_cards(today)[0], b)  # BadInput --base for a base that cannot favour a card
+        for i, b in enumerate(bases):  # a base player that cannot favour a card is refused
+            try:
+                game.favour(game.market_cards(today)[0], b)
+            except BadInput as e:
+                raise BadInput("--judge" if i >= len(bases) - len(judges) else "--base", e.message) from None
     allowed = list(dict.fromkeys(f for _, f, _ in game.patch_fields(today)))
     chosen = list(game.patch_default_fields) if fields is None else [str(f).strip() for f in fields]
     if not chosen:
@@ -187,7 +197,7 @@ def make_problem(
             except BadInput as e:
                 raise e if e.key.startswith(("rules", "cards")) else BadInput("--base", e.message) from None
     return Problem(game, counts, bases, objective, games_, seed_, span_, edits_, list(dict.fromkeys(chosen)),
-                   rules_, card_file, start_edits, seating)
+                   rules_, card_file, start_edits, seating, judges=len(judges))
 
 
 def default_out(target: str | Path, problem: Problem) -> Path:
@@ -217,6 +227,7 @@ def patch(
     fresh: bool = False,
     say: Callable[[str], None] | None = print,
     write: bool = True,
+    judge: Any = None,
 ) -> PatchRun:
     """Search for the fewest card edits that leave no card (or first player) measurably unfair, and verify
     the patch on fresh deals.
@@ -227,6 +238,8 @@ def patch(
     today's table unchanged, measured).  ``span``: every edit stays within +-span of today's value.
     ``games``: games per test on the search deals, and again on the verification deals.  ``objective``:
     ``cards`` (worst |card effect|), ``first_player`` (worst |first-player rate - fair share|) or ``both``.
+    ``judge``: further base players the patch is judged under on the fresh deals, but not searched under (a
+    search player such as ``mcts`` costs far too much to score every candidate with).
 
     Writes patch.toml, the CSV tables, charts and index.html into ``out`` (default
     ``reports/patch-<game>/``); measurements are saved under ``out/chunks/patch`` as they finish, so a rerun
@@ -237,7 +250,7 @@ def patch(
     from boardsim.sweeps import check_writable, output_folder
 
     t0 = time.perf_counter()
-    problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules)
+    problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules, judge)
     out_dir = None
     if write:
         out_dir = output_folder(out, default_out(target, problem))
@@ -282,7 +295,9 @@ def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None 
                    "other seat, minus the fair share, as `cards` measures it. The search scored every candidate "
                    "on the same deals; the verdict below replays today's table and the patch on fresh deals that "
                    "the search never saw, and flags tests under Holm's correction over each table's whole family.")
-    provenance = {"game": p.game.name, "players": p.counts, "base policy": [b.label() for b in p.bases],
+    provenance = {"game": p.game.name, "players": p.counts,
+                  "base policy": [b.label() for b in p.bases[:len(p.bases) - p.judges]],
+                  "judged also under": [b.label() for b in p.bases[len(p.bases) - p.judges:]],
                   "objective": p.objective, "fields": p.fields, "span": p.span, "max edits": p.max_edits,
                   "games per test": p.games, "seed": p.seed, "rules": p.rules, "seating": p.seating,
                   "card file": p.card_file, "scenario card edits": p.start_edits, "patch": r.edits_text,

@@ -117,7 +117,8 @@ def write_effects(verification: pd.DataFrame, out_dir, title: str) -> tuple[str,
         ax.set_visible(False)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)  # below: clear of titles
-    fig.suptitle(heading(title, "each card's effect on fresh deals, today and patched (95% intervals)"),
+    what = "each card's effect" if (v["card"] != FIRST).any() else "the first player's edge"
+    fig.suptitle(heading(title, f"{what} on fresh deals, today and patched (95% intervals)"),
                  fontsize=TITLE_SIZE)
     plots.save(fig, out_dir / "patch_effects.png")
     return "patch_effects.png", (

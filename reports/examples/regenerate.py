@@ -11,7 +11,9 @@ import shutil
 from pathlib import Path
 
 from boardsim import games
+from boardsim.analysis.patch_job import patch
 from boardsim.analysis.tournament import run_tournament
+from boardsim.cli import parse_policies
 from boardsim.report.build import build_report
 from boardsim.sweeps import sweep, write_tournament
 
@@ -28,6 +30,14 @@ EXAMPLES = {
 
 # the skill scenarios (issue 26) run as bundled, at their own size (minutes each, with search seats)
 SKILL = ("fliptoons-skill", "art-deco-skill", "wagons-skill")
+
+# balance patches (issue 27), at the sizes docs/patch.md quotes (FlipToons about 8 minutes on 2 cores)
+PATCHES = {
+    "fliptoons-patch": ("fliptoons", {"players": [2, 3, 4]}),
+    "art-deco-patch": ("art_deco", {"players": [2, 3, 4], "games": 40_000}),
+    "wagons-patch": ("wagons", {}),
+    "fliptoons-patch-skill": ("fliptoons", {"players": [2], "games": 2_000, "judge": ["mcts(iterations=50)"]}),
+}
 
 
 def main() -> None:
@@ -49,6 +59,14 @@ def main() -> None:
         out = HERE / name
         shutil.rmtree(out, ignore_errors=True)
         sweep(ROOT / "scenarios" / f"{name}.toml", out=out, progress=False)
+        shutil.rmtree(out / "chunks", ignore_errors=True)
+        print(f"wrote {out.relative_to(ROOT)}")
+    for name, (game, kwargs) in PATCHES.items():
+        out = HERE / name
+        shutil.rmtree(out, ignore_errors=True)
+        if "judge" in kwargs:
+            kwargs = {**kwargs, "judge": [s for text in kwargs["judge"] for s in parse_policies(text)]}
+        patch(game, out=out, say=None, **kwargs)
         shutil.rmtree(out / "chunks", ignore_errors=True)
         print(f"wrote {out.relative_to(ROOT)}")
 

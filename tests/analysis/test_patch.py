@@ -96,18 +96,6 @@ def _small(executor=None, threads=None, out=None):
     return patch("art_deco", **SMALL, executor=executor, threads=threads, out=out, say=None, write=out is not None)
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    import distributed  # a test dependency (the test extra): this test must run, never skip
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None, silence_logs=40)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_the_same_seed_gives_the_same_patch_on_every_executor_and_thread_count(dask_client):
     one = _small(threads=1).result
     assert len(one.candidates) > 0
@@ -193,3 +181,16 @@ def test_the_objective_interval_covers_the_true_worst_effect_at_least_95_percent
         lo, hi = P.objective_interval(frame)
         covered += lo <= np.abs(true).max() <= hi
     assert 0.95 <= covered / reps <= 1.0
+
+
+def test_a_judge_verifies_the_patch_without_steering_the_search():
+    searched = _small().result
+    run = patch("art_deco", **SMALL, base="eligibility", judge=["par"], say=None, write=False).result
+    assert run.edits == searched.edits  # the judge's games never enter the search
+    pd.testing.assert_frame_equal(run.candidates, searched.candidates)
+    assert set(run.verification["base"]) == {"eligibility", "par"}
+    o = run.objective
+    assert set(o["base"]) == {"all", "eligibility", "par"} and len(o) == 6
+    whole = o[o["base"] == "all"].set_index("table")["objective"]
+    per = o[o["base"] != "all"].groupby("table")["objective"].max()
+    assert np.allclose(whole.sort_index(), per.sort_index())  # the objective over every base is the worst level's
