@@ -481,22 +481,33 @@ class _Search:
         now = self.full(edits)
         effect = dict(zip(p.tests, now["effect"], strict=True))
         steep, fixable = [], []
+        effects, slopes = [], []
         for card in flagged:
             gains = [found for f in p.fields if (card, f) in p.items
                      and (found := self.item_dose(edits, effect, card, f, False, "limits")) is not None]
             gain = max((g[2] - g[3] for g in gains), default=0.0)
-            (fixable if gain > SLACK else steep).append(card)
+            if gain > SLACK:
+                fixable.append(card)
+                continue
+            steep.append(card)
+            rows = [r for r in self.dose_rows if r["round"] == "limits" and r["item"] == card]
+            effects += [abs(r["effect"]) for r in rows]
+            slopes += [abs(r["slope_per_unit"]) for r in rows]
         left = max(p.max_edits - len(edits), 0)
         field_text = "/".join(p.fields)
         text = f"{len(flagged)} card{'s' if len(flagged) != 1 else ''} stay flagged on the fresh deals."
         if steep:
-            text += (f" For {len(steep)} of them ({_names(steep)}) one whole step of {field_text} moves the effect "
-                     f"further than the effect itself, or the span allows no step (patch_dose.csv, round limits): "
-                     "no whole-number edit brings them closer to fair.")
+            text += (f" For {len(steep)} of them ({_names(steep)}) no whole-number edit of {field_text} within the "
+                     f"span is predicted to lower the worst |effect| by more than {SLACK}")
+            if effects:
+                text += (f": their effects ({min(effects):.3f}-{max(effects):.3f}) are about as small as, or smaller "
+                         f"than, one step's move ({min(slopes):.3f}-{max(slopes):.3f} per unit; patch_dose.csv, "
+                         "round limits)")
+            text += "."
         if fixable:
             text += (f" {len(fixable)} ({_names(fixable)}) could each be improved by an edit of their own, and "
                      f"{left} edit{'s are' if left != 1 else ' is'} left in the budget of {p.max_edits}"
-                     + (", but the search found no such edit that did not make another card worse."
+                     + (", but the search's last round found no candidate that improved on the patch."
                         if left else "."))
         self.limits.append(text)
 

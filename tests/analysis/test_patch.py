@@ -5,6 +5,7 @@ unchanged with --max-edits 0."""
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -72,6 +73,14 @@ def test_the_report_opens_with_the_answer_and_writes_every_table(strong):
     assert {"round", "candidate", "patch", "rung", "objective", "deals_first", "deals_last", "games"} <= set(
         candidates.columns)
     assert (candidates["games"] > 0).all()
+
+
+def test_the_patch_charts_fit_their_figures_with_nothing_covered(strong, layout_checked):
+    from boardsim.report.build import build_report
+
+    _, out = strong
+    build_report(out)
+    assert {Path(p).name for p in layout_checked} >= {"patch_effects.png", "patch_search.png"}
 
 
 def test_verification_deals_are_disjoint_from_the_search_deals(strong):
