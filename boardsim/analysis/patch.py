@@ -60,6 +60,7 @@ SLACK = 0.005  # a candidate may leave the worst |effect| this far above the bes
 POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
 FIRST = "(first player)"
+FORMAT = 1  # of a saved measurement (in its digest): raise it when what a measurement sums changes
 
 Edits = tuple[tuple[str, str, int], ...]  # ((item, field, new value), ...) sorted: a patch, hashable
 
@@ -160,7 +161,8 @@ class Problem:
         from boardsim import __version__
         from boardsim.chunks import code_hash
 
-        return {"boardsim": __version__, "code": code_hash(), "game": self.game.name, "rules": self.rules,
+        return {"format": FORMAT, "boardsim": __version__, "code": code_hash(), "game": self.game.name,
+                "rules": self.rules,
                 "bases": [b.label() for b in self.bases], "judges": self.judges, "seed": self.seed,
                 "seating": self.seating}
 
@@ -507,7 +509,7 @@ class _Search:
         if fixable:
             text += (f" {len(fixable)} ({_names(fixable)}) could each be improved by an edit of their own, and "
                      f"{left} edit{'s are' if left != 1 else ' is'} left in the budget of {p.max_edits}"
-                     + (", but the search's last round found no candidate that improved on the patch."
+                     + (", but the search found no such edit that improved on the patch."
                         if left else "."))
         self.limits.append(text)
 
@@ -581,9 +583,9 @@ class _Search:
             self.history.append({"step": len(self.history), "round": round_no, "patch": describe(p, current),
                                  "edits": len(current), "objective": obj, "soft_max": soft_max(now),
                                  "candidates_scored": self.n_candidates})
-        if p.max_edits > 0 and len(current) >= p.max_edits:
-            self.limits.append(f"The budget of {p.max_edits} edit{'s' if p.max_edits != 1 else ''} is spent.")
+        spent = p.max_edits > 0 and len(current) >= p.max_edits
         # fewest edits: drop any edit whose removal does not make the objective worse
+        dropped = 0
         for e in list(current):
             if e not in current:
                 continue
@@ -600,10 +602,15 @@ class _Search:
             ref = min(h["objective"] for h in self.history)
             if self.better(frame, trial, now, current, ref):
                 self.say(f"dropped {e[0]} {e[1]}: {t_obj:.3f} without it")
+                dropped += 1
                 current, now, obj = trial, frame, t_obj
                 self.history.append({"step": len(self.history), "round": round_no + 1,
                                      "patch": describe(p, current), "edits": len(current), "objective": obj,
                                      "soft_max": soft_max(now), "candidates_scored": self.n_candidates})
+        if spent:
+            budget = f"{p.max_edits} edit{'s' if p.max_edits != 1 else ''}"
+            self.limits.append(f"The search used the whole budget of {budget}"
+                               + (f", then dropped {dropped} that did not help." if dropped else "."))
         return current
 
 

@@ -74,7 +74,10 @@ def patch_answer(objective: pd.DataFrame, limits: Sequence[str] = (), verificati
             r = {t: row for t, row in zip(part["table"], part.to_dict("records"), strict=True)}
             if "today" in r and "patched" in r:
                 ok = "holds" if r["patched"]["confirmed"] else "is not confirmed"
-                held.append(f"under {b} it {ok} ({r['today']['objective']:.3f} → {r['patched']['objective']:.3f})")
+                count = (f"; flagged cards {int(r['today']['flagged_cards'])} → {int(r['patched']['flagged_cards'])}"
+                         if cards else "")
+                held.append(f"under {b} it {ok} ({r['today']['objective']:.3f} → {r['patched']['objective']:.3f}"
+                            f"{count})")
         out.append("For each skill level: " + "; ".join(held) + ".")
     if limits:
         out.append("What limited the search: " + " ".join(limits))
