@@ -588,7 +588,7 @@ def cmd_cards(args) -> int:
 
 
 def cmd_patch(args) -> int:
-    from boardsim.analysis.patch_job import _target, patch
+    from boardsim.analysis.patch_job import _target, default_out, patch
 
     executor, workers = _executor_flags(args)
     game, _ = _target(args.target)
@@ -605,8 +605,9 @@ def cmd_patch(args) -> int:
                     scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say,
                     judge=judges)
     except KeyboardInterrupt:
-        print("interrupted: every finished measurement is kept under the output folder's chunks/patch/; rerun the "
-              "same command to resume", file=sys.stderr)
+        where = Path(args.out) if args.out else default_out(args.target, game)
+        print(f"interrupted: every finished measurement is kept in {where / 'chunks' / 'patch'}/; rerun the same "
+              "command to resume", file=sys.stderr)
         return 130
     from boardsim.report.patch import patch_answer
 

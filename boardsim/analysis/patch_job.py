@@ -200,11 +200,12 @@ def make_problem(
                    rules_, card_file, start_edits, seating, judges=len(judges))
 
 
-def default_out(target: str | Path, problem: Problem) -> Path:
+def default_out(target: str | Path, game: Game) -> Path:
+    """``reports/<scenario>-patch/`` for a scenario file, ``reports/patch-<game>/`` for a game name."""
     text = str(target)
     if text.endswith(".toml") or Path(text).is_file():
         return Path("reports") / f"{Path(text).stem}-patch"
-    return Path("reports") / f"patch-{problem.game.name}"
+    return Path("reports") / f"patch-{game.name}"
 
 
 def patch(
@@ -253,7 +254,7 @@ def patch(
     problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules, judge)
     out_dir = None
     if write:
-        out_dir = output_folder(out, default_out(target, problem))
+        out_dir = output_folder(out, default_out(target, problem.game))
         check_writable(out_dir)
     if threads is not None:
         _int_in(threads, "--threads", 1, 4096)

@@ -203,3 +203,15 @@ def test_a_judge_verifies_the_patch_without_steering_the_search():
     whole = o[o["base"] == "all"].set_index("table")["objective"]
     per = o[o["base"] != "all"].groupby("table")["objective"].max()
     assert np.allclose(whole.sort_index(), per.sort_index())  # the objective over every base is the worst level's
+
+
+def test_ctrl_c_exits_130_and_says_where_the_measurements_are(tmp_path, capsys, monkeypatch):
+    from boardsim.analysis import patch_job
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(patch_job, "search_patch", interrupted)
+    out = tmp_path / "out"
+    assert cli.main(["patch", "art_deco", "--games", "200", "--out", str(out)]) == 130
+    assert f"kept in {out / 'chunks' / 'patch'}/; rerun the same command" in capsys.readouterr().err
