@@ -160,5 +160,6 @@ def write_search(history: pd.DataFrame, candidates: pd.DataFrame, out_dir, title
     return "patch_search.png", (
         "The search: each round's candidates scored on the same deals (grey: dropped by successive halving "
         "after a part of the deals; orange: scored on all of them) and the accepted patch after each round "
-        "(blue line, with its number of edits). These scores are on the search deals, so they are optimistic; "
-        "the verdict is the fresh-deal comparison.")
+        "(blue line, with its number of edits). The last column, after the final round, is the patch with each "
+        "edit removed in turn: an edit whose removal is no worse is dropped. These scores are on the search "
+        "deals, so they are optimistic; the verdict is the fresh-deal comparison.")
