@@ -36,6 +36,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,10 +47,11 @@ import pandas as pd
 from scipy import stats
 
 from boardsim import rng, safe_io
-from boardsim.analysis.balance import holm
+from boardsim.analysis.balance import flag_effects
+from boardsim.analysis.stats import _mean_var
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat, stable_hash
-from boardsim.runner import WIN_UNITS, make_cell
+from boardsim.runner import WIN_UNITS, Cell, make_cell
 
 OBJECTIVES = ("cards", "first_player", "both")
 RUNGS = (0.25, 0.5, 1.0)  # successive halving: the share of the search deals each round of the race plays
@@ -60,6 +62,7 @@ SLACK = 0.005  # a candidate may leave the worst |effect| this far above the bes
 POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
 FIRST = "(first player)"
+CELL_TABLES = 24  # tables whose cells a Measurer keeps (a round races about 20 candidates; ~2 MB a table)
 FORMAT = 1  # of a saved measurement (in its digest): raise it when what a measurement sums changes
 
 Edits = tuple[tuple[str, str, int], ...]  # ((item, field, new value), ...) sorted: a patch, hashable
@@ -179,20 +182,20 @@ class Sums:
 
     def frame(self, problem: Problem, confidence: float = 0.95) -> pd.DataFrame:
         """One row per test: effect (share minus 1/P), its t interval and p-value, deals."""
-        rows = []
-        for t, (s, q, d) in zip(self.tests, self.values, strict=True):
-            arr = t.players if t.card is not None else 1
-            scale = float(arr * WIN_UNITS)
-            mean = s / scale / d
-            var = max(q / scale**2 - d * mean * mean, 0.0) / max(d - 1, 1)
-            se = math.sqrt(var / d)
-            effect = mean - 1.0 / t.players
-            h = float(stats.t.ppf(0.5 + confidence / 2, max(d - 1, 1))) * se
-            p = float(2 * stats.t.sf(abs(effect) / se, max(d - 1, 1))) if se > 0 else float(effect == 0.0)
-            rows.append({"base": problem.bases[t.base].label(), "players": t.players,
-                         "card": t.card if t.card is not None else FIRST, "effect": effect, "effect_lo": effect - h,
-                         "effect_hi": effect + h, "se": se, "p_value": p, "deals": int(d), "games": int(d * arr)})
-        return pd.DataFrame(rows)
+        arr = np.array([t.players if t.card is not None else 1 for t in self.tests], dtype=float)
+        scale = arr * WIN_UNITS  # a deal's win units over its arrangements, per unit of share
+        mean_y, var_y, d = _mean_var(self.values[:, 0], self.values[:, 1], self.values[:, 2])
+        se = np.sqrt(var_y / d) / scale
+        df = np.maximum(d - 1, 1)
+        effect = mean_y / scale - 1.0 / np.array([t.players for t in self.tests], dtype=float)
+        h = stats.t.ppf(0.5 + confidence / 2, df) * se
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(se > 0, 2 * stats.t.sf(np.abs(effect) / se, df), (effect == 0.0).astype(float))
+        return pd.DataFrame({"base": [problem.bases[t.base].label() for t in self.tests],
+                             "players": [t.players for t in self.tests],
+                             "card": [t.card if t.card is not None else FIRST for t in self.tests],
+                             "effect": effect, "effect_lo": effect - h, "effect_hi": effect + h, "se": se,
+                             "p_value": p, "deals": d.astype(int), "games": (d * arr).astype(int)})
 
 
 def soft_max(frame: pd.DataFrame) -> float:
@@ -247,6 +250,9 @@ class Measurer:
         self.games = 0  # games played here (not loaded)
         self.loaded = 0
         self.memo: dict[tuple, Sums] = {}
+        # each table's card table and cells, for its next segment: a race measures a candidate on up to three
+        # segments and building a cell costs milliseconds (FlipToons 3p: 6 ms), about a quarter of a search's time
+        self.cells: OrderedDict[Edits, tuple[pd.DataFrame, dict[Test, Cell]]] = OrderedDict()
         if folder is not None:
             safe_io.real_dir(folder.parent)
             safe_io.real_dir(folder)
@@ -258,7 +264,7 @@ class Measurer:
         memo_key = (edits, segment, tuple(tests))
         if memo_key in self.memo:
             return self.memo[memo_key]
-        table = p.table(edits)
+        table, cells = self._cells(edits)
         digest = stable_hash(self.facts, table.to_dict("list"), table.attrs, segment,
                              [(t.base, t.players, t.card) for t in tests],
                              [p.segment(segment, n) for n in p.counts])
@@ -267,7 +273,9 @@ class Measurer:
         if sums is None:
             sums = Sums(tests)
             for i, t in enumerate(tests):
-                sums.values[i] = self._play(t, table, *p.segment(segment, t.players))
+                if t not in cells:
+                    cells[t] = make_cell(p.game, t.players, p.seats(t), p.rules, table, seating_design=p.seating)
+                sums.values[i] = self._play(cells[t], *p.segment(segment, t.players))
             if path is not None:
                 safe_io.write_text(path, json.dumps({"digest": digest, "values": sums.values.tolist()}))
         self.memo[memo_key] = sums
@@ -285,11 +293,19 @@ class Measurer:
         self.loaded += 1
         return Sums(tests, values)
 
-    def _play(self, test: Test, table: pd.DataFrame, start: int, count: int) -> np.ndarray:
+    def _cells(self, edits: Edits) -> tuple[pd.DataFrame, dict[Test, Cell]]:
+        """The table of ``edits`` and the cells built for it so far (the CELL_TABLES most recent tables)."""
+        if edits in self.cells:
+            self.cells.move_to_end(edits)
+        else:
+            self.cells[edits] = (self.problem.table(edits), {})
+            if len(self.cells) > CELL_TABLES:
+                self.cells.popitem(last=False)
+        return self.cells[edits]
+
+    def _play(self, cell: Cell, start: int, count: int) -> np.ndarray:
         from boardsim.executors import play_ranges
 
-        p = self.problem
-        cell = make_cell(p.game, test.players, p.seats(test), p.rules, table, seating_design=p.seating)
         ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
         out = np.zeros(3, dtype=np.int64)
         for _, agg in play_ranges(cell, self.key, ranges, self.executor, reduce=True):
@@ -372,17 +388,32 @@ class _Search:
         self.n_candidates = 0
 
     def full(self, edits: Edits) -> pd.DataFrame:
-        """Every test on all the search deals (the race's three rungs added up)."""
-        total = self.m.measure(edits, "search0")
-        for r in range(1, len(RUNGS)):
-            total = total + self.m.measure(edits, f"search{r}")
-        return total.frame(self.p)
+        """Every test on all the search deals (the race's rungs added up)."""
+        return self.score(edits, len(RUNGS) - 1)
 
     def score(self, edits: Edits, rung: int) -> pd.DataFrame:
+        """Every test on the search deals of the race's rungs 0 .. ``rung``."""
         total = self.m.measure(edits, "search0")
         for r in range(1, rung + 1):
             total = total + self.m.measure(edits, f"search{r}")
         return total.frame(self.p)
+
+    def record(self, round_no: int, ident: int, edits: Edits, rung: int, frame: pd.DataFrame) -> None:
+        """One row of patch_candidates.csv: a candidate's score on the search deals of rungs 0 .. ``rung``."""
+        worst = frame.loc[frame["effect"].abs().idxmax()]
+        self.rows.append({"round": round_no, "candidate": ident, "patch": describe(self.p, edits),
+                          "edits": len(edits), "edited_cards": edit_count(edits)[0], "rung": rung + 1,
+                          "share_of_search_deals": RUNGS[rung], "objective": objective_of(frame),
+                          "soft_max": soft_max(frame),
+                          "worst_test": f"{worst['card']} at {worst['players']}p [{worst['base']}]",
+                          "deals_first": 0, "deals_last": int(frame["deals"].max()) - 1,
+                          "games": int(frame["games"].sum())})
+
+    def step(self, round_no: int, edits: Edits, frame: pd.DataFrame) -> None:
+        """One row of patch_history.csv: the accepted patch after a round."""
+        self.history.append({"step": len(self.history), "round": round_no, "patch": describe(self.p, edits),
+                             "edits": len(edits), "objective": objective_of(frame), "soft_max": soft_max(frame),
+                             "candidates_scored": self.n_candidates})
 
     def race(self, cands: list[Edits], round_no: int, ref: float) -> tuple[Edits, pd.DataFrame] | None:
         alive = list(dict.fromkeys(cands))
@@ -395,16 +426,8 @@ class _Search:
             scored = []
             for c in alive:
                 frames[c] = self.score(c, r)
-                obj = objective_of(frames[c])
-                scored.append((rank(frames[c], ref), *edit_count(c), ident[c], c, obj))
-                worst = frames[c].loc[frames[c]["effect"].abs().idxmax()]
-                self.rows.append({"round": round_no, "candidate": ident[c], "patch": describe(self.p, c),
-                                  "edits": len(c), "edited_cards": edit_count(c)[0], "rung": r + 1,
-                                  "share_of_search_deals": RUNGS[r], "objective": obj,
-                                  "soft_max": soft_max(frames[c]),
-                                  "worst_test": f"{worst['card']} at {worst['players']}p [{worst['base']}]",
-                                  "deals_first": 0, "deals_last": int(frames[c]["deals"].max()) - 1,
-                                  "games": int(frames[c]["games"].sum())})
+                scored.append((rank(frames[c], ref), *edit_count(c), ident[c], c))
+                self.record(round_no, ident[c], c, r, frames[c])
             scored.sort(key=lambda s: s[:4])
             if r < len(RUNGS) - 1:
                 alive = [s[4] for s in scored[: max(1, math.ceil(len(scored) / 2))]]
@@ -552,8 +575,7 @@ class _Search:
         current: Edits = ()
         now = self.full(current)
         obj = objective_of(now)
-        self.history.append({"step": 0, "round": 0, "patch": describe(p, current), "edits": 0, "objective": obj,
-                             "soft_max": soft_max(now), "candidates_scored": 0})
+        self.step(0, current, now)
         self.say(f"today: objective {obj:.3f} on the search deals")
         round_no = 0
         while p.max_edits > 0 and round_no < p.max_edits + 3:  # a round may also re-value an edited card
@@ -580,9 +602,7 @@ class _Search:
                                    "same deals.")
                 break
             current, now, obj = best, frame, best_obj
-            self.history.append({"step": len(self.history), "round": round_no, "patch": describe(p, current),
-                                 "edits": len(current), "objective": obj, "soft_max": soft_max(now),
-                                 "candidates_scored": self.n_candidates})
+            self.step(round_no, current, now)
         spent = p.max_edits > 0 and len(current) >= p.max_edits
         # fewest edits: drop any edit whose removal does not make the objective worse
         dropped = 0
@@ -593,20 +613,13 @@ class _Search:
             frame = self.full(trial)
             t_obj = objective_of(frame)
             self.n_candidates += 1
-            self.rows.append({"round": round_no + 1, "candidate": self.n_candidates, "patch": describe(p, trial),
-                              "edits": len(trial), "edited_cards": edit_count(trial)[0], "rung": len(RUNGS),
-                              "share_of_search_deals": 1.0, "objective": t_obj, "soft_max": soft_max(frame),
-                              "worst_test": "",
-                              "deals_first": 0, "deals_last": int(frame["deals"].max()) - 1,
-                              "games": int(frame["games"].sum())})
+            self.record(round_no + 1, self.n_candidates, trial, len(RUNGS) - 1, frame)
             ref = min(h["objective"] for h in self.history)
             if self.better(frame, trial, now, current, ref):
                 self.say(f"dropped {e[0]} {e[1]}: {t_obj:.3f} without it")
                 dropped += 1
                 current, now, obj = trial, frame, t_obj
-                self.history.append({"step": len(self.history), "round": round_no + 1,
-                                     "patch": describe(p, current), "edits": len(current), "objective": obj,
-                                     "soft_max": soft_max(now), "candidates_scored": self.n_candidates})
+                self.step(round_no + 1, current, now)
         if spent:
             budget = f"{p.max_edits} edit{'s' if p.max_edits != 1 else ''}"
             self.limits.append(f"The search used the whole budget of {budget}"
@@ -621,10 +634,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     interval.  Returns (per-test rows, objective rows)."""
     frames, objs = [], []
     for name, e in (("today", ()), ("patched", edits)):
-        f = measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence)
-        f["p_holm"] = holm(f["p_value"]) if len(f) else []
-        sig = f["p_holm"] < alpha
-        f["flag"] = np.where(sig & (f["effect"] > 0), "strong", np.where(sig & (f["effect"] < 0), "weak", ""))
+        f = flag_effects(measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence), alpha)
         first = [problem.segment("verify", n)[0] for n in f["players"]]
         f.insert(0, "table", name)
         f["deals_first"] = first
@@ -642,7 +652,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
                          "worst_first_player": objective_of(fp_rows) if len(fp_rows) else np.nan,
                          "flagged": int((part["flag"] != "").sum()),
                          "flagged_cards": int(card_rows.loc[card_rows["flag"] != "", "card"].nunique()),
-                         "tests": len(part), "correction": f"holm over {len(f)} tests",
+                         "tests": len(part), "correction": f["correction"].iloc[0],
                          "deals_first": int(part["deals_first"].min()), "deals_last": int(part["deals_last"].max())})
     objective = pd.DataFrame(objs)
     # confirmed: the patched table's simultaneous interval for the objective lies wholly below today's

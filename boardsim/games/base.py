@@ -470,17 +470,13 @@ class Game(ABC):
     def patch_fields(self, table: pd.DataFrame) -> list[tuple[str, str, int]]:
         """(card, field, today's value) of every integer field a balance patch may edit: the market cards (or,
         in a game without a market, every card) and each integer column that a card edit accepts."""
+        from boardsim.analysis.balance import sweepable_fields  # the fields ``cards --sweep`` varies
+
         names = self.market_cards(table) or [str(n) for n in table["name"]]
         out = []
-        for col in table.columns:
-            if col == "name" or not pd.api.types.is_integer_dtype(table[col]):
-                continue
-            try:
-                self.card_table({names[0]: {col: int(table.loc[table["name"] == names[0], col].iloc[0])}})
-            except BadInput:
-                continue
+        for col in sweepable_fields(self, table):
             values = dict(zip(table["name"].astype(str), table[col].astype(int), strict=True))
-            out += [(n, str(col), int(values[n])) for n in names]
+            out += [(n, col, int(values[n])) for n in names]
         return out
 
     # -- helpers shared by all games -----------------------------------------
