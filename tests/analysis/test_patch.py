@@ -108,6 +108,10 @@ def _small(executor=None, threads=None, out=None):
 def test_the_same_seed_gives_the_same_patch_on_every_executor_and_thread_count(dask_client):
     one = _small(threads=1).result
     assert len(one.candidates) > 0
+    # every candidate the search scored stays within the span of today's values
+    moves = [m.split() for patch_text in one.candidates["patch"] if patch_text != "today's table"
+             for m in patch_text.split(", ")]
+    assert moves and all(abs(int(m[-1]) - int(m[-3])) <= SMALL["span"] for m in moves)
     runs = [_small(threads=2).result]
     with ProcessExecutor(workers=2, threads=1) as pool:
         runs.append(_small(executor=pool).result)
@@ -215,3 +219,13 @@ def test_ctrl_c_exits_130_and_says_where_the_measurements_are(tmp_path, capsys, 
     out = tmp_path / "out"
     assert cli.main(["patch", "art_deco", "--games", "200", "--out", str(out)]) == 130
     assert f"kept in {out / 'chunks' / 'patch'}/; rerun the same command" in capsys.readouterr().err
+
+
+def test_objective_both_is_the_worse_of_the_card_and_first_player_tests():
+    run = patch("fliptoons", players=[2], objective="both", max_edits=0, games=200, seed=4, say=None,
+                write=False).result
+    v = run.verification
+    assert (v["card"] == P.FIRST).sum() == 2 and (v["card"] != P.FIRST).sum() == 2 * 25  # today and patched
+    o = run.objective.set_index("table")
+    for table in ("today", "patched"):
+        assert o.loc[table, "objective"] == max(o.loc[table, "worst_card_effect"], o.loc[table, "worst_first_player"])
