@@ -1,7 +1,7 @@
 """Speed, start-up and memory of every registered game; writes benchmarks/results.csv.
 
 Run:  python benchmarks/run_all.py [--seconds S] [--dask-seconds S] [--game NAME ...] [--no-dask] [--no-nojit]
-                                   [--out FILE]
+                                   [--no-mcts] [--out FILE]
 
 For each game in ``boardsim.games.names()`` (default players, every seat the
 game's ``default_policy``, seats fixed), through the same streamed path a
@@ -27,7 +27,10 @@ sweep uses (``run_cell`` into an ``Aggregate``, without chunk files):
   (``NUMBA_CACHE_DIR`` a new temporary folder), i.e. the engine's cold compile;
   warm start: the same again with that cache filled;
 - peak memory (max RSS) of a fresh process streaming about ``--seconds``
-  worth of games in the default chunk size.
+  worth of games in the default chunk size;
+- the search player's speed: its playout policy's bare rollouts and its iterations (budget
+  ``MCTS_BUDGET``) per CPU-second of the deciding thread (``time.thread_time``), from the game's
+  ``mcts.probe`` over its real positions.  A search player's strength per second is set by these.
 
 Each rate is timed on a batch grown until one run takes about ``--seconds``
 (default 2).  The default run takes a few minutes on 2 cores; raise
@@ -51,6 +54,7 @@ HERE = Path(__file__).resolve().parent
 COLUMNS = ["game", "players", "policy", "cores", "games_per_s_1_thread", "games_per_s_all_threads",
            "games_per_s_dask_2_workers", "games_per_s_dask_1_worker", "dask_scaling", "jit_speedup",
            "games_per_s_no_jit", "cold_start_s", "cold_start_cpu_s", "warm_start_s",
+           "mcts_rollouts_per_cpu_s", "mcts_iterations_per_cpu_s",
            "peak_rss_mb", "games_per_s_engine_1_thread", "simulate_over_engine", "sweep_over_engine", "boardsim",
            "date"]
 
@@ -201,7 +205,8 @@ def run_probe(game: str, env_extra: dict[str, str], seconds: float) -> tuple[dic
 
 
 # -- the suite ----------------------------------------------------------------
-def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, dask_seconds: float = 8.0) -> dict:
+def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, dask_seconds: float = 8.0,
+               mcts: bool = True) -> dict:
     import numba
 
     import boardsim
@@ -243,7 +248,24 @@ def bench_game(name: str, seconds: float, dask_ex, nojit: bool, dask_one=None, d
         warm, wall = run_probe(name, {"NUMBA_CACHE_DIR": cache}, seconds)
     row["warm_start_s"] = wall - warm["after_start_s"]
     row["peak_rss_mb"] = warm["peak_rss_mb"]
+    if mcts:
+        row.update(mcts_speed(name))
     return row
+
+
+MCTS_BUDGET = 200
+
+
+def mcts_speed(name: str) -> dict[str, float]:
+    """Rollouts and search iterations per CPU-second of the deciding thread (``mcts.probe`` with
+    ``time.thread_time``; its first call compiles the search, which is not timed)."""
+    import importlib
+
+    mcts = importlib.import_module(f"boardsim.games.{name}.mcts")
+    mcts.probe((2,), positions=1, clock=time.thread_time)  # compile or load outside the timing
+    row = mcts.probe((MCTS_BUDGET,), positions=20, clock=time.thread_time).iloc[0]
+    return {"mcts_rollouts_per_cpu_s": 1e6 / float(row["rollout_us"]),
+            "mcts_iterations_per_cpu_s": 1e6 / float(row["iteration_us"])}
 
 
 def fmt(value, digits: int = 0) -> str:
@@ -260,6 +282,7 @@ def main() -> None:
                     help="about how long each Dask run takes (a task's fixed cost dominates short runs)")
     ap.add_argument("--no-dask", action="store_true", help="skip the Dask LocalCluster figure")
     ap.add_argument("--no-nojit", action="store_true", help="skip the NUMBA_DISABLE_JIT comparison")
+    ap.add_argument("--no-mcts", action="store_true", help="skip the search player's rollouts per CPU-second")
     ap.add_argument("--out", default=str(HERE / "results.csv"), help="CSV to write")
     ap.add_argument("--probe", help=argparse.SUPPRESS)
     ap.add_argument("--probe-seconds", type=float, default=0.0, help=argparse.SUPPRESS)
@@ -284,7 +307,8 @@ def main() -> None:
     try:
         for name in games:
             t0 = time.perf_counter()
-            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit, dask_one, args.dask_seconds))
+            rows.append(bench_game(name, args.seconds, dask_ex, not args.no_nojit, dask_one, args.dask_seconds,
+                                   not args.no_mcts))
             print(f"{name}: done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     finally:
         for ex in (dask_ex, dask_one):
@@ -296,14 +320,15 @@ def main() -> None:
         for row in rows:
             w.writerow({k: row.get(k, "") for k in COLUMNS})
     head = f"{'game':<10} {'1 thread':>10} {'all thr.':>10} {'dask 2w':>10} {'2w/1w':>6} {'jit x':>6} {'cold s':>7} " \
-           f"{'cold cpu':>8} {'warm s':>7} {'peak MB':>8} {'sim/eng':>8} {'swp/eng':>8}"
+           f"{'cold cpu':>8} {'warm s':>7} {'peak MB':>8} {'sim/eng':>8} {'swp/eng':>8} {'rollout/s':>10} {'iter/s':>9}"
     print(head)
     for r in rows:
         print(f"{r['game']:<10} {fmt(r['games_per_s_1_thread']):>10} {fmt(r['games_per_s_all_threads']):>10} "
               f"{fmt(r.get('games_per_s_dask_2_workers')):>10} {fmt(r.get('dask_scaling'), 2):>6} "
               f"{fmt(r.get('jit_speedup'), 0):>6} {fmt(r['cold_start_s'], 1):>7} {fmt(r['cold_start_cpu_s'], 1):>8} "
               f"{fmt(r['warm_start_s'], 1):>7} {fmt(r['peak_rss_mb']):>8} "
-              f"{fmt(r['simulate_over_engine'], 2):>8} {fmt(r['sweep_over_engine'], 2):>8}")
+              f"{fmt(r['simulate_over_engine'], 2):>8} {fmt(r['sweep_over_engine'], 2):>8} "
+              f"{fmt(r.get('mcts_rollouts_per_cpu_s')):>10} {fmt(r.get('mcts_iterations_per_cpu_s')):>9}")
     print(f"games/s; {os.cpu_count()} cores; wrote {args.out}")
 
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -488,7 +489,7 @@ def position(cell_key, index, P, C, C2, R, scorers, maxc, T, decisions):
 
 
 def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
-          players: int = 2) -> Any:
+          players: int = 2, clock: Callable[[], float] = time.perf_counter) -> Any:
     """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
     ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
     bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
@@ -496,7 +497,9 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     Position i is game i of the probe's cell (every seat mcts) after (2 + 5 i) mod 40 decisions, each made
     by the playout policy, so the positions cover early and late turns.  Both are timed by calling the
-    engine's own ``decide`` from Python (``decide_at``; the first call compiles it)."""
+    engine's own ``decide`` from Python (``decide_at``; the first call compiles it).
+    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    """
     import pandas as pd
 
     from boardsim.games.base import Seat
@@ -531,12 +534,12 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         for S, X, U, L, rng in states:
             p = int(E.to_move(S))
             row[M_ITER] = b
-            t0 = time.perf_counter()
+            t0 = clock()
             decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
-            spent += time.perf_counter() - t0
+            spent += clock() - t0
             row[M_ITER] = -reps
-            t0 = time.perf_counter()
+            t0 = clock()
             decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
-            roll += time.perf_counter() - t0
+            roll += clock() - t0
         out.append(TR.probe_row(b, spent, roll, len(states), reps))
     return pd.DataFrame(out)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numba
@@ -289,7 +290,7 @@ def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, coun
 
 
 def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
-          players: int = 2) -> Any:
+          players: int = 2, clock: Callable[[], float] = time.perf_counter) -> Any:
     """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
     ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
     bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
@@ -298,7 +299,9 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     Position i is game i of the probe's cell after (3 + 7 i) mod 28 decisions, every one made by the
     default mcts seat's playout policy (gain_minus_gift placing with fast), so the positions cover starts,
     drafts, taken and free placements, early and late.  Both are timed by calling the engine's own
-    ``decide`` from Python (a twin compiled for that call, the first call compiles it)."""
+    ``decide`` from Python (a twin compiled for that call, the first call compiles it).
+    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    """
     import pandas as pd
 
     from boardsim.games.base import Seat
@@ -342,15 +345,15 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         tr = TR.new_tree(b + 1)
         spent = 0.0
         for snap, st in states:
-            t0 = time.perf_counter()
+            t0 = clock()
             call(snap, tr, b, st.copy())
-            spent += time.perf_counter() - t0
+            spent += clock() - t0
         reps = max(10, b // 10)
         roll = 0.0
         for snap, st in states:
-            t0 = time.perf_counter()
+            t0 = clock()
             call(snap, tr, -reps, st.copy())
-            roll += time.perf_counter() - t0
+            roll += clock() - t0
         out.append(TR.probe_row(b, spent, roll, len(states), reps))
     return pd.DataFrame(out)
 
