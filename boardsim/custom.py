@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from numba import njit, types
+from numba.core import cgutils
 from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.registry import CPUDispatcher
+from numba.extending import intrinsic
 
 from boardsim.errors import BadInput
 
@@ -47,6 +49,21 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 def no_scorer(features, candidates, params, scores):
     """The scorer of a seat that has none (never called)."""
     scores[:] = 0.0
+
+
+@intrinsic
+def borrowed(typingctx, arr):
+    """``arr`` without its owner (meminfo and parent NULL): the scorer it is passed to then does no atomic
+    reference counting on it.  Only for arrays that outlive the call, which every engine array does."""
+
+    def codegen(context, builder, sig, args):
+        src = context.make_array(arr)(context, builder, value=args[0])
+        out = context.make_array(arr)(context, builder, value=args[0])
+        out.meminfo = cgutils.get_null_value(src.meminfo.type)
+        out.parent = cgutils.get_null_value(src.parent.type)
+        return out._getvalue()
+
+    return arr(arr), codegen
 
 
 _CACHE: dict[str, Any] = {}

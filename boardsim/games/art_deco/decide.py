@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, types
 
 from boardsim import tree as _tree
+from boardsim.custom import borrowed as _borrowed
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (
     A_LEADER,
@@ -453,7 +454,7 @@ def _up_to(rl, s, f, stack, cost, up_to, stop):
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
 def _best(scorer, f, cand, n, params, scores):
     """The row a custom scorer ranks highest among the first ``n`` candidates (the first on ties)."""
-    scorer(f, cand[:n], params, scores[:n])
+    scorer(_borrowed(f), _borrowed(cand[:n]), _borrowed(params), _borrowed(scores[:n]))
     best = 0
     for i in range(1, n):
         if scores[i] > scores[best]:
@@ -471,7 +472,7 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
     cand[i, K_SLOT] = slot
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
     """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
     if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
@@ -493,7 +494,7 @@ def open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid,
     return min_bid if _best(scorers[s], f, S.cand, 2, rl.params[s], S.scores) == 1 else -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
     """``buy`` for a seat asked at each decision."""
     f = S.feats[p]
@@ -532,7 +533,7 @@ def _target(S, p, n_cards, rnd, sale_factor, target):
     return pick
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
     """``sell`` for a rules or custom seat."""
     n_cards = st[p, C_CARDS]
