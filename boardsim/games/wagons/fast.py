@@ -684,24 +684,35 @@ def _keep(ws, k, v, xy, rot):
 def _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy, quick, gw, bestv, spots):
     """Rank cards[at : at + count] at one legal spot by ``_quick`` and the goals' terms, from the spot's
     words; keep each card's TOP best (_keep).  ``quick``: the rank, lands + gw x goal terms, is the value;
-    each card's best so far goes straight into bestv[k] and spots[k] (the first on ties, in scan order)."""
-    for k in range(count):
-        row = R_TOP + k
-        for rot in range(2):
-            lands = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1])
-            goal = -lost
-            if ng > 0:
-                sm = ws[row, T_WORDS + 3 * rot + 2] & marks
-                goal += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
-            if quick:
+    each card's best so far goes straight into bestv[k] and spots[k] (the first on ties, in scan order).
+    One test of ``quick`` per spot, outside the loops (fast's own loop is as it was)."""
+    if quick:
+        for k in range(count):
+            for rot in range(2):
+                lands, goal = _terms(ws, k, rot, ng, w0, w1, w2, touch, cover, cbig, lost, marks)
                 v = float(lands) + gw * float(goal)
                 if v > bestv[k]:
                     bestv[k] = v
                     spots[k, 0] = xy % T.G
                     spots[k, 1] = xy // T.G
                     spots[k, 2] = rot
-            else:
+    else:
+        for k in range(count):
+            for rot in range(2):
+                lands, goal = _terms(ws, k, rot, ng, w0, w1, w2, touch, cover, cbig, lost, marks)
                 _keep(ws, k, lands + goal, xy, rot)
+
+
+@njit(**FI)
+def _terms(ws, k, rot, ng, w0, w1, w2, touch, cover, cbig, lost, marks):
+    """Card k's first ranking at a spot in rotation rot: its lands term (``_quick``) and its goal terms."""
+    row = R_TOP + k
+    lands = _quick(touch, cover, cbig, ws[row, T_WORDS + 3 * rot], ws[row, T_WORDS + 3 * rot + 1])
+    goal = -lost
+    if ng > 0:
+        sm = ws[row, T_WORDS + 3 * rot + 2] & marks
+        goal += w0 * _pop4(sm & 15) + w1 * _pop4((sm >> 4) & 15) + w2 * _pop4(sm >> 8)
+    return lands, goal
 
 
 @njit(**FI)
