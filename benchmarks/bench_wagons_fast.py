@@ -1,13 +1,14 @@
-"""Fidelity and speed of Circle the Wagons' ``fast`` placement against exact ``greedy`` placement.
+"""Fidelity and speed of Circle the Wagons' ``fast`` and ``quick`` placements against exact ``greedy`` placement.
 
-Run:  python benchmarks/bench_wagons_fast.py [--games N] [--duel N]
-Prints, for the default drafting policy (gain_minus_gift):
+Run:  python benchmarks/bench_wagons_fast.py [--games N] [--duel N] [--modes fast,quick]
+Prints, for the default drafting policy (gain_minus_gift) and each mode:
 - on every placement of N games played with exact greedy placement (the town, card and opponent
-  counts as they were), how often ``fast`` picks a spot of the same exact value as greedy's, and the
+  counts as they were), how often the mode picks a spot of the same exact value as greedy's, and the
   mean points (lands + goals, goal_weight 1) it gives up per placement;
-- the head-to-head win rate of a ``fast`` seat against a ``greedy`` seat over 2 x --duel games (each
-  seat order half the time; a shared tie counts a half), with a 95% interval;
-- games per CPU-second of both on 1 thread, measured in turns, and their ratio.
+- the head-to-head win rate of a seat placing with the mode against a ``greedy`` seat over 2 x --duel
+  games (each seat order half the time; a shared tie counts a half), with a 95% interval;
+- games per CPU-second of every mode and greedy on 1 thread, measured in alternating turns (the best of
+  each), and each mode's ratio to greedy and to ``fast``.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def exact_value(town, prep, card, x, y, rot, goals, opp_cnt, scratch):
     return int(v)
 
 
-def fidelity(n_games: int) -> tuple[int, int, float]:
-    """(placements, same-value placements, mean points lost) over the placements of exact greedy games."""
+def fidelity(n_games: int, mode: int = P.PLACE_FAST) -> tuple[int, int, float]:
+    """(placements, same-value placements, mean points lost) of a placement mode over the placements of
+    exact greedy games."""
     prep = prepared("greedy", "greedy")
     result = GAME.play(prep, KEY, 0, n_games)
     scratch = (np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64), np.zeros(T.N_LANDS + 3, dtype=np.int64),
@@ -79,7 +81,7 @@ def fidelity(n_games: int) -> tuple[int, int, float]:
             town = (land[p], sym[p], idx[p], cx[p], cy[p], meta[p])
             if meta[p, 0] > 0:
                 best = exact_value(town, prep, c, x, y, rot, goals, cnt[1 - p], scratch)
-                fx, fy, frot, _ = best_spot(town, P.PLACE_FAST, c, cnt[1 - p], goals, prep, scratch)
+                fx, fy, frot, _ = best_spot(town, mode, c, cnt[1 - p], goals, prep, scratch)
                 got = exact_value(town, prep, c, fx, fy, frot, goals, cnt[1 - p], scratch)
                 placements += 1
                 same += got == best
@@ -91,11 +93,12 @@ def fidelity(n_games: int) -> tuple[int, int, float]:
     return placements, same, lost / max(1, placements)
 
 
-def duel(n_games: int) -> tuple[float, float, float]:
-    """Win rate of a fast seat against a greedy seat (both seat orders), with a 95% normal interval."""
+def duel(n_games: int, mode: str = "fast") -> tuple[float, float, float]:
+    """Win rate of a seat placing with ``mode`` against a greedy seat (both seat orders), with a 95% normal
+    interval."""
     wins = []
-    for k, (a, b) in enumerate((("fast", "greedy"), ("greedy", "fast"))):
-        w = GAME.play(prepared(a, b), KEY + 1 + k, 0, n_games)["win"][:, 0 if a == "fast" else 1]
+    for k, (a, b) in enumerate(((mode, "greedy"), ("greedy", mode))):
+        w = GAME.play(prepared(a, b), KEY + 1 + k, 0, n_games)["win"][:, 0 if a == mode else 1]
         wins.append(w)
     w = np.concatenate(wins)
     m = float(w.mean())
@@ -103,10 +106,10 @@ def duel(n_games: int) -> tuple[float, float, float]:
     return m, m - half, m + half
 
 
-def speeds(n_games: int, turns: int = 3) -> tuple[float, float]:
-    """Games per CPU-second of fast and greedy (both seats), alternating runs; the best of each."""
+def speeds(n_games: int, modes: tuple[str, ...] = ("fast",), turns: int = 3) -> dict[str, float]:
+    """Games per CPU-second of each mode and greedy (both seats), alternating runs; the best of each."""
     numba.set_num_threads(1)
-    preps = {m: prepared(m, m) for m in ("fast", "greedy")}
+    preps = {m: prepared(m, m) for m in (*modes, "greedy")}
     best = {m: 0.0 for m in preps}
     for r in range(turns):
         for m, prep in preps.items():
@@ -114,7 +117,7 @@ def speeds(n_games: int, turns: int = 3) -> tuple[float, float]:
             for start in range(0, n_games, 1000):
                 GAME.play(prep, KEY + 10 + r, start, min(1000, n_games - start))
             best[m] = max(best[m], n_games / max(1e-9, time.process_time() - c0))
-    return best["fast"], best["greedy"]
+    return best
 
 
 def main() -> None:
@@ -122,16 +125,26 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=300, help="greedy games whose placements are compared")
     ap.add_argument("--duel", type=int, default=5000, help="games per seat order in the head-to-head")
     ap.add_argument("--speed", type=int, default=2000, help="games per timed run")
+    ap.add_argument("--modes", default="fast,quick", help="placement modes to measure, comma-separated")
     args = ap.parse_args()
-    GAME.play(prepared("fast", "greedy"), 1, 0, 50)  # compile or load from cache
-    n, same, lost = fidelity(args.games)
-    print(f"placements compared: {n} (from {args.games} greedy games)")
-    print(f"same value as greedy: {same / n:.1%}")
-    print(f"mean points lost per placement: {lost:.3f}")
-    m, lo, hi = duel(args.duel)
-    print(f"fast vs greedy head-to-head win rate: {m:.3f} (95% interval {lo:.3f}-{hi:.3f}, {2 * args.duel} games)")
-    fast, greedy = speeds(args.speed)
-    print(f"games per CPU-second, 1 thread: fast {fast:,.0f}, greedy {greedy:,.0f} (ratio {fast / greedy:.2f})")
+    modes = tuple(args.modes.split(","))
+    for m in modes:
+        if m not in P.PLACEMENTS or m in ("greedy", "random"):
+            ap.error(f"--modes: {m!r} is not an estimated placement mode")
+    GAME.play(prepared(modes[0], "greedy"), 1, 0, 50)  # compile or load from cache
+    for m in modes:
+        n, same, lost = fidelity(args.games, P.PLACEMENTS.index(m))
+        print(f"{m}: placements compared: {n} (from {args.games} greedy games)")
+        print(f"{m}: same value as greedy: {same / n:.1%}")
+        print(f"{m}: mean points lost per placement: {lost:.3f}")
+        w, lo, hi = duel(args.duel, m)
+        print(f"{m} vs greedy head-to-head win rate: {w:.3f} (95% interval {lo:.3f}-{hi:.3f}, {2 * args.duel} games)")
+    rates = speeds(args.speed, modes)
+    greedy = rates["greedy"]
+    print(f"games per CPU-second, 1 thread: greedy {greedy:,.0f}")
+    for m in modes:
+        vs_fast = f", {rates[m] / rates['fast']:.2f}x fast" if "fast" in rates and m != "fast" else ""
+        print(f"  {m} {rates[m]:,.0f} ({rates[m] / greedy:.2f}x greedy{vs_fast})")
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     # seat searches its own town first (fast values ignore the gifts: search's rank is exact greedy's), so
     # that the opponent's town is the one fast.prepare read last when the opponent's turn comes: unless a
     # card was skipped to it, that turn's search of it reuses the analysis.
-    own_first = mode == P.PLACE_FAST
+    own_first = mode >= P.PLACE_FAST  # fast or quick
     now_me = 0.0
     now_op = 0.0
     for step in range(2):

@@ -228,8 +228,9 @@ _VARIANTS = {(user, fast): _variant(user, fast) for user in (None, True) for fas
 
 
 def fast_flag(pol: np.ndarray) -> bool | None:
-    """The engines' argument ``fast`` for a policy matrix: True when a seat places with ``fast``, else None."""
-    return True if bool((pol[:, P.COL_PLACE] == P.PLACE_FAST).any()) else None
+    """The engines' argument ``fast`` for a policy matrix: True when a seat places with ``fast`` or ``quick``
+    (fast.py's code serves both), else None."""
+    return True if bool((pol[:, P.COL_PLACE] >= P.PLACE_FAST).any()) else None
 
 
 def user_flag(pol: np.ndarray) -> bool | None:

@@ -18,7 +18,8 @@ Drafting (``code``):
 
 Placement (``placement``): ``random`` legal spot; ``greedy`` on full score
 (lands + ``goal_weight`` x goals); ``lands`` on land groups only; ``fast`` on a cheap
-estimate of the full score's gain read from the cells around the card (``fast.py``).
+estimate of the full score's gain read from the cells around the card (``fast.py``);
+``quick`` on fast's first ranking alone (no spot valued further: ~1.6x fast, less faithful).
 Ties keep the first candidate in scan order (top to bottom, left to right, 0 before 180).
 """
 
@@ -40,11 +41,11 @@ from boardsim.games.wagons import search as S
 from boardsim.games.wagons import town as T
 
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
-PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
+PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST, PLACE_QUICK = range(5)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
-PLACEMENTS = ("random", "greedy", "lands", "fast")
+PLACEMENTS = ("random", "greedy", "lands", "fast", "quick")
 STARTS = ("first", "random", "spoil")
 NEG = -1.0e18
 # Compile time: Numba re-optimises a function together with everything it calls, once per compiled
@@ -53,7 +54,8 @@ NEG = -1.0e18
 # by LLVM instead (forceinline), which does not re-type them at every call site.
 THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
 # Compile time again: ``fast`` (an argument of analyse, best_placement, search and decide.py's
-# functions) is None in the engine variant for cells where no seat places with ``fast``.  Numba then
+# functions) is None in the engine variant for cells where no seat places with ``fast`` or ``quick``
+# (quick runs fast.py's code: PLACE_QUICK is the last code, so ``mode >= PLACE_FAST`` means either).  Numba then
 # prunes each ``if fast is not None`` branch before typing, so that variant never compiles fast.py
 # (cold compile of the default seats 108 -> 91 user-CPU-s on the shared 2-core machine); True keeps it.
 # Pruning needs ``fast`` to be an argument of each non-inlined function (it is of ``search``); an
@@ -62,8 +64,9 @@ THIN = dict(cache=True, nogil=True, _nrt=False, inline="always")
 
 def _placement(default: str) -> Option:
     return Option("placement", default, "where to put a card: random legal spot, greedy on full score "
-                  "(goals included), greedy on land groups only, or on a fast estimate of the full score's gain "
-                  "read around the card (see docs/rules/circle-the-wagons.md)", "choice", choices=PLACEMENTS)
+                  "(goals included), greedy on land groups only, on a fast estimate of the full score's gain "
+                  "read around the card, or quick: on that estimate's cheap first ranking alone (faster, "
+                  "further from greedy; see docs/rules/circle-the-wagons.md)", "choice", choices=PLACEMENTS)
 
 
 def _start(default: str) -> Option:
@@ -179,7 +182,7 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
     """
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:
-        if mode == PLACE_FAST:  # fast values are gains: the town itself counts 0
+        if mode >= PLACE_FAST:  # fast and quick values are gains: the town itself counts 0
             if meta[0] > 0:  # an empty town's first card is valued by evaluate (search)
                 F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
             return 0.0
@@ -253,7 +256,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             # never beats 0: fast skips it (test_wagons_fast checks every goal kind); greedy still tries both.
             nrot = 2
             if fast is not None:
-                if mode == PLACE_FAST:
+                if mode >= PLACE_FAST:
                     nrot = 1
             for rot in range(nrot):
                 T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], T.CENTER, T.CENTER, rot, saved)
@@ -289,9 +292,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         return town_value
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
-        if mode == PLACE_FAST:
+        if mode >= PLACE_FAST:
             F.search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt,
-                     with_goals, goal_weight, ws, bestv, spots)
+                     with_goals, goal_weight, ws, bestv, spots, mode == PLACE_QUICK)
             return town_value
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
     nlay = ws[S.OLD_ROW, S.O_NLAY]

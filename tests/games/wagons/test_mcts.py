@@ -33,6 +33,7 @@ def _prep(a, b, rules=None):
     ((("gain_minus_gift", {"placement": "fast"}), ("gain", {"placement": "fast", "lookahead": 3})),
      {"first_player": "random"}),
     ((("random", {}), ("first", {"placement": "lands"})), {"tie_break": "guns"}),
+    ((("gain_minus_gift", {"placement": "quick"}), ("gain", {"placement": "fast", "goal_weight": 2.0})), None),
 ])
 def test_step_interface_plays_the_batch_kernels_games(seats, rules):
     """Games played through step.py, each decision what the built-in policy chooses, are the batch
