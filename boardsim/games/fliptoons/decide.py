@@ -69,6 +69,7 @@ from boardsim.games.fliptoons.engine import (
     W,
     _advance,
     _apply,
+    _clear_counts,
     _copy_state,
     _dismiss_ok,
     _fame,
@@ -521,6 +522,7 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
     for j in range(n_flips):
         seed_state(seed + np.uint64(j), rng)
         xpv[0, :] = 0
+        _clear_counts(p0, xpc, xpv)  # the last estimate's grid left its counts (engine._count_up)
         xpv[0, DTOT] = pv[p, DTOT]
         xpv[0, DSTART] = pv[p, DSTART]
         xpv[0, VLO] = pv[p, VLO]  # the owned value sum (engine._own), then the extra card's

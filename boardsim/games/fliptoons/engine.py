@@ -10,7 +10,9 @@ explain/trace helpers.  Its fields, with the short local names the engine unpack
 
 - ``rows`` (``pc``) int32 (P, NROW, MAXC): per-player card rows: the deck (top = last) and the grid
   cards (kind, slot, face-down flag, arrival sequence, line fame).  A stack is the cards sharing a
-  slot, bottom to top by arrival sequence.
+  slot, bottom to top by arrival sequence.  One more row (``FC``, by kind) counts the face-up copies of
+  each kind in the grid, kept up to date as cards are placed, turned face-down and removed (Check Fame
+  reads it).
 - ``seat`` (``pv``) int32 (P, NPV): per-player scalars (deck/grid counts, fame, spendable fame, actions ...).
 - ``dismissed`` (``dism``) int32 (P, K): each player's dismissed pile by kind.
 - ``shared`` (``sh``) int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
@@ -84,12 +86,15 @@ def _adjacency(lateral: bool) -> np.ndarray:
 
 ADJ = np.stack([_adjacency(False), _adjacency(True)])
 
+
 # -- layout constants ----------------------------------------------------------------------------
-DECK, GK, GS, GF, GQ, GL = 0, 1, 2, 3, 4, 5
-NROW = 6
+DECK, GK, GS, GF, GQ, GL, FC = range(7)
+NROW = 7
 (DN, GN, FAME, SPEND, ACTS, SEQ, DTOT, DSTART, BONUS_ACT, QN, Q0, Q1, Q2, Q3, HIRES, DISMS, SCORE,
- MAXFAME, WINNER, CONTEND, VLO, VHI) = range(22)
-NPV = 22
+ MAXFAME, WINNER, CONTEND, VLO, VHI, NFU, NFD, DUPS) = range(25)
+NPV = 25
+# NFU, NFD: face-up and face-down cards in the grid; DUPS: face-up cards beyond the first of their kind (0: all
+# unique).  With the FC row they are the grid counts Check Fame reads (_count_up and friends).
 NQ = 4
 (TN, MSEQ, DEPLETED, FIRST, CRITIC, ROUND, PHASE, TURN, INTURN, LOGON, LOGN, FAMETRIG, END, NP, W,
  DISCARDED, REFLIPS, TOTAL, HORIZON, FIRST0, PIG_SET, FREE_SET) = range(22)
@@ -226,6 +231,69 @@ def _free_dismiss_ok(p, pv, rules):
     return _min_cards_ok(p, pv, rules)
 
 
+# -- the grid counts Check Fame reads ---------------------------------------------------------------
+# Kept up to date wherever the grid changes: _add_grid, _remove_grid, _collect and the Elephant's flip
+# (_turn_facedown).  A state whose grid was set by hand (explain.Table) recounts them with _recount_grid, and
+# the synergy policy's scratch grid clears them (_clear_counts).  _score_player reads the face-up, face-down
+# and duplicate counts and the Dog's and Camel's copies in every grid from them instead of rescanning the
+# grids (issue 28; per-slot kind masks for the Dragonfly were tried too: keeping them up to date cost what
+# they saved, 0.99x in 8 interleaved pairs).
+@njit(**INLINE, **INTERNAL)
+def _count_up(p, pc, pv, kind):
+    """A face-up card of ``kind`` arrives in the grid."""
+    c = pc[p, FC, kind]
+    pc[p, FC, kind] = c + 1
+    pv[p, DUPS] += np.int32(c > 0)
+    pv[p, NFU] += 1
+
+
+@njit(**INLINE, **INTERNAL)
+def _count_down(p, pc, pv, kind):
+    """A face-up card of ``kind`` left the grid or turned face-down."""
+    c = pc[p, FC, kind]
+    pc[p, FC, kind] = c - 1
+    pv[p, DUPS] -= np.int32(c > 1)
+    pv[p, NFU] -= 1
+
+
+@njit(**INLINE, **INTERNAL)
+def _turn_facedown(p, pc, pv, i):
+    """Grid card i turns face-down (the Elephant); nothing happens to one already face-down."""
+    if pc[p, GF, i] == 0:
+        pc[p, GF, i] = 1
+        pv[p, NFD] += 1
+        _count_down(p, pc, pv, np.int64(pc[p, GK, i]))
+
+
+@njit(**INLINE, **INTERNAL)
+def _move_card(p, pc, pv, i, target):
+    """Grid card i moves to slot ``target`` (the Monkey), arriving there last."""
+    pc[p, GS, i] = target
+    pc[p, GQ, i] = pv[p, SEQ]
+    pv[p, SEQ] += 1
+
+
+@njit(**INLINE, **INTERNAL)
+def _clear_counts(p, pc, pv):
+    """p's grid counts as for an empty grid (a scratch grid emptied without _collect)."""
+    for j in range(pc.shape[2]):
+        pc[p, FC, j] = 0
+    pv[p, NFU] = 0
+    pv[p, NFD] = 0
+    pv[p, DUPS] = 0
+
+
+@njit(cache=True, nogil=True)
+def _recount_grid(p, pc, pv):
+    """p's grid counts recounted from its grid cards (for states set up by hand, and tests)."""
+    _clear_counts(p, pc, pv)
+    for i in range(pv[p, GN]):
+        if pc[p, GF, i] == 0:
+            _count_up(p, pc, pv, np.int64(pc[p, GK, i]))
+        else:
+            pv[p, NFD] += 1
+
+
 @njit("int64(int64, int32[:, :, ::1], int32[:, ::1], int64, int64, int64)", **INLINE)
 def _add_grid(p, pc, pv, kind, slot, fd):
     i = pv[p, GN]
@@ -236,6 +304,10 @@ def _add_grid(p, pc, pv, kind, slot, fd):
     pc[p, GL, i] = 0
     pv[p, SEQ] += 1
     pv[p, GN] = i + 1
+    if fd == 0:
+        _count_up(p, pc, pv, kind)
+    else:
+        pv[p, NFD] += 1
     return i
 
 
@@ -295,19 +367,29 @@ def _deck_bottom_push(p, pc, pv, kind):
 @njit("void(int64, int32[:, :, ::1], int32[:, ::1], int64)", **INLINE, **INTERNAL)
 def _remove_grid(p, pc, pv, g):
     n = pv[p, GN]
+    k, fd = pc[p, GK, g], pc[p, GF, g]
     for j in range(g, n - 1):
-        for r in range(GK, NROW):
+        for r in range(GK, GL + 1):
             pc[p, r, j] = pc[p, r, j + 1]
     pv[p, GN] = n - 1
+    if fd == 0:
+        _count_down(p, pc, pv, np.int64(k))
+    else:
+        pv[p, NFD] -= 1
 
 
 @njit(**INLINE, **INTERNAL)
 def _collect(p, pc, pv):
     """Cleanup: every grid card (face-up, face-down, extra rows) goes back into the deck."""
     for i in range(pv[p, GN]):
-        _deck_top_push(p, pc, pv, pc[p, GK, i])
+        k = pc[p, GK, i]
+        _deck_top_push(p, pc, pv, k)
+        pc[p, FC, k] = 0
     pv[p, GN] = 0
     pv[p, QN] = 0
+    pv[p, NFU] = 0
+    pv[p, NFD] = 0
+    pv[p, DUPS] = 0
 
 
 # -- the owned cards' value sum -------------------------------------------------------------------
@@ -564,7 +646,7 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
             continue
         if place == PL_ELEPHANT:
             if before >= 0 and cards[pc[p, GK, before], C_CBF] == 0:
-                pc[p, GF, before] = 1
+                _turn_facedown(p, pc, pv, before)
         elif place == PL_OSTRICH:
             pending = 1
             pend_slot = slot
@@ -579,9 +661,7 @@ def _place_run(p, pc, pv, cards, rules, mask, prev):
                     if not _occupied(p, pc, pv, t):
                         target = t
                         break
-                pc[p, GS, i] = target
-                pc[p, GQ, i] = pv[p, SEQ]
-                pv[p, SEQ] += 1
+                _move_card(p, pc, pv, i, np.int64(target))
                 if not _occupied(p, pc, pv, slot):
                     mask &= ~(1 << slot)
         elif place == PL_SNAKE:
@@ -616,12 +696,12 @@ def _flip(p, S, C, O, rng):
 
 # -- Check Fame (§4) -------------------------------------------------------------------------------
 @njit(**INLINE, **INTERNAL)
-def _faceup_count_of(q, kind, pc, pv):
-    n = 0
-    for i in range(pv[q, GN]):
-        if pc[q, GK, i] == kind and pc[q, GF, i] == 0:
-            n += 1
-    return n
+def _popcount(m):
+    """Set bits of a non-negative int64 (SWAR: no loop whose exit the branch predictor would miss)."""
+    m = m - ((m >> 1) & 0x5555555555555555)
+    m = (m & 0x3333333333333333) + ((m >> 2) & 0x3333333333333333)
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (m * 0x0101010101010101) >> 56
 
 
 @njit(**CALL)
@@ -637,23 +717,12 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
     # Branch-free where it can be: face-up or not, and the bonus type of each card, are data the branch
     # predictor keeps missing.  The bonuses that need only per-grid scalars are a sum of masked terms
     # (integer arithmetic: the same totals); the ones with loops keep their branches.
-    any_fd = 0
-    faceup = 0
-    seen = np.int64(0)
-    all_unique = 1
-    for i in range(n):
-        fd = np.int64(pc[p, GF, i] == 1)
-        fu = 1 - fd
-        any_fd |= fd
-        faceup += fu
-        bit = np.int64(fu) << np.int64(pc[p, GK, i])
-        all_unique &= np.int64((seen & bit) == 0)
-        seen |= bit
     # The per-grid scalars packed into one word, read by bonus type through SCALAR_SHIFT/SCALAR_MASK:
     # dismissed starters and dismissed cards (20 bits each: a game has far fewer cards), face-up count
-    # (20 bits), any face-down and all unique (1 bit each).
-    packed = (np.int64(pv[p, DSTART]) | (np.int64(pv[p, DTOT]) << 20) | (np.int64(faceup) << 40)
-              | (np.int64(any_fd) << 60) | (np.int64(all_unique) << 61))
+    # (20 bits), any face-down and all unique (1 bit each).  The grid counts are kept up to date as cards are
+    # placed (_count_up and friends), so no pass over the grid is needed for them.
+    packed = (np.int64(pv[p, DSTART]) | (np.int64(pv[p, DTOT]) << 20) | (np.int64(pv[p, NFU]) << 40)
+              | (np.int64(pv[p, NFD] > 0) << 60) | (np.int64(pv[p, DUPS] == 0) << 61))
     sheep_extra = np.int64(rules[R_SHEEP_EXTRA] != 0)
     has_cow = False
     total = np.int64(0)  # the grid total, summed in the same pass (again below only when a Cow copies)
@@ -676,23 +745,19 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
                 for j in range(n):
                     on = np.int64((pc[p, GF, j] == 0) & (ADJ[lat, s, pc[p, GS, j]] != 0))
                     m |= on << np.int64(pc[p, GK, j])
-                cnt = 0
-                while m:
-                    m &= m - 1
-                    cnt += 1
-                f += bf * cnt
+                f += bf * _popcount(m)
             elif b == B_ELSEWHERE:
                 found = False
                 for m2 in range(Wd):
                     if mk[0, m2] == k:
                         found = True
                 for q in range(P):
-                    if q != p and _faceup_count_of(q, k, pc, pv) > 0:
+                    if q != p and pc[q, FC, k] > 0:
                         found = True
                 if found:
                     f += bf
             elif b == B_MOST:
-                own = _faceup_count_of(p, k, pc, pv)
+                own = pc[p, FC, k]
                 ok = True
                 mc = 0
                 for m2 in range(Wd):
@@ -701,7 +766,7 @@ def _score_player(p, pc, pv, sh, mk, cards, rules):
                 if mc > own:
                     ok = False
                 for q in range(P):
-                    if q != p and _faceup_count_of(q, k, pc, pv) > own:
+                    if q != p and pc[q, FC, k] > own:
                         ok = False
                 if ok:
                     f += bf
@@ -1431,7 +1496,8 @@ def _advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
 # -- state allocation and setup ---------------------------------------------------------------------
 @njit(cache=True, nogil=True, forceinline=False)
 def _alloc(P, K, maxc, T, Wd):
-    S = State(np.empty((P, NROW, maxc), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
+    # the FC row is indexed by kind
+    S = State(np.empty((P, NROW, max(maxc, K)), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
               np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(T, dtype=np.int32),
               np.empty((2, Wd), dtype=np.int32))
     _clear_state(S, P, Wd)

@@ -106,6 +106,7 @@ class Table:
             for token in stack:
                 k, fd = self.card(token)
                 E._add_grid(p, pc, pv, k, s, fd)
+        E._recount_grid(p, pc, pv)  # the grid counts Check Fame reads (the old grid's are still there)
         E._set_value_sum(p, pc, pv, self.C.values)  # the running sum the greedy policies read
 
     def set_deck(self, p: int, deck: Sequence[str]) -> None:

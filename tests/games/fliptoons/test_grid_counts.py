@@ -1,0 +1,103 @@
+"""The grid counts Check Fame reads (engine._count_up and friends) against a recount.
+
+Each seat keeps the face-up copies of every kind in its grid (the FC row) and its face-up, face-down and
+duplicate counts (NFU, NFD, DUPS) up to date as cards are placed, turned face-down and removed (issue 28,
+item 3), instead of _score_player rescanning the grids.  These tests recount them in plain Python after whole
+games of every policy and after random single steps (flips with Eagles, Elephants, Monkeys, Snakes, stacks;
+hires; dismissals; hooks; the least-fame hook), and check the fame they give against a scan of the grid.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from boardsim.games.base import Seat
+from boardsim.games.fliptoons import GAME
+from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.explain import Table
+
+
+def assert_counts(S, K: int) -> None:
+    pc, pv = S[0], S[1]
+    for p in range(int(S[3][E.NP])):
+        n = int(pv[p, E.GN])
+        up = Counter(int(pc[p, E.GK, i]) for i in range(n) if pc[p, E.GF, i] == 0)
+        assert [int(pc[p, E.FC, k]) for k in range(K)] == [up.get(k, 0) for k in range(K)]
+        assert int(pv[p, E.NFU]) == sum(up.values())
+        assert int(pv[p, E.NFD]) == n - sum(up.values())
+        assert int(pv[p, E.DUPS]) == sum(c - 1 for c in up.values())
+
+
+CELLS = {
+    "fpc2": ["fame_per_cost"] * 2,
+    "mixed3": ["random", "fame_per_cost", "highest_rank"],
+    "mixed4": ["priority", "random", "fame_per_cost", "synergy"],
+    "solo": ["synergy"],
+}
+
+
+@pytest.mark.parametrize("cell", sorted(CELLS))
+def test_grid_counts_equal_recount_after_whole_games(cell):
+    """The final state's grids are the Final Flip's (and a tie re-flip's): every count as recounted."""
+    policies = CELLS[cell]
+    P = len(policies)
+    prep = GAME.prepare(P, [Seat(name) for name in policies], None, GAME.card_table())
+    K = prep["cards"].shape[0]
+    for index in range(40):
+        O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
+        S = E.play_game(prep, 29, index, O)
+        assert_counts(S, K)
+
+
+def test_grid_counts_equal_recount_after_random_steps():
+    """Random decks heavy in placement abilities, then random flips, hires, paid dismissals, hooks and the
+    least-fame hook, the counts checked after every step; Check Fame equals its value from a recount."""
+    rng = np.random.default_rng(23)
+    t0 = Table(2)
+    names = t0.names
+    K = len(names)
+    movers = {"Monkey"}
+    placers = ["Eagle", "Elephant", "Ostrich", "Turkey", "Rabbit", "Snake", "Dragonfly", "Dog", "Camel", "Deer",
+               "Bull", "Bear", "Cow", "Lion", "Rooster"]
+    checked = 0
+    for seed in range(60):
+        t = Table(2, seed=seed)
+        t.set_policy(1, E.POL_RANDOM)
+        t.set_toon(list(rng.choice(names, 30)))
+        t.set_market(list(rng.choice(names, 5)))
+        for p in range(2):
+            deck = [str(x) for x in rng.choice(placers + [n for n in names if n not in movers], 12)]
+            deck += ["Monkey"] * int(rng.integers(0, 3))
+            t.set_deck(p, list(rng.permutation(deck)))
+            t.set_fame(p, int(rng.integers(0, 40)), actions=4)
+        assert_counts(t.S, K)
+        for _ in range(10):
+            p = int(rng.integers(0, 2))
+            step = rng.integers(0, 5)
+            if step == 0:
+                t.place_all(p)
+                fame = t.check_fame()
+                S2 = tuple(a.copy() for a in t.S)
+                for q in range(2):
+                    E._recount_grid(q, S2[0], S2[1])
+                assert fame == [int(E._fame(q, E.State(*S2), t.C, None)) for q in range(2)]
+            elif step == 1:
+                slots = [s for s in range(5) if E._hire_legal(p, s, t.S, t.C)]
+                if slots:
+                    t.hire(p, int(rng.choice(slots)))
+                t.refill()
+            elif step == 2:
+                pc, pv = t.S[0], t.S[1]
+                legal = [g for g in range(pv[p, E.GN]) if E._dismiss_legal(p, g, t.S, t.C)]
+                if legal:
+                    t.dismiss(p, names[pc[p, E.GK, int(rng.choice(legal))]])
+            elif step == 3:
+                t.end_of_turn_hooks(p)
+            else:
+                t.least_fame_hook()
+            assert_counts(t.S, K)
+            checked += 1
+    assert checked == 60 * 10
