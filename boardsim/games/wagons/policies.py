@@ -42,6 +42,9 @@ from boardsim.games.wagons import town as T
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
+# search's ``rank``: every card's exact best; the built-in draft's pick's (exact gifts); the same with gifts
+# that are lower bounds; each card's value at one spot (a floor)
+RANK_NONE, RANK_PICK, RANK_FLOOR, RANK_SPOT = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands", "fast")
@@ -199,7 +202,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     one = np.int64(1)  # the count of cards to place (search takes a whole run of the circle)
     prep = mode != PLACE_RANDOM and meta[0] > 0  # search analyses the town first
     find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast, prep)
+         ws, detail, saved, state, bestv, spots, RANK_NONE, 0.0, 0.0, bestv, fast, prep)
     return bestv[0]
 
 
@@ -210,7 +213,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 _SEARCH_ARGS = (types.int8[:, ::1], types.int8[:, ::1], types.int16[:, ::1], _C1, _C1, _C1, _C2, _C2, _C1, types.int64,
                 types.int64, _C1, _C2, _C1, types.int64, types.float64, _C2, _C1, _C1, types.uint64[::1],
-                types.float64[::1], _C2, types.boolean, types.float64, types.float64, types.float64[::1])
+                types.float64[::1], _C2, types.int64, types.float64, types.float64, types.float64[::1])
 SEARCH = {None: types.float64(*_SEARCH_ARGS, types.none, types.boolean),
           True: types.float64(*_SEARCH_ARGS, types.boolean, types.boolean)}
 
@@ -223,10 +226,15 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
     do each position's card-independent work once for all the cards.
 
-    With ``rank`` only the card a built-in draft picks (decide._builtin_draft) needs its exact best:
-    the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
-    also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
-    later card's; its bestv and spot may then fall short, but only for cards that are not picked.
+    ``rank`` (RANK_*): with RANK_PICK only the card a built-in draft picks (decide.draft) needs its exact
+    best: the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is
+    then also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach
+    a later card's; its bestv and spot may then fall short, but only for cards that are not picked.  With
+    RANK_FLOOR the gifts are only lower bounds (``gifts[0]`` = 0 exact): a card after the first is then
+    skipped only where it cannot beat the first card's value so far, and the first card is never skipped,
+    so its bestv is exact and so is the pick's, whatever the true gifts.  RANK_SPOT values each card at one
+    spot only (the first legal one in scan order, both rotations, the centre in an empty town): a lower
+    bound on its best value (decide.draft's gift floor).
 
     ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
 
@@ -234,7 +242,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     (``now`` is then not read); else it returns 0.
     """
     town_value = 0.0
-    if prep:
+    if prep and rank == RANK_SPOT:
+        town_value = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+    elif prep:
         town_value = analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
         now = town_value
     n = meta[0]
@@ -287,6 +297,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                             spots[k, 1] = y
                         pick -= 1
         return town_value
+    if rank == RANK_SPOT:
+        _one_spot(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
+                  goal_weight, ws, detail, saved, bestv, spots, x0, x1, y0, y1)
+        return town_value
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
         if mode == PLACE_FAST:
@@ -313,7 +327,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                                  with_goals, goal_weight, ws, saved)
                     if ub <= bestv[k]:
                         continue  # neither rotation can beat the best spot found so far
-                    if rank and _outranked(k, count, ub, bestv, now, weight, gifts):
+                    if rank != RANK_NONE and _outranked(k, count, ub, bestv, now, weight, gifts, rank == RANK_FLOOR):
                         continue
                 for rot in range(2):
                     T.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
@@ -329,15 +343,48 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
 
 
 @njit(**THIN)
-def _outranked(k, count, ub, bestv, now, weight, gifts):
+def _outranked(k, count, ub, bestv, now, weight, gifts, floor):
     """Whether card k, worth at most ub here, cannot be the built-in draft's pick: the same float expression
-    as there, which only grows with the value, against the other cards' values so far."""
+    as there, which only grows with the value, against the other cards' values so far.  With ``floor``
+    (RANK_FLOOR: gifts after the first are lower bounds, so fk is an upper bound but other cards' f are
+    not lower bounds) only a card after the first is, against the first."""
     fk = (ub - now) - weight * gifts[k]
+    if floor:
+        return k > 0 and fk <= (bestv[0] - now) - weight * gifts[0]
     for j in range(count):
         fj = (bestv[j] - now) - weight * gifts[j]
         if (j < k and fk <= fj) or (j > k and fk < fj):
             return True
     return False
+
+
+@njit(**THIN)
+def _one_spot(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
+              goal_weight, ws, detail, saved, bestv, spots, x0, x1, y0, y1):
+    """search's RANK_SPOT on a town with cells: each card's value at the first legal spot in scan order, the
+    better rotation (``evaluate``, the value search finds there), into bestv[k] and spots[k]."""
+    n = meta[0]
+    sx = x0
+    sy = y0
+    found = False
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if not found and T.is_legal(idx, n, x, y):
+                sx = x
+                sy = y
+                found = True
+    for k in range(count):
+        c = cards[at + k]
+        bestv[k] = NEG
+        for rot in range(2):
+            T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
+            v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+            T.unplace(land, sym, idx, meta, sx, sy, saved)
+            if v > bestv[k]:
+                bestv[k] = v
+                spots[k, 0] = sx
+                spots[k, 1] = sy
+                spots[k, 2] = rot
 
 
 @njit(**THIN)

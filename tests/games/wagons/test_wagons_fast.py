@@ -110,7 +110,7 @@ def test_fast_fidelity_floor_against_greedy():
                 P.analyse(*town, goals, gp, cnt[1 - p], P.PLACE_FAST, 1.0, ws, detail)
                 P.search(*town, cl, cs, np.array([c]), np.int64(0), np.int64(1), goals, gp, cnt[1 - p],
                          P.PLACE_FAST, 1.0, ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots,
-                         np.bool_(False), 0.0, 0.0, gifts)
+                         P.RANK_NONE, 0.0, 0.0, gifts)
                 for sx, sy, srot in ((x, y, rot), tuple(int(v) for v in spots[0])):
                     assert T.is_legal(idx[p], meta[p, 0], sx, sy)
                     T.place(*town[:6], cl[c], cs[c], sx, sy, srot, saved)
@@ -133,7 +133,7 @@ def _fast_search(town, cards, goals, gp, opp, cl, cs, ws):
     bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
     P.analyse(*town, goals, gp, opp, P.PLACE_FAST, 1.0, ws, detail)
     P.search(*town, cl, cs, cards, np.int64(0), np.int64(len(cards)), goals, gp, opp, P.PLACE_FAST, 1.0, ws, detail,
-             saved, np.zeros(4, dtype=np.uint64), bestv, spots, np.bool_(False), 0.0, 0.0, gifts)
+             saved, np.zeros(4, dtype=np.uint64), bestv, spots, P.RANK_NONE, 0.0, 0.0, gifts)
     return bestv[:len(cards)].copy(), spots[:len(cards)].copy()
 
 
