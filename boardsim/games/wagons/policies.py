@@ -248,11 +248,25 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         town_value = analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
         now = town_value
     n = meta[0]
-    if n == 0:  # the first card goes anywhere: the centre of the window
+    x0 = meta[1] - 2
+    x1 = meta[3] + 2
+    y0 = meta[2] - 2
+    y1 = meta[4] + 2
+    if n == 0 or rank == RANK_SPOT:
+        # the first card goes anywhere: the centre of the window; RANK_SPOT values each card at one spot,
+        # the first legal one in scan order (with ``evaluate``: the value search would find there)
+        sx = T.CENTER
+        sy = T.CENTER
+        if n > 0:
+            for y in range(y1 - 1, y0 - 1, -1):
+                for x in range(x1 - 1, x0 - 1, -1):
+                    if T.is_legal(idx, n, x, y):
+                        sx = x
+                        sy = y
         for k in range(count):
             c = cards[at + k]
-            spots[k, 0] = T.CENTER
-            spots[k, 1] = T.CENTER
+            spots[k, 0] = sx
+            spots[k, 1] = sy
             if mode == PLACE_RANDOM:
                 spots[k, 2] = rng.below(state, np.int64(2))
                 bestv[k] = 0.0
@@ -263,21 +277,17 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             # never beats 0: fast skips it (test_wagons_fast checks every goal kind); greedy still tries both.
             nrot = 2
             if fast is not None:
-                if mode == PLACE_FAST:
+                if mode == PLACE_FAST and n == 0:
                     nrot = 1
             for rot in range(nrot):
-                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], T.CENTER, T.CENTER, rot, saved)
+                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
                 v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-                T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+                T.unplace(land, sym, idx, meta, sx, sy, saved)
                 if v > best:
                     best = v
                     spots[k, 2] = rot
             bestv[k] = best
         return town_value
-    x0 = meta[1] - 2
-    x1 = meta[3] + 2
-    y0 = meta[2] - 2
-    y1 = meta[4] + 2
     if mode == PLACE_RANDOM:
         for k in range(count):
             m = 0
@@ -296,10 +306,6 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                             spots[k, 0] = x
                             spots[k, 1] = y
                         pick -= 1
-        return town_value
-    if rank == RANK_SPOT:
-        _one_spot(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-                  goal_weight, ws, detail, saved, bestv, spots, x0, x1, y0, y1)
         return town_value
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:  # pruned, with fast.py's code, in the engine variant for cells without fast seats
@@ -356,35 +362,6 @@ def _outranked(k, count, ub, bestv, now, weight, gifts, floor):
         if (j < k and fk <= fj) or (j > k and fk < fj):
             return True
     return False
-
-
-@njit(**THIN)
-def _one_spot(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, goals, gp, opp_cnt, mode,
-              goal_weight, ws, detail, saved, bestv, spots, x0, x1, y0, y1):
-    """search's RANK_SPOT on a town with cells: each card's value at the first legal spot in scan order, the
-    better rotation (``evaluate``, the value search finds there), into bestv[k] and spots[k]."""
-    n = meta[0]
-    sx = x0
-    sy = y0
-    found = False
-    for y in range(y0, y1):
-        for x in range(x0, x1):
-            if not found and T.is_legal(idx, n, x, y):
-                sx = x
-                sy = y
-                found = True
-    for k in range(count):
-        c = cards[at + k]
-        bestv[k] = NEG
-        for rot in range(2):
-            T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
-            v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-            T.unplace(land, sym, idx, meta, sx, sy, saved)
-            if v > bestv[k]:
-                bestv[k] = v
-                spots[k, 0] = sx
-                spots[k, 1] = sy
-                spots[k, 2] = rot
 
 
 @njit(**THIN)
