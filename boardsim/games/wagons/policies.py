@@ -274,11 +274,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             best = NEG
             # A lone card scores the same turned 180 degrees (every goal reads a cell's orthogonal neighbours,
             # between its left and right ones, and the turn maps those onto each other), so rotation 180
-            # never beats 0: fast skips it (test_wagons_fast checks every goal kind); greedy still tries both.
-            nrot = 2
-            if fast is not None:
-                if mode == PLACE_FAST and n == 0:
-                    nrot = 1
+            # never beats 0, which wins ties (test_wagons_fast checks every goal kind): a town's first card
+            # is valued at 0 degrees only
+            nrot = 1 if n == 0 else 2
             for rot in range(nrot):
                 T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
                 v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
