@@ -163,7 +163,8 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             elif _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight) == 0:
                 break
             else:
-                p, q, n, rank, w = op, me, look - 1, P.RANK_NONE, 0.0
+                # with two candidates, it stops as soon as the first card's gift settles the pick for it
+                p, q, n, rank, w = op, me, look - 1, P.RANK_TARGET if look == 2 else P.RANK_NONE, weight
         else:
             own = (step == 0) == own_first
             if step == 2:
@@ -177,9 +178,11 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
                 p, q, n, rank, w = op, me, look - 1, P.RANK_NONE, 0.0
             else:
                 continue
+        # RANK_TARGET reads the candidates' gains where the others read the gifts
+        held = dr.gain if rank == P.RANK_TARGET else dr.gifts
         v = find(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
                  tab.card_sym, seq, t, n, goals, tab.gp, town.cnt[q], mode, gw, scr.ws, scr.detail, scr.saved, state,
-                 scr.bestv, scr.spots, rank, 0.0, w, dr.gifts, fast, np.bool_(True))
+                 scr.bestv, scr.spots, rank, 0.0, w, held, fast, np.bool_(True))
         if own:
             now_me = v
             for k in range(look):

@@ -43,8 +43,10 @@ FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST = range(4)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
 # search's ``rank``: every card's exact best; the built-in draft's pick's (exact gifts); the same with gifts
-# that are lower bounds; each card's value at one spot (a floor)
-RANK_NONE, RANK_PICK, RANK_FLOOR, RANK_SPOT = np.int64(0), np.int64(1), np.int64(2), np.int64(3)
+# that are lower bounds; each card's value at one spot (a floor); one card's exact best unless it settles a
+# two-card draft for the first card first (the gift search after a floor)
+RANK_NONE, RANK_PICK, RANK_FLOOR, RANK_SPOT, RANK_TARGET = (np.int64(0), np.int64(1), np.int64(2), np.int64(3),
+                                                          np.int64(4))
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands", "fast")
@@ -234,7 +236,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     skipped only where it cannot beat the first card's value so far, and the first card is never skipped,
     so its bestv is exact and so is the pick's, whatever the true gifts.  RANK_SPOT values each card at one
     spot only (the first legal one in scan order, both rotations, the centre in an empty town): a lower
-    bound on its best value (decide.draft's gift floor).
+    bound on its best value (decide.draft's gift floor).  RANK_TARGET (one card, a two-candidate draft's gift
+    search, ``gifts`` holding the two candidates' gains instead) stops once the card's value makes the second
+    candidate's net gain no better than the first's, the expression of decide._pick: the draft then takes the
+    first card, and the card's bestv is that value, not its best; else it is its exact best.
 
     ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
 
@@ -316,9 +321,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
     for k in range(count):
         bestv[k] = NEG
+    stop = False
     for y in range(y0, y1):
         for x in range(x0, x1):
-            if not T.is_legal(idx, n, x, y):
+            if stop or not T.is_legal(idx, n, x, y):
                 continue
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
             # T.place for every card and rotation at once: new cells get their indices once, each
@@ -331,7 +337,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                                  with_goals, goal_weight, ws, saved)
                     if ub <= bestv[k]:
                         continue  # neither rotation can beat the best spot found so far
-                    if rank != RANK_NONE and _outranked(k, count, ub, bestv, now, weight, gifts, rank == RANK_FLOOR):
+                    if (rank == RANK_PICK or rank == RANK_FLOOR) and _outranked(k, count, ub, bestv, now, weight, gifts,
+                                                                               rank == RANK_FLOOR):
                         continue
                 for rot in range(2):
                     T.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
@@ -342,6 +349,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         spots[k, 0] = x
                         spots[k, 1] = y
                         spots[k, 2] = rot
+                        if rank == RANK_TARGET and gifts[1] - weight * (0.0 + (v - now)) <= gifts[0] - weight * 0.0:
+                            stop = True
             T.unplace(land, sym, idx, meta, x, y, saved)
     return town_value
 

@@ -102,7 +102,8 @@ def _net_pick(gain, gifts, weight):
 def test_gift_floor_gives_the_exact_gifts_pick_on_random_towns():
     """decide.draft's gift floor: RANK_SPOT is a lower bound on each card's best value; ranking the own town
     against the bounds (RANK_FLOOR) and searching the opponent's town only when the bounds cannot settle the
-    pick gives the pick, its gain and its spot that exact gifts give (RANK_PICK), on random towns and goals."""
+    pick (with two candidates only until the gift settles it: RANK_TARGET) gives the pick, its gain and its
+    spot that exact gifts give (RANK_PICK), on random towns and goals."""
     prep = GAME.prepare(2, [Seat("first"), Seat("first")], {}, GAME.card_table())
     cl, cs, gp = prep["card_land"], prep["card_sym"], prep["goal_params"]
     run = _searcher(cl, cs, gp)
@@ -141,6 +142,17 @@ def test_gift_floor_gives_the_exact_gifts_pick_on_random_towns():
         got = _net_pick(best_f - now_f, floor, weight)
         if got == 0:
             skipped += 1
+        elif look == 2:
+            # the gift search that stops once the gift settles the pick for the first card (RANK_TARGET)
+            later += 1
+            held = np.zeros(15)
+            held[:2] = best_f - now_f
+            now_t, best_t, _ = run(opp, seq, 1, goals, cnt_own, mode, gw, P.RANK_TARGET, weight, held)
+            target = np.zeros(15)
+            target[1] = target[0] + (best_t[0] - now_t)
+            got = _net_pick(best_f - now_f, target, weight)
+            if got == 1:
+                assert best_t[0] == best_op[0]  # it ran to the end: the exact gift
         else:
             later += 1
             got = _net_pick(best_f - now_f, gifts, weight)
