@@ -46,7 +46,7 @@ def best_spot(town, mode, card, opp_cnt, goals, prep, scratch):
     cards = np.array([card], dtype=np.int64)
     P.analyse(land, sym, idx, cx, cy, meta, goals, prep["goal_params"], opp_cnt, mode, 1.0, ws, detail)
     P.search(land, sym, idx, cx, cy, meta, prep["card_land"], prep["card_sym"], cards, np.int64(0), np.int64(1), goals,
-             prep["goal_params"], opp_cnt, mode, 1.0, ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0,
+             prep["goal_params"], opp_cnt, mode, 1.0, ws, detail, saved, state, bestv, spots, P.RANK_NONE, 0.0,
              0.0, gifts)
     return int(spots[0, 0]), int(spots[0, 1]), int(spots[0, 2]), float(bestv[0])
 

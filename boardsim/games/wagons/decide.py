@@ -140,27 +140,49 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
     for k in range(look):
         dr.gifts[k] = 0.0
-    # The two searches share one call of ``find`` (each call site adds to the engine's compile).  A fast
+    # The searches share one call of ``find`` (each call site adds to the engine's compile).  A fast
     # seat searches its own town first (fast values ignore the gifts: search's rank is exact greedy's), so
     # that the opponent's town is the one fast.prepare read last when the opponent's turn comes: unless a
     # card was skipped to it, that turn's search of it reuses the analysis.
     own_first = mode >= P.PLACE_FAST  # fast or quick
+    # Gift floor (a built-in seat whose gifts count against it): each skippable card's value at one spot of
+    # the opponent's town bounds its gift from below, which bounds every later candidate's net gain from
+    # above.  The own search ranks against those bounds (RANK_FLOOR: the first card's value stays exact);
+    # when no later candidate can then beat the first card, the pick is the first card whatever the gifts
+    # are, and the opponent's town is not searched.  Else it is, and the pick comes from the exact gifts.
+    floor = builtin and weight > 0.0 and not own_first and look > 1
     now_me = 0.0
     now_op = 0.0
-    for step in range(2):
-        own = (step == 0) == own_first
-        if own and needs & NEED_GAIN:
-            # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
-            # reads every candidate's; search analyses the town first (prep), ranks against its value
-            # and returns it
-            p, q, n, rank, w = me, op, look, builtin, weight
-        elif not own and needs & NEED_GIFT and look > 1:
-            p, q, n, rank, w = op, me, look - 1, False, 0.0
+    for step in range(3):
+        if floor:
+            own = step == 1
+            if step == 0:
+                p, q, n, rank, w = op, me, look - 1, P.RANK_SPOT, 0.0
+            elif step == 1:
+                p, q, n, rank, w = me, op, look, P.RANK_FLOOR, weight
+            elif _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight) == 0:
+                break
+            else:
+                # with two candidates, it stops as soon as the first card's gift settles the pick for it
+                p, q, n, rank, w = op, me, look - 1, P.RANK_TARGET if look == 2 else P.RANK_NONE, weight
         else:
-            continue
+            own = (step == 0) == own_first
+            if step == 2:
+                break
+            if own and needs & NEED_GAIN:
+                # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
+                # reads every candidate's; search analyses the town first (prep), ranks against its value
+                # and returns it
+                p, q, n, rank, w = me, op, look, P.RANK_PICK if builtin else P.RANK_NONE, weight
+            elif not own and needs & NEED_GIFT and look > 1:
+                p, q, n, rank, w = op, me, look - 1, P.RANK_NONE, 0.0
+            else:
+                continue
+        # RANK_TARGET reads the candidates' gains where the others read the gifts
+        held = dr.gain if rank == P.RANK_TARGET else dr.gifts
         v = find(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
                  tab.card_sym, seq, t, n, goals, tab.gp, town.cnt[q], mode, gw, scr.ws, scr.detail, scr.saved, state,
-                 scr.bestv, scr.spots, np.bool_(rank), 0.0, w, dr.gifts, fast, np.bool_(True))
+                 scr.bestv, scr.spots, rank, 0.0, w, held, fast, np.bool_(True))
         if own:
             now_me = v
             for k in range(look):
@@ -171,12 +193,13 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             now_op = v
             for k in range(look - 1):
                 dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
-            dr.spot[4] = scr.spots[0, 0]
-            dr.spot[5] = scr.spots[0, 1]
-            dr.spot[6] = scr.spots[0, 2]
-            dr.spot[7] = 1
-            for s in range(T.N_SYMBOLS):
-                dr.spot[8 + s] = town.cnt[me, s]
+            if rank != P.RANK_SPOT:
+                dr.spot[4] = scr.spots[0, 0]
+                dr.spot[5] = scr.spots[0, 1]
+                dr.spot[6] = scr.spots[0, 2]
+                dr.spot[7] = 1
+                for s in range(T.N_SYMBOLS):
+                    dr.spot[8 + s] = town.cnt[me, s]
     if builtin:
         pick = _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight)
     else:

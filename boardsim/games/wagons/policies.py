@@ -43,6 +43,11 @@ from boardsim.games.wagons import town as T
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST, PLACE_QUICK = range(5)
 START_FIRST, START_RANDOM, START_SPOIL = range(3)
+# search's ``rank``: every card's exact best; the built-in draft's pick's (exact gifts); the same with gifts
+# that are lower bounds; each card's value at one spot (a floor); one card's exact best unless it settles a
+# two-card draft for the first card first (the gift search after a floor)
+RANK_NONE, RANK_PICK, RANK_FLOOR, RANK_SPOT, RANK_TARGET = (np.int64(0), np.int64(1), np.int64(2), np.int64(3),
+                                                          np.int64(4))
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands", "fast", "quick")
@@ -202,7 +207,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     one = np.int64(1)  # the count of cards to place (search takes a whole run of the circle)
     prep = mode != PLACE_RANDOM and meta[0] > 0  # search analyses the town first
     find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
-         ws, detail, saved, state, bestv, spots, np.bool_(False), 0.0, 0.0, bestv, fast, prep)
+         ws, detail, saved, state, bestv, spots, RANK_NONE, 0.0, 0.0, bestv, fast, prep)
     return bestv[0]
 
 
@@ -213,7 +218,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
 _C1, _C2 = types.int64[::1], types.int64[:, ::1]
 _SEARCH_ARGS = (types.int8[:, ::1], types.int8[:, ::1], types.int16[:, ::1], _C1, _C1, _C1, _C2, _C2, _C1, types.int64,
                 types.int64, _C1, _C2, _C1, types.int64, types.float64, _C2, _C1, _C1, types.uint64[::1],
-                types.float64[::1], _C2, types.boolean, types.float64, types.float64, types.float64[::1])
+                types.float64[::1], _C2, types.int64, types.float64, types.float64, types.float64[::1])
 SEARCH = {None: types.float64(*_SEARCH_ARGS, types.none, types.boolean),
           True: types.float64(*_SEARCH_ARGS, types.boolean, types.boolean)}
 
@@ -226,10 +231,18 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     goal_weight).  Greedy modes read that analysis once instead of redoing it for every card, and
     do each position's card-independent work once for all the cards.
 
-    With ``rank`` only the card a built-in draft picks (decide._builtin_draft) needs its exact best:
-    the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is then
-    also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach a
-    later card's; its bestv and spot may then fall short, but only for cards that are not picked.
+    ``rank`` (RANK_*): with RANK_PICK only the card a built-in draft picks (decide.draft) needs its exact
+    best: the one with the largest (bestv[k] - now) - weight * gifts[k] (the first on ties).  A card is
+    then also skipped at a spot where even its bound cannot beat an earlier card's value so far, or reach
+    a later card's; its bestv and spot may then fall short, but only for cards that are not picked.  With
+    RANK_FLOOR the gifts are only lower bounds (``gifts[0]`` = 0 exact): a card after the first is then
+    skipped only where it cannot beat the first card's value so far, and the first card is never skipped,
+    so its bestv is exact and so is the pick's, whatever the true gifts.  RANK_SPOT values each card at one
+    spot only (the first legal one in scan order, both rotations, the centre in an empty town): a lower
+    bound on its best value (decide.draft's gift floor).  RANK_TARGET (one card, a two-candidate draft's gift
+    search, ``gifts`` holding the two candidates' gains instead) stops once the card's value makes the second
+    candidate's net gain no better than the first's, the expression of decide._pick: the draft then takes the
+    first card, and the card's bestv is that value, not its best; else it is its exact best.
 
     ``fast`` None compiles no ``fast`` mode (the note at THIN); the default True keeps it.
 
@@ -237,15 +250,31 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     (``now`` is then not read); else it returns 0.
     """
     town_value = 0.0
-    if prep:
+    if prep and rank == RANK_SPOT:
+        town_value = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
+    elif prep:
         town_value = analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
         now = town_value
     n = meta[0]
-    if n == 0:  # the first card goes anywhere: the centre of the window
+    x0 = meta[1] - 2
+    x1 = meta[3] + 2
+    y0 = meta[2] - 2
+    y1 = meta[4] + 2
+    if n == 0 or rank == RANK_SPOT:
+        # the first card goes anywhere: the centre of the window; RANK_SPOT values each card at one spot,
+        # the first legal one in scan order (with ``evaluate``: the value search would find there)
+        sx = T.CENTER
+        sy = T.CENTER
+        if n > 0:
+            for y in range(y1 - 1, y0 - 1, -1):
+                for x in range(x1 - 1, x0 - 1, -1):
+                    if T.is_legal(idx, n, x, y):
+                        sx = x
+                        sy = y
         for k in range(count):
             c = cards[at + k]
-            spots[k, 0] = T.CENTER
-            spots[k, 1] = T.CENTER
+            spots[k, 0] = sx
+            spots[k, 1] = sy
             if mode == PLACE_RANDOM:
                 spots[k, 2] = rng.below(state, np.int64(2))
                 bestv[k] = 0.0
@@ -253,24 +282,18 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             best = NEG
             # A lone card scores the same turned 180 degrees (every goal reads a cell's orthogonal neighbours,
             # between its left and right ones, and the turn maps those onto each other), so rotation 180
-            # never beats 0: fast skips it (test_wagons_fast checks every goal kind); greedy still tries both.
-            nrot = 2
-            if fast is not None:
-                if mode >= PLACE_FAST:
-                    nrot = 1
+            # never beats 0, which wins ties (test_wagons_fast checks every goal kind): a town's first card
+            # is valued at 0 degrees only
+            nrot = 1 if n == 0 else 2
             for rot in range(nrot):
-                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], T.CENTER, T.CENTER, rot, saved)
+                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
                 v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-                T.unplace(land, sym, idx, meta, T.CENTER, T.CENTER, saved)
+                T.unplace(land, sym, idx, meta, sx, sy, saved)
                 if v > best:
                     best = v
                     spots[k, 2] = rot
             bestv[k] = best
         return town_value
-    x0 = meta[1] - 2
-    x1 = meta[3] + 2
-    y0 = meta[2] - 2
-    y1 = meta[4] + 2
     if mode == PLACE_RANDOM:
         for k in range(count):
             m = 0
@@ -301,9 +324,10 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
     for k in range(count):
         bestv[k] = NEG
+    stop = False
     for y in range(y0, y1):
         for x in range(x0, x1):
-            if not T.is_legal(idx, n, x, y):
+            if stop or not T.is_legal(idx, n, x, y):
                 continue
             S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
             # T.place for every card and rotation at once: new cells get their indices once, each
@@ -316,7 +340,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                                  with_goals, goal_weight, ws, saved)
                     if ub <= bestv[k]:
                         continue  # neither rotation can beat the best spot found so far
-                    if rank and _outranked(k, count, ub, bestv, now, weight, gifts):
+                    if (rank == RANK_PICK or rank == RANK_FLOOR) and _outranked(k, count, ub, bestv, now, weight, gifts,
+                                                                               rank == RANK_FLOOR):
                         continue
                 for rot in range(2):
                     T.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
@@ -327,15 +352,21 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         spots[k, 0] = x
                         spots[k, 1] = y
                         spots[k, 2] = rot
+                        if rank == RANK_TARGET and gifts[1] - weight * (0.0 + (v - now)) <= gifts[0] - weight * 0.0:
+                            stop = True
             T.unplace(land, sym, idx, meta, x, y, saved)
     return town_value
 
 
 @njit(**THIN)
-def _outranked(k, count, ub, bestv, now, weight, gifts):
+def _outranked(k, count, ub, bestv, now, weight, gifts, floor):
     """Whether card k, worth at most ub here, cannot be the built-in draft's pick: the same float expression
-    as there, which only grows with the value, against the other cards' values so far."""
+    as there, which only grows with the value, against the other cards' values so far.  With ``floor``
+    (RANK_FLOOR: gifts after the first are lower bounds, so fk is an upper bound but other cards' f are
+    not lower bounds) only a card after the first is, against the first."""
     fk = (ub - now) - weight * gifts[k]
+    if floor:
+        return k > 0 and fk <= (bestv[0] - now) - weight * gifts[0]
     for j in range(count):
         fj = (bestv[j] - now) - weight * gifts[j]
         if (j < k and fk <= fj) or (j > k and fk < fj):

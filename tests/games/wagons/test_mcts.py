@@ -147,7 +147,7 @@ def _candidates(w, tab, scr, look=3, nspots=4):
     state = np.zeros(4, dtype=np.uint64)
     P.search(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
              tab.card_sym, w.seq, at, 1, w.goals, tab.gp, town.cnt[1 - p], P.PLACE_FAST, 1.0, scr.ws, scr.detail,
-             scr.saved, state, scr.bestv, scr.spots, False, 0.0, 0.0, scr.bestv, True, True)
+             scr.saved, state, scr.bestv, scr.spots, P.RANK_NONE, 0.0, 0.0, scr.bestv, True, True)
     out = [S.spot_action(*scr.spots[0])]
     kept = [(scr.ws[F.R_TOP, 4 * i], i) for i in range(F.TOP) if scr.ws[F.R_TOP, 4 * i] > -mcts.BIG]
     for _v, i in sorted(kept, key=lambda vi: (-vi[0], vi[1])):

@@ -114,7 +114,7 @@ def test_fast_fidelity_floor_against_greedy():
                 P.analyse(*town, goals, gp, cnt[1 - p], P.PLACE_FAST, 1.0, ws, detail)
                 P.search(*town, cl, cs, np.array([c]), np.int64(0), np.int64(1), goals, gp, cnt[1 - p],
                          P.PLACE_FAST, 1.0, ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots,
-                         np.bool_(False), 0.0, 0.0, gifts)
+                         P.RANK_NONE, 0.0, 0.0, gifts)
                 for sx, sy, srot in ((x, y, rot), tuple(int(v) for v in spots[0])):
                     assert T.is_legal(idx[p], meta[p, 0], sx, sy)
                     T.place(*town[:6], cl[c], cs[c], sx, sy, srot, saved)
@@ -137,7 +137,7 @@ def _search(town, cards, goals, gp, opp, cl, cs, ws, mode=P.PLACE_FAST):
     bestv, gifts, spots = np.zeros(15), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
     P.analyse(*town, goals, gp, opp, mode, 1.0, ws, detail)
     P.search(*town, cl, cs, cards, np.int64(0), np.int64(len(cards)), goals, gp, opp, mode, 1.0, ws, detail,
-             saved, np.zeros(4, dtype=np.uint64), bestv, spots, np.bool_(False), 0.0, 0.0, gifts)
+             saved, np.zeros(4, dtype=np.uint64), bestv, spots, P.RANK_NONE, 0.0, 0.0, gifts)
     return bestv[:len(cards)].copy(), spots[:len(cards)].copy()
 
 
@@ -318,7 +318,7 @@ def test_quick_places_on_the_first_rankings_best_spot():
         opp = np.zeros(T.N_SYMBOLS, dtype=np.int64)
         P.analyse(*town, goals, gp, opp, P.PLACE_QUICK, 0.0, ws, detail)
         P.search(*town, cl, cs, np.array([card]), np.int64(0), np.int64(1), goals, gp, opp, P.PLACE_QUICK, 0.0,
-                 ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots, np.bool_(False), 0.0, 0.0, gifts)
+                 ws, detail, saved, np.zeros(4, dtype=np.uint64), bestv, spots, P.RANK_NONE, 0.0, 0.0, gifts)
         assert tuple(int(v) for v in spots[0]) == where and bestv[0] == best, (card, where, best, spots[0], bestv[0])
         checked += 1
 

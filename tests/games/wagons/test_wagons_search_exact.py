@@ -74,3 +74,89 @@ def test_search_values_equal_full_rescoring_on_random_towns():
     assert kinds == set(range(12))  # every goal kind was in play
     assert seen > 100_000
     assert bad == 0
+
+
+def _searcher(cl, cs, gp):
+    """policies.search as the engine calls it (its own analysis, no fast code): (town value, bestv, spots)."""
+    ws = np.zeros((S.FS_ROWS, S.FS_WIDTH), dtype=np.int64)
+    detail, saved = np.zeros(T.N_LANDS + 3, dtype=np.int64), np.zeros(9, dtype=np.int64)
+    state, bestv, spots = np.zeros(4, dtype=np.uint64), np.zeros(15), np.zeros((15, 3), dtype=np.int64)
+
+    def run(town, seq, n, goals, opp_cnt, mode, gw, rank, weight, gifts):
+        v = P.search(*town, cl, cs, seq, np.int64(0), np.int64(n), goals, gp, opp_cnt, np.int64(mode), gw, ws, detail,
+                     saved, state, bestv, spots, rank, 0.0, weight, gifts, None, True)
+        return v, bestv[:n].copy(), spots[:n].copy()
+    return run
+
+
+def _net_pick(gain, gifts, weight):
+    """decide._pick(T_BEST_NET): the first candidate with the largest gain - weight * gift."""
+    best, pick = -1.0e18, 0
+    for k in range(len(gain)):
+        v = gain[k] - weight * gifts[k]
+        if v > best:
+            best, pick = v, k
+    return pick
+
+
+def test_gift_floor_gives_the_exact_gifts_pick_on_random_towns():
+    """decide.draft's gift floor: RANK_SPOT is a lower bound on each card's best value; ranking the own town
+    against the bounds (RANK_FLOOR) and searching the opponent's town only when the bounds cannot settle the
+    pick (with two candidates only until the gift settles it: RANK_TARGET) gives the pick, its gain and its
+    spot that exact gifts give (RANK_PICK), on random towns and goals."""
+    prep = GAME.prepare(2, [Seat("first"), Seat("first")], {}, GAME.card_table())
+    cl, cs, gp = prep["card_land"], prep["card_sym"], prep["goal_params"]
+    run = _searcher(cl, cs, gp)
+    rnd = np.random.default_rng(2828)
+    kinds = set()
+    skipped = later = 0
+    trials = 1500
+    for _ in range(trials):
+        own = random_town(rnd, int(rnd.integers(0, 14)), cl, cs)
+        opp = random_town(rnd, int(rnd.integers(0, 14)), cl, cs)
+        cnt_own, cnt_opp = np.zeros(T.N_SYMBOLS, dtype=np.int64), np.zeros(T.N_SYMBOLS, dtype=np.int64)
+        T.count_symbols(own[1], own[3], own[4], own[5][0], cnt_own)
+        T.count_symbols(opp[1], opp[3], opp[4], opp[5][0], cnt_opp)
+        goals = rnd.choice(18, size=3, replace=False).astype(np.int64)
+        kinds.update(int(gp[g, T.GP_KIND]) for g in goals)
+        look = int(rnd.choice([2, 2, 3, 4]))
+        seq = rnd.choice(18, size=look, replace=False).astype(np.int64)
+        mode = P.PLACE_LANDS if rnd.random() < 0.15 else P.PLACE_GREEDY
+        gw = float(rnd.choice([1.0, 1.0, 0.5, 2.5]))
+        weight = float(rnd.choice([1.0, 1.0, 0.5, 3.0]))
+        # exact gifts, then the own search ranked against them (the draft before the floor)
+        gifts = np.zeros(15)
+        now_op, best_op, _ = run(opp, seq, look - 1, goals, cnt_own, mode, gw, P.RANK_NONE, 0.0, gifts)
+        for k in range(look - 1):
+            gifts[k + 1] = gifts[k] + (best_op[k] - now_op)
+        now, best, spots = run(own, seq, look, goals, cnt_opp, mode, gw, P.RANK_PICK, weight, gifts)
+        want = _net_pick(best - now, gifts, weight)
+        # the floor
+        floor = np.zeros(15)
+        now_f, spot_op, _ = run(opp, seq, look - 1, goals, cnt_own, mode, gw, P.RANK_SPOT, 0.0, floor)
+        assert now_f == now_op
+        assert (spot_op <= best_op).all()
+        for k in range(look - 1):
+            floor[k + 1] = floor[k] + (spot_op[k] - now_op)
+        now_f, best_f, spots_f = run(own, seq, look, goals, cnt_opp, mode, gw, P.RANK_FLOOR, weight, floor)
+        got = _net_pick(best_f - now_f, floor, weight)
+        if got == 0:
+            skipped += 1
+        elif look == 2:
+            # the gift search that stops once the gift settles the pick for the first card (RANK_TARGET)
+            later += 1
+            held = np.zeros(15)
+            held[:2] = best_f - now_f
+            now_t, best_t, _ = run(opp, seq, 1, goals, cnt_own, mode, gw, P.RANK_TARGET, weight, held)
+            target = np.zeros(15)
+            target[1] = target[0] + (best_t[0] - now_t)
+            got = _net_pick(best_f - now_f, target, weight)
+            if got == 1:
+                assert best_t[0] == best_op[0]  # it ran to the end: the exact gift
+        else:
+            later += 1
+            got = _net_pick(best_f - now_f, gifts, weight)
+        assert got == want
+        assert best_f[got] == best[got] and (spots_f[got] == spots[got]).all()
+    assert kinds == set(range(12))
+    assert skipped > trials // 3 and later > trials // 20  # both branches of the floor ran
