@@ -1412,7 +1412,7 @@ def _final_phase(fn, S, C, O, rng, score):
         fn(S, C, O, rng, score)
 
 
-_OV = dict(jit_options=dict(cache=True, nogil=True, _nrt=False))
+_OV = dict(jit_options=dict(cache=True, nogil=True, _nrt=False, **INTERNAL))
 
 
 @overload(_round_phase, **_OV)
