@@ -169,6 +169,8 @@ CASES = {
     "report: wrong columns": _report_wrong_columns,
     "play index 2**64": lambda t: (["play", "art_deco", "--index", str(2**64)], "", "--index"),
     "scheduler file not JSON": _scheduler_file,
+    "fliptoons actions 0": lambda t: (sweep(t, 'game = "fliptoons"\ngames = 10\n[rules]\nactions = 0\n'), "s.toml",
+                                      "rules.actions"),
     "optimize seat 9": lambda t: (sweep(t, GOOD + '[optimize]\nseat = 9\nparams = {}\n'), "s.toml", "optimize.seat"),
     "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
                                        "tournament.games"),

@@ -80,7 +80,7 @@ OPTIONS: tuple[Option, ...] = (
            "int", 0, 4),
     Option("market_prices", [3, 4, 7, 10, 15], "market slot prices, left to right (the market width)",
            "list", 0, 100),
-    Option("actions", 2, "Market actions per turn", "int", 0, 10),
+    Option("actions", 2, "Market actions per turn (at least 1: with none, no one could ever hire)", "int", 1, 10),
 )
 _BY_NAME = {o.name: o for o in OPTIONS}
 

@@ -272,10 +272,16 @@ def test_case64_decay_uses_the_toon_deck_only_at_two_players():
     from boardsim.games.base import Seat
 
     table = GAME.card_table()
-    rules = {"actions": 0, "max_rounds": 8, "final_flip": False}
-    three = GAME.prepare(3, [Seat("fame_per_cost")] * 3, rules, table)
-    r = GAME.play(three, 5, 0, 20)
+    rules = {"max_rounds": 8, "final_flip": False}
+
+    def no_actions(players):
+        # a game where nobody hires, so the toon deck moves only by decay: the option refuses 0 actions (no
+        # one could ever hire), so the prepared rule vector is set by hand
+        prep = GAME.prepare(players, [Seat("fame_per_cost")] * players, rules, table)
+        prep["rules"][E.R_ACTIONS] = 0
+        return prep
+
+    r = GAME.play(no_actions(3), 5, 0, 20)
     assert (r["toon_left"] == 53 - 5).all()  # nobody hires, no decay: the toon deck is untouched
-    two = GAME.prepare(2, [Seat("fame_per_cost")] * 2, rules, table)
-    r = GAME.play(two, 5, 0, 20)
+    r = GAME.play(no_actions(2), 5, 0, 20)
     assert (r["toon_left"] == 53 - 5 - 2 * r["rounds"]).all()  # exactly two toon cards per round
