@@ -396,12 +396,12 @@ def cmd_tournament(args) -> int:
     game = get(args.game)
     players = args.players or max(2, game.min_players)
     policies = parse_policies(args.policies)
-    out = _out(args, f"reports/tournament-{game.name}")
+    out = _out_folder(args, f"reports/tournament-{game.name}")  # checked now, made once the games are played
     with numba_threads(args.threads):
         result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
                                 mode=args.mode, field=args.field, rules=dict(args.rule),
                                 progress=False if args.quiet else None, seating=args.seating)
-    write_tournament(result, out)
+    write_tournament(result, _make(out))
     files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
                        f"Policies: {', '.join(p.label() for p in policies)}; {args.games:,} games per match, "
                        f"each deal in every seat arrangement ({args.seating}).",
@@ -473,7 +473,7 @@ def cmd_optimize(args) -> int:
         raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
     opt = sc.optimize
     cell = sc.cells()[0]
-    out = _out(args, f"reports/{sc.name}-optimize")
+    out = _out_folder(args, f"reports/{sc.name}-optimize")  # checked now, made once the search is done
     try:
         with numba_threads(args.threads):
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
@@ -482,6 +482,7 @@ def cmd_optimize(args) -> int:
                           popsize=opt.get("popsize", 8), seed=sc.seed)
     except BadInput as e:
         raise BadInput(e.key, e.message, sc.path) from None
+    _make(out)
     safe_io.write_csv(result.check, out / "optimize_check.csv")
     safe_io.write_csv(result.history, out / "optimize_history.csv")
     files = write_meta(out, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,

@@ -17,9 +17,11 @@ from boardsim.scenario import load_scenario
 GOOD = 'game = "art_deco"\ngames = 40\nseed = 1\nchunk_size = 20\n'
 
 
-def snapshot(folder: Path) -> dict[str, bytes | None]:
+def snapshot(folder: Path) -> dict[str, bytes | None] | None:
+    """Names and bytes of everything below ``folder``; None if it does not exist (an empty folder made by a
+    refused run is a change too)."""
     if not folder.exists() and not folder.is_symlink():
-        return {}
+        return None
     out: dict[str, bytes | None] = {}
     for root, dirs, files in os.walk(folder):
         for name in dirs + files:
@@ -171,6 +173,17 @@ CASES = {
     "scheduler file not JSON": _scheduler_file,
     "fliptoons actions 0": lambda t: (sweep(t, 'game = "fliptoons"\ngames = 10\n[rules]\nactions = 0\n'), "s.toml",
                                       "rules.actions"),
+    "tournament unknown policy": lambda t: (["tournament", "art_deco", "--policies", "par,nope", "--games", "10",
+                                             "--out", str(t / "out")], "", "nope"),
+    "tournament 99 players": lambda t: (["tournament", "art_deco", "--policies", "par,random", "--players", "99",
+                                         "--games", "10", "--out", str(t / "out")], "", "players"),
+    "tournament bad rule": lambda t: (["tournament", "art_deco", "--policies", "par,random", "--rule", "nope=1",
+                                       "--games", "10", "--out", str(t / "out")], "", "nope"),
+    "optimize reversed bounds": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\n'
+                                                                  'params = { hard = [2.0, 1.0] }\n'),
+                                            "--out", str(t / "out")], "s.toml", "hard"),
+    "optimize empty params": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\nparams = {}\n'),
+                                         "--out", str(t / "out")], "s.toml", "params"),
     "optimize seat 9": lambda t: (sweep(t, GOOD + '[optimize]\nseat = 9\nparams = {}\n'), "s.toml", "optimize.seat"),
     "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
                                        "tournament.games"),
