@@ -365,11 +365,6 @@ def _make(out: Path) -> Path:
     return out
 
 
-def _out(args, default: str) -> Path:
-    """``--out`` (or ``default``) checked like a sweep's, and created; errors are one line."""
-    return _make(_out_folder(args, default))
-
-
 def cmd_play(args) -> int:
     from boardsim import rng
     from boardsim.games import get
@@ -530,7 +525,7 @@ def cmd_cards(args) -> int:
         if args.sweep not in sweepable:
             what = "not a sweepable" if args.sweep in table.columns else "unknown"
             raise BadInput("--sweep", f"{what} card field {args.sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
-    out = _out(args, f"reports/cards-{game.name}")
+    out = _out_folder(args, f"reports/cards-{game.name}")  # checked now, made once the first table is measured
     rules = dict(args.rule)
     counts = args.players
     with numba_threads(args.threads):
@@ -542,7 +537,7 @@ def cmd_cards(args) -> int:
                                  progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
                                                                 f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"),
                                  seating=args.seating)
-        safe_io.write_csv(strength, out / "balance_card_strength.csv")
+        safe_io.write_csv(strength, _make(out) / "balance_card_strength.csv")
         changes = verdict_changes(strength)
         if len(bases) > 1:
             safe_io.write_csv(changes, out / "card_verdicts.csv")

@@ -184,6 +184,8 @@ CASES = {
                                             "--out", str(t / "out")], "s.toml", "hard"),
     "optimize empty params": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\nparams = {}\n'),
                                          "--out", str(t / "out")], "s.toml", "params"),
+    "cards bad rule": lambda t: (["cards", "fliptoons", "--rule", "nope=1", "--games", "10",
+                                  "--out", str(t / "out")], "", "nope"),
     "optimize seat 9": lambda t: (sweep(t, GOOD + '[optimize]\nseat = 9\nparams = {}\n'), "s.toml", "optimize.seat"),
     "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
                                        "tournament.games"),
