@@ -14,10 +14,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from boardsim.games.base import Seat
-from boardsim.games.fliptoons import GAME
 from boardsim.games.fliptoons import engine as E
 from boardsim.games.fliptoons.explain import Table
+from tests.games.fliptoons.kept_state import CELLS, final_states, random_steps
 
 
 def assert_counts(S, K: int) -> None:
@@ -31,25 +30,20 @@ def assert_counts(S, K: int) -> None:
         assert int(pv[p, E.DUPS]) == sum(c - 1 for c in up.values())
 
 
-CELLS = {
-    "fpc2": ["fame_per_cost"] * 2,
-    "mixed3": ["random", "fame_per_cost", "highest_rank"],
-    "mixed4": ["priority", "random", "fame_per_cost", "synergy"],
-    "solo": ["synergy"],
-}
-
-
 @pytest.mark.parametrize("cell", sorted(CELLS))
 def test_grid_counts_equal_recount_after_whole_games(cell):
     """The final state's grids are the Final Flip's (and a tie re-flip's): every count as recounted."""
-    policies = CELLS[cell]
-    P = len(policies)
-    prep = GAME.prepare(P, [Seat(name) for name in policies], None, GAME.card_table())
-    K = prep["cards"].shape[0]
-    for index in range(40):
-        O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-        S = E.play_game(prep, 29, index, O)
-        assert_counts(S, K)
+    for S, prep in final_states(cell, 29, 40):
+        assert_counts(S, prep["cards"].shape[0])
+
+
+def fame_as_recounted(t: Table) -> None:
+    """Check Fame from the kept counts equals its value from counts recounted on a copy of the state."""
+    fame = t.check_fame()
+    S2 = tuple(a.copy() for a in t.S)
+    for q in range(2):
+        E._recount_grid(q, S2[0], S2[1])
+    assert fame == [int(E._fame(q, E.State(*S2), t.C, None)) for q in range(2)]
 
 
 def test_grid_counts_equal_recount_after_random_steps():
@@ -74,30 +68,5 @@ def test_grid_counts_equal_recount_after_random_steps():
             t.set_deck(p, list(rng.permutation(deck)))
             t.set_fame(p, int(rng.integers(0, 40)), actions=4)
         assert_counts(t.S, K)
-        for _ in range(10):
-            p = int(rng.integers(0, 2))
-            step = rng.integers(0, 5)
-            if step == 0:
-                t.place_all(p)
-                fame = t.check_fame()
-                S2 = tuple(a.copy() for a in t.S)
-                for q in range(2):
-                    E._recount_grid(q, S2[0], S2[1])
-                assert fame == [int(E._fame(q, E.State(*S2), t.C, None)) for q in range(2)]
-            elif step == 1:
-                slots = [s for s in range(5) if E._hire_legal(p, s, t.S, t.C)]
-                if slots:
-                    t.hire(p, int(rng.choice(slots)))
-                t.refill()
-            elif step == 2:
-                pc, pv = t.S[0], t.S[1]
-                legal = [g for g in range(pv[p, E.GN]) if E._dismiss_legal(p, g, t.S, t.C)]
-                if legal:
-                    t.dismiss(p, names[pc[p, E.GK, int(rng.choice(legal))]])
-            elif step == 3:
-                t.end_of_turn_hooks(p)
-            else:
-                t.least_fame_hook()
-            assert_counts(t.S, K)
-            checked += 1
+        checked += random_steps(t, rng, 10, lambda t: assert_counts(t.S, K), fame_as_recounted)
     assert checked == 60 * 10

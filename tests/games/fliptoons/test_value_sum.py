@@ -16,6 +16,7 @@ from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
 from boardsim.games.fliptoons import engine as E
 from boardsim.games.fliptoons.explain import Table
+from tests.games.fliptoons.kept_state import CELLS, final_states, random_steps
 
 
 def running_sum(pv: np.ndarray, p: int) -> int:
@@ -37,23 +38,9 @@ def assert_sums(S, values) -> None:
         assert E._recount_values(p, pc, pv, values) == expected
 
 
-CELLS = {
-    "fpc2": ["fame_per_cost"] * 2,
-    "mixed3": ["random", "fame_per_cost", "highest_rank"],  # random seats send the Pig anywhere
-    "mixed4": ["priority", "random", "fame_per_cost", "synergy"],
-    "solo": ["synergy"],
-}
-
-
 @pytest.mark.parametrize("cell", sorted(CELLS))
 def test_running_sum_equals_recount_after_whole_games(cell):
-    policies = CELLS[cell]
-    P = len(policies)
-    prep = GAME.prepare(P, [Seat(name) for name in policies], None, GAME.card_table())
-    K = prep["cards"].shape[0]
-    for index in range(60):
-        O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-        S = E.play_game(prep, 31, index, O)
+    for S, prep in final_states(cell, 31, 60):
         assert_sums(S, prep["values"])
 
 
@@ -74,27 +61,7 @@ def test_running_sum_equals_recount_after_random_steps():
             t.set_deck(p, list(rng.choice(names, int(rng.integers(4, 14)))) + starters)
             t.set_fame(p, int(rng.integers(0, 40)), actions=4)
         assert_sums(t.S, values)
-        for _ in range(12):
-            p = int(rng.integers(0, 2))
-            step = rng.integers(0, 5)
-            if step == 0:
-                t.place_all(p)
-            elif step == 1:
-                slots = [s for s in range(5) if E._hire_legal(p, s, t.S, t.C)]
-                if slots:
-                    t.hire(p, int(rng.choice(slots)))
-                t.refill()
-            elif step == 2:
-                pc, pv = t.S[0], t.S[1]
-                legal = [g for g in range(pv[p, E.GN]) if E._dismiss_legal(p, g, t.S, t.C)]
-                if legal:  # a legal dismissal is face-up, and every copy of its kind is as legal
-                    t.dismiss(p, names[pc[p, E.GK, int(rng.choice(legal))]])
-            elif step == 3:
-                t.end_of_turn_hooks(p)
-            else:
-                t.least_fame_hook()
-            assert_sums(t.S, values)
-            checked += 1
+        checked += random_steps(t, rng, 12, lambda t: assert_sums(t.S, values))
     assert checked == 80 * 12
 
 
