@@ -266,11 +266,16 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         sx = T.CENTER
         sy = T.CENTER
         if n > 0:
-            for y in range(y1 - 1, y0 - 1, -1):
-                for x in range(x1 - 1, x0 - 1, -1):
+            found = False
+            for y in range(y0, y1):
+                for x in range(x0, x1):
                     if T.is_legal(idx, n, x, y):
                         sx = x
                         sy = y
+                        found = True
+                        break
+                if found:
+                    break
         for k in range(count):
             c = cards[at + k]
             spots[k, 0] = sx
