@@ -34,6 +34,7 @@ from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
 from boardsim.errors import BadInput
+from boardsim.seat import Seat
 
 SIGNATURE = types.void(types.float64[::1], types.float64[:, ::1], types.float64[::1], types.float64[::1])
 SCORER = types.FunctionType(SIGNATURE)
@@ -142,24 +143,20 @@ def scorers(specs: Sequence[Any], key: str = "seats") -> tuple:
     return tuple(out + [no_scorer] * (4 - len(out)))
 
 
-def custom_policy(function: Any, **params: Any) -> Any:
+def custom_policy(function: Any, **params: Any) -> Seat:
     """A ``custom`` seat for ``simulate``, ``sweep``, ``tournament`` and ``optimize``: ``function`` (an
     ``@njit`` scorer or a ``"module:function"`` path) and its numeric ``params`` (plus an optional ``name``).
 
     The function is checked at once (BadInput before any game); a module-level one is kept as its
     ``"module:function"`` path, so process and Dask workers import it themselves.
     """
-    from boardsim.games.base import Seat  # base imports this module
-
     resolve(function, "function")
     return Seat("custom", {"function": path_of(function), **params})
 
 
-def rules_policy(rules: Sequence[Any], **params: Any) -> Any:
+def rules_policy(rules: Sequence[Any], **params: Any) -> Seat:
     """A ``rules`` seat: an ordered list of rule tables (dicts) and its ``$params`` (plus an optional ``name``).
 
     The rules are checked against a game when the seat is used (they name that game's actions).
     """
-    from boardsim.games.base import Seat
-
     return Seat("rules", {"rules": list(rules), **params})

@@ -34,7 +34,7 @@ from boardsim import rng, seating, sums
 from boardsim.analysis.stats import game_sums
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
-from boardsim.games.base import Game, Prepared, Seat
+from boardsim.games.base import WIN_UNITS, Game, Prepared, Seat  # noqa: F401  (WIN_UNITS: re-exported)
 
 DEFAULT_CHUNK = 50_000
 # games per cell at most: far beyond any run that finishes, and small enough that game counts, win sums
@@ -46,7 +46,6 @@ MAX_GAMES = 10**12
 TASKS_PER_CELL = 16
 RANGES_PER_BATCH = 4096  # deal ranges handed to play_ranges at a time, so no list grows with the games
 _INT64_ROOM = 2.0**62  # a sum that might pass this could overflow int64 (margin for float rounding)
-WIN_UNITS = 12  # win shares are 1/k for k <= 4, so 12 * share is a whole number: exact sums
 
 
 def as_seat(spec: Any) -> Seat:

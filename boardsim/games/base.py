@@ -28,13 +28,11 @@ The runner adds ``seed`` (uint64) and ``game`` (index in the cell).
 
 from __future__ import annotations
 
-import hashlib
 import io
-import json
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,6 +41,7 @@ import pandas as pd
 from boardsim import custom
 from boardsim.errors import BadInput
 from boardsim.rulelist import Action, RuleArrays, compile_rules, pack_seats, rule_params
+from boardsim.seat import Seat, stable_hash  # noqa: F401  (re-exported: the games' public vocabulary)
 
 
 @dataclass(frozen=True)
@@ -203,32 +202,9 @@ FUNCTION = Option("function", "", "\"module:function\" naming an @numba.njit sco
                   "function")
 
 
-@dataclass(frozen=True)
-class Seat:
-    """One seat of a game: a policy name and parameter overrides."""
-
-    policy: str
-    params: Mapping[str, Any] = field(default_factory=dict)
-
-    def label(self) -> str:
-        """``policy(k=v,...)``; a rule list or scorer shows as a digest, and a ``name`` replaces the policy."""
-        if not self.params:
-            return self.policy
-        head = self.params.get("name") if isinstance(self.params.get("name"), str) else self.policy
-        parts = []
-        for k, v in sorted(self.params.items()):
-            if k == "name":
-                continue
-            if k == "rules":
-                if "name" not in self.params:
-                    parts.append(f"rules#{stable_hash(v)[:6]}")
-                continue
-            if k == "function":
-                if "name" in self.params:
-                    continue
-                v = getattr(v, "__name__", v) if not isinstance(v, str) else v.rpartition(":")[2]
-            parts.append(f"{k}={v}")
-        return f"{head}({','.join(parts)})" if parts else head
+# Win shares are 1/k for a k-way tie with k <= 4, so WIN_UNITS x share is a whole number: every sum of
+# win shares a sweep keeps (runner.Aggregate, sums, the balance modules) is exact in these units.
+WIN_UNITS = 12
 
 
 @dataclass
@@ -320,17 +296,6 @@ def int_cell(text: Any, key: str, low: int, high: int, file: str | None) -> int:
     if not low <= value <= high:
         raise BadInput(key, f"got {value}; allowed: a whole number in [{low}, {high}]", file)
     return value
-
-
-def stable_hash(*parts: Any) -> str:
-    """Short hex digest of JSON-able parts (card table, options) for provenance."""
-    h = hashlib.sha256()
-    for p in parts:
-        if isinstance(p, pd.DataFrame):
-            h.update(p.to_csv(index=False).encode())
-        else:
-            h.update(json.dumps(p, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:16]
 
 
 def pointer_kernel(kernel: Any, engine: Any, kernel_sig: Any, engine_sig: Any) -> Any:
