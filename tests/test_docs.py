@@ -1,5 +1,6 @@
-"""The README and docs/ document every game, rule option, policy and summary column, and point only at
-files the repository has."""
+"""The README and the guide in docs/ document every game, rule option, policy and summary column, point
+only at files the repository has, and stay in shape: a README of at most 150 lines that is a front page,
+and a guide whose every page is in mkdocs.yml's navigation (.ci/run builds it with warnings as errors)."""
 
 import re
 import subprocess
@@ -10,6 +11,9 @@ from boardsim.report.tables import SUMMARY_BASE
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+README_MAX_LINES = 150
+# The guide's reference page for the files a sweep writes.
+OUTPUT_FILES = ROOT / "docs" / "reference" / "output-files.md"
 # Each registered game's rules page under docs/rules/.
 RULE_PAGES = {"art_deco": "art-deco.md", "fliptoons": "fliptoons.md", "wagons": "circle-the-wagons.md"}
 # Rule specs kept outside the repository, which a user who clones it does not have. Built from two
@@ -27,14 +31,16 @@ def undocumented(game, text: str) -> list[str]:
     return [n for n in names if f"`{n}`" not in text]
 
 
-def test_every_game_option_and_policy_is_documented():
-    for name in games.names():
-        assert undocumented(games.get(name), README) == [], f"{name}: missing from README"
-
-
 def test_summary_columns_are_documented():
+    text = OUTPUT_FILES.read_text()
     for col in SUMMARY_BASE:
-        assert f"`{col}`" in README
+        assert f"`{col}`" in text, f"{col}: missing from {OUTPUT_FILES.relative_to(ROOT)}"
+
+
+def test_readme_is_a_front_page():
+    # the rest lives in the guide: a README that grows past a screenful or two has started repeating it
+    assert len(README.splitlines()) <= README_MAX_LINES
+    assert "docs/img/" in README  # the one answered question shows its chart
 
 
 def test_quick_start_has_two_commands_and_ci_runs_the_test_command():
@@ -73,11 +79,14 @@ def test_every_game_has_a_rules_page_with_every_option_and_policy():
         assert undocumented(games.get(name), text) == [], f"{name}: missing from docs/rules/{page}"
 
 
-def test_every_game_section_of_the_readme_links_its_rules_page():
+def test_the_readme_names_every_game_with_a_link_to_its_rules_page():
     for name, page in RULE_PAGES.items():
-        title = games.get(name).title.split(" (")[0]
-        section = README.split(f"### {title}", 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
-        assert f"(docs/rules/{page})" in section, f"README's {title} section does not link docs/rules/{page}"
+        lines = [line for line in README.splitlines() if f"(`{name}`" in line]
+        assert lines, f"README has no line naming the game `{name}`"
+        # the game's entry runs from its line to the next list item or blank line
+        start = README.index(lines[0])
+        entry = README[start:].split("\n\n", 1)[0].split("\n- ", 1)[0]
+        assert f"(docs/rules/{page})" in entry, f"README's entry for {name} does not link docs/rules/{page}"
 
 
 def _markdown_files() -> list[Path]:
@@ -87,7 +96,7 @@ def _markdown_files() -> list[Path]:
 def test_markdown_files_have_links():
     # guards the link check below against a pattern that silently matches nothing
     links = LINK.findall(README)
-    assert "docs/development.md" in links and "reports/examples/art_deco/heatmap.png" in links
+    assert "docs/development.md" in links and "docs/img/quickstart-winrate.png" in links
     assert len(_markdown_files()) >= 5
 
 
@@ -101,3 +110,26 @@ def test_every_relative_link_points_at_an_existing_file():
             if not (md.parent / path).exists():
                 broken.append(f"{md.relative_to(ROOT)}: {target}")
     assert broken == []
+
+
+def _nav_pages() -> list[str]:
+    """The page paths (relative to docs/) that mkdocs.yml's nav lists, read without a YAML library: each nav
+    entry is a "- Title: page.md" line below "nav:" (the title may hold a colon, in quotes)."""
+    text = (ROOT / "mkdocs.yml").read_text()
+    nav = text.split("\nnav:", 1)[1]
+    return re.findall(r"^\s*-\s.*:\s*([\w./-]+\.md)\s*$", nav, flags=re.M)
+
+
+def test_every_guide_page_is_in_the_navigation():
+    pages = _nav_pages()
+    assert "index.md" in pages and "guide/add-a-game.md" in pages and "reference/api.md" in pages
+    on_disk = sorted(str(f.relative_to(ROOT / "docs")) for f in (ROOT / "docs").rglob("*.md"))
+    assert sorted(pages) == on_disk, "mkdocs.yml's nav and the pages under docs/ differ"
+
+
+def test_ci_builds_the_guide_with_warnings_as_errors():
+    # the build itself (~5 s once mkdocs is installed) is left to .ci/run, which installs the docs extra
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "[test,docs]" in ci and "mkdocs build --strict" in ci
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r"^docs = \[.*mkdocstrings", pyproject, flags=re.M)
