@@ -367,16 +367,18 @@ def _make(out: Path) -> Path:
 
 def cmd_play(args) -> int:
     from boardsim import rng
+    from boardsim.cell import make_cell
     from boardsim.games import get
-    from boardsim.runner import as_seat, make_cell
+    from boardsim.seat import as_seat
 
     game = get(args.game)
     seats = parse_policies(args.policies) if args.policies else [as_seat(game.default_policy)]
     players = args.players or (len(seats) if len(seats) > 1 else game.default_players)
-    cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), rotate=False, index=args.cell)
+    cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), index=args.cell,
+                     seating_design="fixed")
     key = rng.cell_key(args.seed, args.cell)
     print(f"{game.title}: seed {args.seed}, cell {args.cell}, game {args.index}, {players} players")
-    print(game.trace(cell.rotations[0], key, args.index))
+    print(game.trace(cell.prepared[0], key, args.index))
     return 0
 
 

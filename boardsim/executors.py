@@ -4,7 +4,7 @@ Every executor plays the same tasks, ``play_chunk`` over a range of deals,
 and :func:`play_ranges` hands the results back in deal order, so the choice
 never changes a result: chunk results are exact integer sums keyed by deal
 range.  Tasks are coarse (a scenario chunk: at most 50,000 deals by default, at least
-``game.min_task_games`` games; ``runner.chunk_deals``) so the
+``game.min_task_games`` games; ``cell.chunk_deals``) so the
 cost of shipping a cell to a worker is small next to playing it; a worker
 plays its task in calls of at most ``game.max_chunk_deals`` deals and sends
 back the sums, so memory stays flat.
@@ -34,9 +34,9 @@ from typing import Any
 
 import numba
 
+from boardsim.cell import Cell, play_chunk
 from boardsim.errors import BadInput, ClusterLost
 from boardsim.games import get as get_game
-from boardsim.runner import Cell, play_chunk
 
 EXECUTORS = ("local", "processes", "dask")
 Range = tuple[int, int]  # (first deal, number of deals)
@@ -132,7 +132,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
                 first += n
             agg.add(out)
             if on_games is not None:
-                on_games(played * len(cell.rotations))
+                on_games(played * len(cell.prepared))
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 
@@ -242,14 +242,14 @@ def _pack(cell: Cell) -> tuple:
         game: Any = cell.game.name if get_game(cell.game.name) is cell.game else cell.game
     except BadInput:
         game = cell.game
-    return (game, cell.index, cell.n_players, cell.seats, cell.rotations, cell.arrangements, cell.seating)
+    return (game, cell.index, cell.n_players, cell.seats, cell.prepared, cell.arrangements, cell.seating)
 
 
 def _unpack(packed: tuple) -> Cell:
-    game, index, n_players, seats, rotations, arrangements, design = packed
+    game, index, n_players, seats, prepared, arrangements, design = packed
     if isinstance(game, str):
         game = get_game(game)
-    return Cell(index, {}, game, n_players, list(seats), list(rotations), None, list(arrangements), design)
+    return Cell(index, {}, game, n_players, list(seats), list(prepared), None, list(arrangements), design)
 
 
 def _set_threads() -> None:

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from boardsim import custom
+from boardsim.cell import MAX_GAMES, Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.rng import MAX_SEED
-from boardsim.runner import MAX_GAMES, Cell, make_cell
 from boardsim.seating import resolve as resolve_seating
 
 TOP_KEYS = {

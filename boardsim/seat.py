@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from boardsim.errors import BadInput
 
 
 def stable_hash(*parts: Any) -> str:
@@ -51,3 +53,23 @@ class Seat:
                 v = getattr(v, "__name__", v) if not isinstance(v, str) else v.rpartition(":")[2]
             parts.append(f"{k}={v}")
         return f"{head}({','.join(parts)})" if parts else head
+
+
+def as_seat(spec: Any) -> Seat:
+    """A Seat from a name, a Seat, a (name, params) pair or a {'policy', 'params'} dict."""
+    if isinstance(spec, Seat):
+        return spec
+    if isinstance(spec, str):
+        return Seat(spec, {})
+    if isinstance(spec, Mapping):
+        return Seat(spec.get("policy", ""), dict(spec.get("params", {}) or {}))
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        return Seat(spec[0], dict(spec[1]))
+    raise BadInput("policies", f"cannot read a seat from {spec!r}")
+
+
+def fill_seats(seats: Sequence[Seat], n_players: int) -> list[Seat]:
+    """Seat i plays ``seats[i % len(seats)]``, so one policy can fill a table."""
+    if not seats:
+        raise BadInput("seats", "no seats given")
+    return [seats[i % len(seats)] for i in range(n_players)]

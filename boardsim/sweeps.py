@@ -16,6 +16,7 @@ import pandas as pd
 
 from boardsim import __version__, safe_io
 from boardsim.analysis import cost
+from boardsim.cell import MAX_GAMES, deal_count
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput
 from boardsim.executors import Executor, open_executor
@@ -23,7 +24,7 @@ from boardsim.games.base import stable_hash
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
-from boardsim.runner import MAX_GAMES, deal_count, numba_threads, run_cell, warm_up
+from boardsim.runner import numba_threads, run_cell, warm_up
 from boardsim.scenario import Scenario, load_scenario
 
 
@@ -319,7 +320,7 @@ def provenance(result: SweepResult, cells, threads) -> dict:
         "game": sc.game.name,
         "scenario": _shown_path(sc.path) if sc.path else sc.name,
         "seed": sc.seed,
-        "games per cell": sum(deal_count(sc.games, c) * len(c.rotations) for c in done[:1]),
+        "games per cell": sum(deal_count(sc.games, c) * len(c.prepared) for c in done[:1]),
         "deals per cell": sum(deal_count(sc.games, c) for c in done[:1]),
         "cells": f"{result.cells_done} of {result.cells_total}",
         "seating": _seating_text(sc.seating, done),

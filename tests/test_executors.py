@@ -102,7 +102,7 @@ def test_a_pool_worker_plays_its_calls_in_turn_with_the_same_sums(monkeypatch):
 
 
 def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
-    args = dict(n_games=400, policies=["par", "eligibility", "blocker"], seed=9, rotate_seats=True, chunk_size=40)
+    args = dict(n_games=400, policies=["par", "eligibility", "blocker"], seed=9, seating="cyclic", chunk_size=40)
     local = boardsim.simulate("art_deco", **args)
     pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, scheduler=dask_client))
     pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, executor=pool))

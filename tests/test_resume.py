@@ -34,7 +34,7 @@ def chunk_files(folder: Path) -> list[Path]:
 
 def test_aggregate_round_trips_through_arrays_and_merges_exactly():
     game = get("art_deco")
-    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=True)
+    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), seating_design="cyclic")
     whole = Aggregate(3, game.seat_counters, len(game.end_reasons), game=game)
     whole.add(play_chunk(cell, 7, 0, 500))
     parts = []

@@ -34,7 +34,8 @@ from boardsim.analysis.tournament import TournamentResult, lineups, run_tourname
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
-from boardsim.runner import as_seat, numba_threads, simulate
+from boardsim.runner import numba_threads, simulate
+from boardsim.seat import as_seat
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 

@@ -64,7 +64,7 @@ def _int_in(value: Any, key: str, low: int, high: int) -> int:
 
 def _seats(game: Game, base: Any, key: str = "--base") -> list[Seat]:
     """The base players: a policy name, a Seat, (name, params), or a list of these; each one checked."""
-    from boardsim.runner import as_seat
+    from boardsim.seat import as_seat
 
     specs = [base] if isinstance(base, (str, Seat, Mapping)) or (
         isinstance(base, tuple) and len(base) == 2 and isinstance(base[0], str)) else list(base)
@@ -118,7 +118,7 @@ def make_problem(
     ``target`` is a game name (the search starts from the game's own card table, base = its default policy)
     or a scenario file (its ``card_file`` and ``[cards]`` edits are the starting table; its players, seats as
     base players, rules and seating are the defaults)."""
-    from boardsim.runner import make_cell
+    from boardsim.cell import make_cell
 
     game, scenario = _target(target)
     games_ = _int_in(games, "--games", MIN_GAMES, 10**9)

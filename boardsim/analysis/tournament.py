@@ -24,7 +24,8 @@ from boardsim.analysis.stats import deal_interval, wilson
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
-from boardsim.runner import as_seat, simulate
+from boardsim.runner import simulate
+from boardsim.seat import as_seat
 
 MODES = ("round_robin", "field")
 
