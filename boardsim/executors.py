@@ -35,7 +35,7 @@ from typing import Any
 import numba
 
 from boardsim.cell import Cell, play_chunk
-from boardsim.errors import BadInput, ClusterLost
+from boardsim.errors import BadInput, BadParameter, ClusterLost
 from boardsim.games import get as get_game
 
 EXECUTORS = ("local", "processes", "dask")
@@ -337,7 +337,7 @@ def _check_threads(threads: int | None, workers: int, cores: int) -> int:
     if threads is None:
         return max(1, cores // workers)
     if workers * threads > cores:
-        raise BadInput("--threads", f"{workers} workers x {threads} threads is more than the {cores} cores")
+        raise BadParameter("threads", f"{workers} workers x {threads} threads is more than the {cores} cores")
     return threads
 
 
@@ -354,7 +354,7 @@ class ProcessExecutor(Executor):
         cores = _cores()
         workers = cores if workers is None else workers
         if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
-            raise BadInput("--workers", f"got {workers!r}; allowed: 1 to {cores} (the cores of this machine)")
+            raise BadParameter("workers", f"got {workers!r}; allowed: 1 to {cores} (the cores of this machine)")
         self.workers = workers
         self.threads = _check_threads(threads, workers, cores)
         self._pool: ProcessPoolExecutor | None = None
@@ -441,7 +441,8 @@ def _worker_timeout(given: float | None) -> float:
         except ValueError:
             pass
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise BadInput(key, f"got {value!r}; allowed: a positive number of seconds")
+        error = BadParameter if key == "worker_timeout" else BadInput  # else: the environment variable
+        raise error(key, f"got {value!r}; allowed: a positive number of seconds")
     return float(value)
 
 
@@ -469,7 +470,7 @@ class DaskExecutor(Executor):
             import dask
             import distributed
         except ImportError:
-            raise BadInput("--executor", "dask is not installed (pip install -e '.[dask]')") from None
+            raise BadParameter("executor", "dask is not installed (pip install -e '.[dask]')") from None
         self._cluster = None
         self._own_client = client is None
         self._warmed: set[str] = set()
@@ -481,7 +482,7 @@ class DaskExecutor(Executor):
             if isinstance(local_workers, bool) or not isinstance(local_workers, int) or not (
                 1 <= local_workers <= cores
             ):
-                raise BadInput("--dask-local", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
+                raise BadParameter("local_workers", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
             per_worker = _check_threads(threads, local_workers, cores)
             # loopback only: nothing outside this machine can reach the cluster
             with dask.config.set(_LOCAL_QUIET):
@@ -494,29 +495,29 @@ class DaskExecutor(Executor):
             try:
                 self.client = distributed.Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as e:
-                raise BadInput("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+                raise BadParameter("scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
         elif scheduler_file is not None:
             if not os.path.exists(scheduler_file):
-                raise BadInput("--scheduler-file", f"no such file: {scheduler_file}")
+                raise BadParameter("scheduler_file", f"no such file: {scheduler_file}")
             try:
                 self.client = distributed.Client(scheduler_file=scheduler_file, timeout="10s")
             except (OSError, TimeoutError, ValueError) as e:
-                raise BadInput("--scheduler-file", f"cannot reach the scheduler in {scheduler_file}: {e}") from None
+                raise BadParameter("scheduler_file", f"cannot reach the scheduler in {scheduler_file}: {e}") from None
         else:
-            raise BadInput("--scheduler", "the dask executor needs --scheduler tcp://host:port, "
-                                          "--scheduler-file FILE or --dask-local N")
+            raise BadParameter("scheduler", "the dask executor needs a scheduler address (tcp://host:port), a "
+                                            "scheduler file or a number of local workers")
         try:
             self.client.wait_for_workers(1, timeout=30)
         except TimeoutError:
             self.close()
-            raise BadInput("--scheduler", "the Dask cluster has no workers (waited 30 s)") from None
+            raise BadParameter("scheduler", "the Dask cluster has no workers (waited 30 s)") from None
         self._thread_plan = self._plan_threads()
 
     def _plan_threads(self) -> dict[str, int]:
         """Numba threads per worker: the host's cores shared among the worker processes on it."""
         machines = self.client.run(_machine)
         if not machines:
-            raise BadInput("--scheduler", "the Dask cluster has no workers")
+            raise BadParameter("scheduler", "the Dask cluster has no workers")
         per_host: dict[str, int] = {}
         for host, _, _ in machines.values():
             per_host[host] = per_host.get(host, 0) + 1
@@ -690,19 +691,24 @@ def make_executor(
     if name is None:
         name = "dask" if (scheduler is not None or scheduler_file is not None) else "local"
     if not isinstance(name, str) or name not in EXECUTORS:
-        raise BadInput("--executor", f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
+        raise BadParameter("executor", f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
     if name != "dask" and (scheduler is not None or scheduler_file is not None):
-        raise BadInput("--scheduler", f"a scheduler needs --executor dask (got --executor {name})")
+        raise BadParameter("scheduler", f"a scheduler needs the dask executor (got {name})")
     if name == "local":
         if workers not in (None, 1):
-            raise BadInput("--workers", "the local executor has one process; use --executor processes or dask")
+            raise BadParameter("workers", "the local executor has one process; use the processes or dask executor")
         return None
     if name == "processes":
         return ProcessExecutor(workers, threads)
     if scheduler is not None and not isinstance(scheduler, str):
         return DaskExecutor(client=scheduler, threads=threads)
-    return DaskExecutor(scheduler, scheduler_file, workers if scheduler is None and scheduler_file is None else None,
-                        threads)
+    try:
+        return DaskExecutor(scheduler, scheduler_file,
+                            workers if scheduler is None and scheduler_file is None else None, threads)
+    except BadParameter as e:
+        if e.key == "local_workers":  # DaskExecutor's name for what the caller passed here as workers
+            raise BadParameter("workers", e.message, e.file) from None
+        raise
 
 
 @contextmanager

@@ -34,7 +34,7 @@ from boardsim.cell import (
     play_chunk,
     to_frame,
 )
-from boardsim.errors import BadInput
+from boardsim.errors import BadParameter
 from boardsim.executors import open_executor, play_ranges
 from boardsim.games import get as get_game
 from boardsim.games.base import WIN_UNITS, Game, Prepared
@@ -55,7 +55,7 @@ def numba_threads(threads: int | None) -> Iterator[None]:
         yield
         return
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise BadInput("threads", f"got {threads}; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}")
+        raise BadParameter("threads", f"got {threads}; allowed: 1 to {numba.config.NUMBA_NUM_THREADS}")
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
     try:
@@ -247,7 +247,7 @@ def simulate(
     """
     g = get_game(game) if isinstance(game, str) else game
     if not isinstance(n_games, int) or n_games < 1:
-        raise BadInput("n_games", f"got {n_games!r}; allowed: a positive integer")
+        raise BadParameter("n_games", f"got {n_games!r}; allowed: a positive integer")
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
