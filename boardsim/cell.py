@@ -151,9 +151,9 @@ def _as_listed(error: BadInput, position_of_slot: Sequence[int], listed: int) ->
 def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.ndarray]:
     """Deals start..start+count-1 in every arrangement, in arrangement-major blocks.
 
-    Row ``k * count + i`` is deal ``start + i`` in arrangement ``k``.  Sums over a
-    chunk do not depend on row order; ``simulate`` sorts its rows by (game,
-    rotation) at the end, so its frame does not depend on the chunk size.
+    Row ``k * count + i`` is deal ``start + i`` in arrangement ``k`` (its ``rotation`` column, a name
+    kept for the result frames).  Sums over a chunk do not depend on row order; ``simulate`` writes its
+    rows in (game, arrangement) order (``runner.RowSink``), so its frame does not depend on the chunk size.
     """
     P = cell.n_players
     n_arr = len(cell.prepared)

@@ -13,7 +13,7 @@ ignored and its chunk played again (then overwritten).  The scenario hash
 covers everything a chunk's numbers depend on: boardsim version, the source
 of the compiled engines and policies and of the code that sums a chunk
 (:func:`code_hash`), game, the rule options and card table (the cell's rules
-hash), seats, players, seat rotation, base seed, games per cell, cell index
+hash), seats, players, seating design and arrangements, base seed, games per cell, cell index
 and grid values.
 
 Files are written through :mod:`boardsim.safe_io` (a temporary file of this

@@ -70,50 +70,14 @@ def _rule(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at ``sep`` outside parentheses, brackets and quotes."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
 def parse_policies(text: str) -> list[Any]:
-    """``--policies`` as seats: ``par,multiple(multiple=1.3),priority(order=[Elephant, Bear])``.
+    """``--policies`` as seats (:func:`boardsim.seat.parse_seats`), errors keyed ``--policies``."""
+    from boardsim.seat import parse_seats
 
-    The same syntax as the labels in reports: a name, or a name with ``key=value`` parameters in
-    parentheses; values are read as TOML (numbers, booleans, lists, quoted strings), a bare word as a
-    string, and list items that are bare words as strings too.
-    """
-    from boardsim.games.base import Seat
-
-    seats = []
-    for item in _split_top(text):
-        name, paren, rest = item.partition("(")
-        name = name.strip()
-        if not name or (paren and not rest.endswith(")")):
-            raise BadInput("--policies", f"cannot read {item!r}; allowed: name or name(key=value, ...)")
-        params = {}
-        for pair in _split_top(rest[:-1]) if paren else []:
-            key, eq, raw = pair.partition("=")
-            if not eq or not key.strip():
-                raise BadInput("--policies", f"cannot read {pair!r} in {item!r}; allowed: key=value")
-            params[key.strip()] = _value(raw.strip())
-        seats.append(Seat(name, params))
-    if not seats:
-        raise BadInput("--policies", "no policy given; allowed: a comma-separated list such as par,blocker")
-    return seats
+    try:
+        return parse_seats(text)
+    except BadInput as e:
+        raise BadInput("--policies", e.message) from None
 
 
 def _policy_list(text: str, flag: str) -> list[Any]:
@@ -123,17 +87,6 @@ def _policy_list(text: str, flag: str) -> list[Any]:
         return parse_policies(text)
     except BadInput as e:
         raise BadInput(flag, e.message) from None
-
-
-def _value(raw: str) -> Any:
-    """A parameter value: TOML where it parses, else a bare word (inside lists too)."""
-    try:
-        return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        pass
-    if raw.startswith("[") and raw.endswith("]"):
-        return [_value(part) for part in _split_top(raw[1:-1])]
-    return raw
 
 
 def _executor_options(parser: argparse.ArgumentParser) -> None:
@@ -357,19 +310,10 @@ def _check_scheduler_file(path: str | None) -> None:
 
 
 def cmd_play(args) -> int:
-    from boardsim import rng
-    from boardsim.cell import make_cell
-    from boardsim.games import get
-    from boardsim.seat import as_seat
+    from boardsim.runner import trace_game
 
-    game = get(args.game)
-    seats = parse_policies(args.policies) if args.policies else [as_seat(game.default_policy)]
-    players = args.players or (len(seats) if len(seats) > 1 else game.default_players)
-    cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), index=args.cell,
-                     seating_design="fixed")
-    key = rng.cell_key(args.seed, args.cell)
-    print(f"{game.title}: seed {args.seed}, cell {args.cell}, game {args.index}, {players} players")
-    print(game.trace(cell.prepared[0], key, args.index))
+    print(trace_game(args.game, seed=args.seed, policies=parse_policies(args.policies) if args.policies else None,
+                     players=args.players, rules=dict(args.rule), cell=args.cell, index=args.index))
     return 0
 
 
@@ -450,12 +394,13 @@ def cmd_cards(args) -> int:
 
 def cmd_patch(args) -> int:
     from boardsim.analysis.patch_job import _target, default_out, patch
+    from boardsim.seat import split_top
 
     executor, workers = _executor_flags(args)
     game, _ = _target(args.target)
     bases = _policy_list(args.base, "--base") if args.base is not None else None
     judges = _policy_list(args.judge, "--judge") if args.judge is not None else None
-    fields = _split_top(args.fields) if args.fields is not None else None
+    fields = split_top(args.fields) if args.fields is not None else None
     if fields is not None and not fields:
         raise BadInput("--fields", "no field given; allowed: a comma-separated list such as fame,dismiss_cost")
     say = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))

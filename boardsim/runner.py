@@ -43,7 +43,7 @@ from boardsim.seat import Seat, as_seat, fill_seats
 __all__ = ["DEFAULT_CHUNK", "MAX_GAMES", "RANGES_PER_BATCH", "TASKS_PER_CELL", "WIN_UNITS", "Aggregate", "Cell",
            "Game", "Prepared", "RowSink", "Seat", "as_seat", "chunk_deals", "deal_count", "engine_cached",
            "fill_seats", "has_search", "make_cell", "numba_threads", "play_chunk", "run_cell", "simulate",
-           "to_frame", "warm_up"]
+           "to_frame", "trace_game", "warm_up"]
 
 RANGES_PER_BATCH = 4096  # deal ranges handed to play_ranges at a time, so no list grows with the games
 
@@ -267,3 +267,23 @@ def simulate(
         deals=deal_count(n_games, c),
     )
     return frame
+
+
+def trace_game(
+    game: str | Game,
+    seed: int = 0,
+    policies: Sequence[Any] | None = None,
+    players: int | None = None,
+    rules: Mapping[str, Any] | None = None,
+    cell: int = 0,
+    index: int = 0,
+) -> str:
+    """A readable trace of one game, under a heading line: game ``index`` of cell ``cell`` in a run with base
+    seed ``seed``, seats as listed (the row ``index`` of ``simulate(..., seating="fixed", cell=cell)``).
+    ``policies`` and ``players`` as :func:`simulate` takes them."""
+    g = get_game(game) if isinstance(game, str) else game
+    seats = [as_seat(p) for p in (policies or [g.default_policy])]
+    n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
+    c = make_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")
+    heading = f"{g.title}: seed {seed}, cell {cell}, game {index}, {n_players} players"
+    return heading + "\n" + g.trace(c.prepared[0], rng.cell_key(seed, cell), index)
