@@ -35,7 +35,6 @@ from boardsim.cell import (
     to_frame,
 )
 from boardsim.errors import BadParameter
-from boardsim.executors import open_executor, play_ranges
 from boardsim.games import get as get_game
 from boardsim.games.base import WIN_UNITS, Game, Prepared
 from boardsim.seat import Seat, as_seat, fill_seats
@@ -163,6 +162,8 @@ def run_cell(
                 sink(play_chunk(cell, key, start, count))
                 bar.update(count * n_arr)
         else:
+            from boardsim.executors import play_ranges  # only here: `import boardsim` stays fast
+
             chunk_size = chunk_deals(cell, deals, chunk_size)
             # in batches of ranges, made as they are needed: a list of every range of a huge cell would
             # grow without limit (results do not depend on the batching)
@@ -245,6 +246,8 @@ def simulate(
     ``executor`` (``local``, ``processes`` with ``workers``, ``dask`` with a
     ``scheduler`` address or Client, or ``workers`` for a local cluster).
     """
+    from boardsim.executors import open_executor  # only here: `import boardsim` stays fast
+
     g = get_game(game) if isinstance(game, str) else game
     if not isinstance(n_games, int) or n_games < 1:
         raise BadParameter("n_games", f"got {n_games!r}; allowed: a positive integer")
