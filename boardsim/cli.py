@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -243,7 +242,9 @@ def as_flag(error: BadInput, args: argparse.Namespace) -> BadInput:
 
 def _executor_flags(args) -> tuple[str | None, int | None]:
     """(executor, workers) from --executor, --workers, --dask-local and the scheduler flags, checked."""
-    _check_scheduler_file(args.scheduler_file)
+    from boardsim.executors import check_scheduler_file
+
+    check_scheduler_file(args.scheduler_file)  # before a sweep or patch reads anything else
     executor, workers = args.executor, args.workers
     if args.dask_local is not None:
         if executor not in (None, "dask") or args.scheduler or args.scheduler_file or workers:
@@ -292,21 +293,6 @@ def timing_line(result) -> str:
             f"{reused} in {result.seconds:.1f} s: compile {result.compile_seconds:.1f} s, play "
             f"{result.play_seconds:.1f} s ({plural(result.games_played, 'game')} played, {speed}), report "
             f"{result.report_seconds:.1f} s")
-
-
-def _check_scheduler_file(path: str | None) -> None:
-    """A Dask scheduler file must be a JSON object with an address (Dask would fail later, less clearly)."""
-    if path is None:
-        return
-    try:
-        info = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput("--scheduler-file", "no such file", path) from None
-    except (OSError, ValueError) as e:
-        raise BadInput("--scheduler-file", f"not a Dask scheduler file (JSON): {getattr(e, 'strerror', None) or e}",
-                       path) from None
-    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
-        raise BadInput("--scheduler-file", "not a Dask scheduler file (no \"address\")", path)
 
 
 def cmd_play(args) -> int:

@@ -20,6 +20,7 @@ Dask is optional (``pip install -e '.[dask]'``) and imported only when asked for
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -671,6 +672,21 @@ class DaskExecutor(Executor):
             self._cluster = None
 
 
+def check_scheduler_file(path: str | None) -> None:
+    """A Dask scheduler file must be a JSON object with an address (Dask would fail later, less clearly)."""
+    if path is None:
+        return
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadParameter("scheduler_file", "no such file", path) from None
+    except (OSError, ValueError) as e:
+        raise BadParameter("scheduler_file", f"not a Dask scheduler file (JSON): "
+                                             f"{getattr(e, 'strerror', None) or e}", path) from None
+    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
+        raise BadParameter("scheduler_file", "not a Dask scheduler file (no \"address\")", path)
+
+
 def make_executor(
     executor: str | Executor | None = None,
     workers: int | None = None,
@@ -687,6 +703,7 @@ def make_executor(
     """
     if isinstance(executor, Executor):
         return executor
+    check_scheduler_file(scheduler_file)
     name = executor
     if name is None:
         name = "dask" if (scheduler is not None or scheduler_file is not None) else "local"
@@ -733,5 +750,5 @@ def open_executor(
                 ex.abort()
 
 
-__all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "make_executor", "open_executor",
-           "play_ranges"]
+__all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "check_scheduler_file", "make_executor",
+           "open_executor", "play_ranges"]
