@@ -42,7 +42,5 @@ class ClusterLost(RuntimeError):
 class BadParameter(BadInput):
     """A bad argument of a Python API function: ``key`` is the parameter's name (``workers``,
     ``threads``, ``out``...).  The CLI prints it under the flag that carries it (``--workers``), in one
-    place (``cli.as_flag``); everywhere else it is a BadInput like any other."""
-
-    def in_file(self, file: str) -> BadParameter:
-        return BadParameter(self.key, self.message, file)
+    place (``cli.as_flag``); everywhere else it is a BadInput like any other.  ``in_file`` and ``under``
+    give a plain BadInput: a key nested in a file or under another key names no parameter any more."""

@@ -188,7 +188,7 @@ REPORT_FILES = ("*.csv", "*.png", "index.html", "run.json")  # what a sweep writ
 
 
 def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
-    """BadInput ``--out`` when the folder holds results of another scenario (or of unknown origin), unless
+    """BadParameter ``out`` when the folder holds results of another scenario (or of unknown origin), unless
     ``force``; a rerun of the same scenario passes."""
     if force or not out_dir.is_dir():
         return
@@ -221,7 +221,7 @@ def clear_report(out_dir: Path) -> None:
 
 
 def output_folder(out: str | Path | None, default: Path) -> Path:
-    """``out`` (or ``default``) checked without touching anything: BadInput ``--out`` for an empty path,
+    """``out`` (or ``default``) checked without touching anything: BadParameter ``out`` for an empty path,
     a NUL, a file or a path under a file."""
     if out is None:
         path = default
