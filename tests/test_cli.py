@@ -78,7 +78,7 @@ title = "End to end"
 game = "art_deco"
 games = 800
 seed = 3
-rotate_seats = true
+seating = "cyclic"
 [[seats]]
 policy = "par"
 [[seats]]

@@ -21,7 +21,7 @@ CHUNK = 25
 def tiny(game: str, tmp_path=None):
     g = get(game)
     raw = {"name": f"tiny-{game}", "game": game, "games": GAMES, "seed": 11, "chunk_size": CHUNK,
-           "rotate_seats": True, "seats": [{"policy": g.default_policy}]}
+           "seating": "cyclic", "seats": [{"policy": g.default_policy}]}
     if g.max_players > g.default_players:
         raw["grid"] = {"players": [g.default_players, g.default_players + 1]}
     return parse(raw)

@@ -77,7 +77,7 @@ def test_killed_sweep_resumes_to_the_same_files(tmp_path):
 
 
 def test_corrupt_partial_and_stale_chunks_are_played_again(tmp_path):
-    path = write(tmp_path, "small", 'games = 4000\nseed = 2\nchunk_size = 500\nrotate_seats = true\n'
+    path = write(tmp_path, "small", 'games = 4000\nseed = 2\nchunk_size = 500\nseating = "cyclic"\n'
                                     '[[seats]]\npolicy = "multiple"\n[[seats]]\npolicy = "blocker"\n')
     out = tmp_path / "out"
     first = boardsim.sweep(path, out=out, progress=False)
