@@ -380,6 +380,18 @@ def test_the_cli_turns_a_parameter_into_its_flag(tmp_path):
     assert cli.as_flag(BadParameter("max_edits", "m"), patch).key == "--max-edits"
 
 
+
+def test_the_same_mistake_from_python_and_from_the_cli(tmp_path, capsys):
+    """The API names the parameter; the CLI prints the same message under the flag."""
+    path = scenario(tmp_path, GOOD)
+    with pytest.raises(BadInput) as e:
+        boardsim.sweep(path, out=tmp_path / "out", executor="local", workers=2, progress=False)
+    assert e.value.key == "workers"
+    assert cli.main(["sweep", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
+    assert capsys.readouterr().err == f"error: --workers: {e.value.message}\n"
+    assert not (tmp_path / "out").exists()
+
+
 def test_every_seed_validation_accepts_runs(tmp_path):
     path = scenario(tmp_path, GOOD.replace("seed = 1", f"seed = {2**63 - 1}"))
     assert load_scenario(path).seed == 2**63 - 1
