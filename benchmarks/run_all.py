@@ -77,7 +77,8 @@ def bench_cell(name: str):
     from boardsim.runner import make_cell
 
     game = get(name)
-    return make_cell(game, game.default_players, [Seat(game.default_policy)], {}, game.card_table(), rotate=False)
+    return make_cell(game, game.default_players, [Seat(game.default_policy)], {}, game.card_table(),
+                     seating_design="fixed")
 
 
 def streamed(cell, n_deals: int, start_seed: int, chunk: int, executor=None) -> None:
@@ -95,7 +96,7 @@ def engine_only(cell, n_deals: int, start_seed: int) -> None:
     key = rng.cell_key(start_seed, cell.index)
     step = cell.game.max_chunk_deals
     for first in range(0, n_deals, step):
-        cell.game.play(cell.rotations[0], key, first, min(step, n_deals - first))
+        cell.game.play(cell.prepared[0], key, first, min(step, n_deals - first))
 
 
 def simulated(cell, n_deals: int, start_seed: int) -> None:

@@ -13,7 +13,7 @@ ignored and its chunk played again (then overwritten).  The scenario hash
 covers everything a chunk's numbers depend on: boardsim version, the source
 of the compiled engines and policies and of the code that sums a chunk
 (:func:`code_hash`), game, the rule options and card table (the cell's rules
-hash), seats, players, seat rotation, base seed, games per cell, cell index
+hash), seats, players, seating design and arrangements, base seed, games per cell, cell index
 and grid values.
 
 Files are written through :mod:`boardsim.safe_io` (a temporary file of this
@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 
 from boardsim import numba_cache, rng, safe_io
+from boardsim.aggregate import Aggregate
+from boardsim.cell import Cell, deal_count
 from boardsim.games.base import stable_hash
-from boardsim.runner import Aggregate, Cell, deal_count
 
 FORMAT = 2  # 2: deal-level and per-arrangement sums
 _META = ("meta.format", "meta.digest", "meta.base_seed", "meta.cell", "meta.cell_key", "meta.start",
@@ -49,7 +50,7 @@ def code_hash() -> str:
     """The jitted sources loaded in this process (``numba_cache``: engines, policies, card data, rng) and
     the Python code that plays and sums a chunk: an edit to any of them makes saved chunks stale."""
     h = hashlib.sha256(numba_cache.loaded_source_hash().encode())
-    for name in ("runner.py", "analysis/stats.py", "chunks.py"):
+    for name in ("cell.py", "aggregate.py", "runner.py", "analysis/stats.py", "chunks.py"):
         h.update((numba_cache.PACKAGE / name).read_bytes())
     return h.hexdigest()[:16]
 
@@ -127,7 +128,7 @@ class CellChunks:
             agg = Aggregate.from_arrays(arrays) if ok else None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
             agg = None
-        if agg is None or agg.games != count * len(self.cell.rotations):
+        if agg is None or agg.games != count * len(self.cell.prepared):
             self.rejected += 1
             return None
         self.loaded += 1

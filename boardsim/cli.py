@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -13,8 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from boardsim import safe_io
-from boardsim.errors import BadInput, ClusterLost
+from boardsim.errors import BadInput, BadParameter, ClusterLost
 
 
 class _Parser(argparse.ArgumentParser):
@@ -71,85 +69,23 @@ def _rule(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
-def _split_top(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at ``sep`` outside parentheses, brackets and quotes."""
-    parts, depth, quote, start = [], 0, "", 0
-    for i, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
 def parse_policies(text: str) -> list[Any]:
-    """``--policies`` as seats: ``par,multiple(multiple=1.3),priority(order=[Elephant, Bear])``.
+    """``--policies`` as seats (:func:`boardsim.seat.parse_seats`), errors keyed ``--policies``."""
+    from boardsim.seat import parse_seats
 
-    The same syntax as the labels in reports: a name, or a name with ``key=value`` parameters in
-    parentheses; values are read as TOML (numbers, booleans, lists, quoted strings), a bare word as a
-    string, and list items that are bare words as strings too.
-    """
-    from boardsim.games.base import Seat
-
-    seats = []
-    for item in _split_top(text):
-        name, paren, rest = item.partition("(")
-        name = name.strip()
-        if not name or (paren and not rest.endswith(")")):
-            raise BadInput("--policies", f"cannot read {item!r}; allowed: name or name(key=value, ...)")
-        params = {}
-        for pair in _split_top(rest[:-1]) if paren else []:
-            key, eq, raw = pair.partition("=")
-            if not eq or not key.strip():
-                raise BadInput("--policies", f"cannot read {pair!r} in {item!r}; allowed: key=value")
-            params[key.strip()] = _value(raw.strip())
-        seats.append(Seat(name, params))
-    if not seats:
-        raise BadInput("--policies", "no policy given; allowed: a comma-separated list such as par,blocker")
-    return seats
-
-
-def _base_seats(game: Any, text: str | None, flag: str = "--base") -> list[Any]:
-    """``--base``: one or more policies in the ``--policies`` syntax (``fame_per_cost,"mcts(iterations=200)"``),
-    each one's parameters checked: the skill levels a card's effect is measured under."""
-    from boardsim.games.base import Seat, resolve_options
-
-    if not text:
-        return [Seat(game.default_policy, {})]
     try:
-        seats = parse_policies(text)
+        return parse_seats(text)
+    except BadInput as e:
+        raise BadInput("--policies", e.message) from None
+
+
+def _policy_list(text: str, flag: str) -> list[Any]:
+    """A flag's policies in the ``--policies`` syntax, a syntax error keyed by that flag; the seats
+    themselves are checked by the API (``analysis.players.base_players``)."""
+    try:
+        return parse_policies(text)
     except BadInput as e:
         raise BadInput(flag, e.message) from None
-    labels = [s.label() for s in seats]
-    if len(set(labels)) != len(labels):
-        raise BadInput(flag, f"{text!r} names a policy twice; allowed: distinct policies, e.g. "
-                                 "fame_per_cost,\"mcts(iterations=200)\"")
-    for seat in seats:
-        pol = game.policy(seat.policy)
-        try:
-            resolve_options(pol.options_for(seat.params), seat.params)
-        except BadInput as e:
-            raise e.under(flag) from None
-    return seats
-
-
-def _value(raw: str) -> Any:
-    """A parameter value: TOML where it parses, else a bare word (inside lists too)."""
-    try:
-        return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        pass
-    if raw.startswith("[") and raw.endswith("]"):
-        return [_value(part) for part in _split_top(raw[1:-1])]
-    return raw
 
 
 def _executor_options(parser: argparse.ArgumentParser) -> None:
@@ -277,12 +213,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="list games, policies, rule options and card sets")
     ls.add_argument("game", nargs="?", help="only this game")
+    for name, parser in sub.choices.items():
+        _FLAGS[name] = {flag for action in parser._actions for flag in action.option_strings}
     return p
+
+
+_FLAGS: dict[str, set[str]] = {}  # each command's flags (build_parser fills it), for as_flag
+# API parameters whose flag is not --<name with dashes>
+_FLAG_OF = {"n_games": "--games", "rules": "--rule", "local_workers": "--dask-local"}
+
+
+def as_flag(error: BadInput, args: argparse.Namespace) -> BadInput:
+    """``error`` as the command line says it: a Python API parameter (``workers``, ``scheduler_file``,
+    ``base.iterations``) becomes the flag that set it (``--workers``, ``--scheduler-file``,
+    ``--base.iterations``).  The one place where parameter names turn into flags; an error about a scenario
+    key, a card or a flag already is left as it is."""
+    if not isinstance(error, BadParameter):
+        return error
+    cut = min((i for i in (error.key.find("."), error.key.find("[")) if i >= 0), default=len(error.key))
+    head, rest = error.key[:cut], error.key[cut:]
+    flag = _FLAG_OF.get(head, "--" + head.replace("_", "-"))
+    if head == "workers" and getattr(args, "dask_local", None) is not None:
+        flag = "--dask-local"  # --dask-local N reaches the API as workers=N
+    if flag not in _FLAGS.get(getattr(args, "command", ""), ()):
+        return error  # a parameter the command does not expose as a flag (e.g. worker_timeout)
+    return BadInput(flag + rest, error.message, error.file)
 
 
 def _executor_flags(args) -> tuple[str | None, int | None]:
     """(executor, workers) from --executor, --workers, --dask-local and the scheduler flags, checked."""
-    _check_scheduler_file(args.scheduler_file)
+    from boardsim.executors import check_scheduler_file
+
+    check_scheduler_file(args.scheduler_file)  # before a sweep or patch reads anything else
     executor, workers = args.executor, args.workers
     if args.dask_local is not None:
         if executor not in (None, "dask") or args.scheduler or args.scheduler_file or workers:
@@ -333,77 +295,23 @@ def timing_line(result) -> str:
             f"{result.report_seconds:.1f} s")
 
 
-def _check_scheduler_file(path: str | None) -> None:
-    """A Dask scheduler file must be a JSON object with an address (Dask would fail later, less clearly)."""
-    if path is None:
-        return
-    try:
-        info = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput("--scheduler-file", "no such file", path) from None
-    except (OSError, ValueError) as e:
-        raise BadInput("--scheduler-file", f"not a Dask scheduler file (JSON): {getattr(e, 'strerror', None) or e}",
-                       path) from None
-    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
-        raise BadInput("--scheduler-file", "not a Dask scheduler file (no \"address\")", path)
-
-
-def _out_folder(args, default: str) -> Path:
-    """``--out`` (or ``default``) checked like a sweep's, not yet created; errors are one line."""
-    from boardsim.sweeps import check_writable, output_folder
-
-    out = output_folder(args.out, Path(default))
-    check_writable(out)
-    return out
-
-
-def _make(out: Path) -> Path:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BadInput("--out", f"cannot create the folder: {e.strerror or e}", str(out)) from None
-    return out
-
-
 def cmd_play(args) -> int:
-    from boardsim import rng
-    from boardsim.games import get
-    from boardsim.runner import as_seat, make_cell
+    from boardsim.runner import trace_game
 
-    game = get(args.game)
-    seats = parse_policies(args.policies) if args.policies else [as_seat(game.default_policy)]
-    players = args.players or (len(seats) if len(seats) > 1 else game.default_players)
-    cell = make_cell(game, players, seats, dict(args.rule), game.card_table(), rotate=False, index=args.cell)
-    key = rng.cell_key(args.seed, args.cell)
-    print(f"{game.title}: seed {args.seed}, cell {args.cell}, game {args.index}, {players} players")
-    print(game.trace(cell.rotations[0], key, args.index))
+    print(trace_game(args.game, seed=args.seed, policies=parse_policies(args.policies) if args.policies else None,
+                     players=args.players, rules=dict(args.rule), cell=args.cell, index=args.index))
     return 0
 
 
 def cmd_tournament(args) -> int:
+    from boardsim.analysis.jobs import tournament_job
 
-    from boardsim.analysis.tournament import run_tournament
-    from boardsim.games import get
-    from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
-    from boardsim.sweeps import write_tournament
-
-    game = get(args.game)
-    players = args.players or max(2, game.min_players)
-    policies = parse_policies(args.policies)
-    out = _out_folder(args, f"reports/tournament-{game.name}")  # checked now, made once the games are played
-    with numba_threads(args.threads):
-        result = run_tournament(game, policies, players=players, games=args.games, seed=args.seed,
-                                mode=args.mode, field=args.field, rules=dict(args.rule),
-                                progress=False if args.quiet else None, seating=args.seating)
-    write_tournament(result, _make(out))
-    files = write_meta(out, f"{game.title}: {args.mode.replace('_', ' ')} tournament at {players} players",
-                       f"Policies: {', '.join(p.label() for p in policies)}; {args.games:,} games per match, "
-                       f"each deal in every seat arrangement ({args.seating}).",
-                       {"game": game.name, "seed": args.seed, "games per match": args.games, "seating": args.seating,
-                        "rules": dict(args.rule)})
-    print(result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    print(f"wrote {', '.join(files)} to {out}/")
+    job = tournament_job(args.game, parse_policies(args.policies), players=args.players, games=args.games,
+                         seed=args.seed, mode=args.mode, field=args.field, rules=dict(args.rule),
+                         seating=args.seating, threads=args.threads, out=args.out,
+                         progress=False if args.quiet else None)
+    print(job.result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
 
 
@@ -418,175 +326,67 @@ def _budgets(text: str) -> tuple[int, ...]:
 
 
 def cmd_ladder(args) -> int:
+    from boardsim.analysis.jobs import ladder_job
 
-    from boardsim.analysis.ladder import run_ladder
-    from boardsim.games import get
-    from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
-    from boardsim.safe_io import write_csv
-
-    game = get(args.game)
-    players = args.players or max(2, game.min_players)
-    budgets = _budgets(args.budgets)
-    policies = parse_policies(args.policies) if args.policies else None
-    out = _out_folder(args, f"reports/ladder-{game.name}")  # checked before any game, made once it is played
-    with numba_threads(args.threads):
-        result = run_ladder(game, players=players, budgets=budgets, games=args.games, policies=policies,
-                            seed=args.seed, progress=False if args.quiet else None)
-    _make(out)
-    write_csv(result.ladder, out / "ladder.csv")
-    write_csv(result.skill, out / "skill.csv")
-    write_csv(result.first_player, out / "first_player.csv")
-    write_csv(result.tournament.matrix().reset_index(), out / "matrix.csv")
-    write_csv(result.tournament.pairwise, out / "tournament_pairwise.csv")
-    write_csv(result.tournament.ratings, out / "tournament_ratings.csv")
-    files = write_meta(out, f"{game.title}: skill ladder at {players} players",
-                       "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
-                       "(every deal in every seating); each rung also plays itself in every seat for the "
-                       "first-player edge.",
-                       {"game": game.name, "players": players, "budgets": list(budgets), "games per match": args.games,
-                        "seed": args.seed, "threads": args.threads,
-                        "rungs": list(result.ladder["policy"])})
+    policies = _policy_list(args.policies, "--policies") if args.policies else None
+    job = ladder_job(args.game, players=args.players, budgets=_budgets(args.budgets), games=args.games,
+                     policies=policies, seed=args.seed, threads=args.threads, out=args.out,
+                     progress=False if args.quiet else None)
+    result = job.result
     s = result.skill.iloc[0]
     print(result.ladder[["rung", "policy", "elo", "below", "vs_below", "vs_below_lo", "vs_below_hi"]].to_string(
         index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"skill decides about {s['skill_share']:.0%} of outcomes ({s['strongest']} against random); "
           f"{int(s['skill_depth'])} distinguishable levels; Elo span {s['elo_span']:.0f}")
-    print(f"wrote {', '.join(files)} to {out}/")
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
 
 
 def cmd_optimize(args) -> int:
+    from boardsim.analysis.jobs import optimize_job
 
-    from boardsim.analysis.optimize import tune
-    from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
-    from boardsim.scenario import load_scenario
-
-    sc = load_scenario(args.scenario)
-    if sc.optimize is None:
-        raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
-    opt = sc.optimize
-    cell = sc.cells()[0]
-    out = _out_folder(args, f"reports/{sc.name}-optimize")  # checked now, made once the search is done
-    try:
-        with numba_threads(args.threads):
-            result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
-                          opt["params"], games=args.games or opt.get("games", 2000),
-                          check_games=opt.get("check_games", 20_000), maxiter=args.maxiter or opt.get("maxiter", 10),
-                          popsize=opt.get("popsize", 8), seed=sc.seed)
-    except BadInput as e:
-        raise BadInput(e.key, e.message, sc.path) from None
-    _make(out)
-    safe_io.write_csv(result.check, out / "optimize_check.csv")
-    safe_io.write_csv(result.history, out / "optimize_history.csv")
-    files = write_meta(out, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
-                       {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
-                        "search bounds": opt["params"], "best parameters": result.best,
-                        "best parameters, rounded to the supported precision": result.rounded,
-                        "best - start (paired, fresh deals)": result.improvement})
+    job = optimize_job(args.scenario, games=args.games, maxiter=args.maxiter, threads=args.threads, out=args.out)
+    result = job.result
     imp = result.improvement
     print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "
           f"(rounded to steps {result.steps}, the precision the check supports; {result.evaluations} evaluations)")
     print(f"best - start on {int(result.check['deals'].iloc[0]):,} fresh deals, paired: {imp['effect']:+.4f} "
           f"[{imp['effect_lo']:+.4f}, {imp['effect_hi']:+.4f}]")
     print(result.check.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
-    print(f"wrote {', '.join(files)} to {out}/")
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
 
 
 def cmd_cards(args) -> int:
+    from boardsim.analysis.jobs import cards_job
 
-    import pandas as pd
+    def on_card(card: str, r: Any) -> None:
+        print(f"  {card}: {r['effect']:+.4f} [{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]")
 
-    from boardsim.analysis import cost
-    from boardsim.analysis.balance import card_cost, card_strength, sweepable_fields, value_sweep, verdict_changes
-    from boardsim.games import get
-    from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
-
-    game = get(args.game)
-    for n in args.players:
-        try:
-            game.check_players(n)
-        except BadInput as e:
-            raise BadInput("--players", e.message) from None
-    table = game.card_table()
-    known = game.market_cards(table)
-    cards = [c.strip() for c in args.cards.split(",")] if args.cards else known
-    for card in cards:
-        if card not in known:
-            raise BadInput("--cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
-    bases = _base_seats(game, args.base)
-    for b in bases:  # a base that cannot favour a card is refused before any game
-        game.favour(cards[0] if cards else "", b)
-    if args.sweep:  # checked before any game is played
-        sweepable = sweepable_fields(game, table)
-        if args.sweep not in sweepable:
-            what = "not a sweepable" if args.sweep in table.columns else "unknown"
-            raise BadInput("--sweep", f"{what} card field {args.sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
-    out = _out_folder(args, f"reports/cards-{game.name}")  # checked now, made once the first table is measured
-    rules = dict(args.rule)
-    counts = args.players
-    with numba_threads(args.threads):
-        if any(game.search_cost([b]) > 1.0 for b in bases):  # search seats: the cost up front
-            seconds, took = card_cost(game, counts, bases, game.favour, cards, table, args.games, args.seed, rules)
-            cost.announce(seconds, took, f"{game.title} card strength, {len(cards)} cards x {len(counts)} player "
-                                         f"counts x {len(bases)} base players")
-        strength = card_strength(game, counts, bases, game.favour, cards, table, args.games, args.seed, rules,
-                                 progress=lambda card, r: print(f"  {card}: {r['effect']:+.4f} "
-                                                                f"[{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]"),
-                                 seating=args.seating)
-        safe_io.write_csv(strength, _make(out) / "balance_card_strength.csv")
-        changes = verdict_changes(strength)
-        if len(bases) > 1:
-            safe_io.write_csv(changes, out / "card_verdicts.csv")
-        sweeps, suggestions = [], []
-        if args.sweep:
-            # the cards named on the command line, or else those flagged at any player count or skill level
-            targets = cards if args.cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
-            for b in bases:
-                for card in targets:
-                    now = int(table.loc[table["name"] == card, args.sweep].iloc[0])
-                    values = range(now - args.span, now + args.span + 1)
-                    frame, suggestion = value_sweep(game, counts, b, game.favour, card, args.sweep, values,
-                                                    args.games, args.seed, rules, seating=args.seating)
-                    sweeps.append(frame.assign(base=b.label()) if len(bases) > 1 else frame)
-                    if suggestion is not None:
-                        suggestions.append({**({"base": b.label()} if len(bases) > 1 else {}), "current": now,
-                                            **suggestion})
-        if sweeps:
-            safe_io.write_csv(pd.concat(sweeps), out / "balance_card_sweep.csv")
-            safe_io.write_csv(pd.DataFrame(suggestions), out / "card_suggestions.csv")
-    where = ", ".join(str(n) for n in counts)
-    labels = [b.label() for b in bases]
-    files = write_meta(out, f"{game.title}: card strength at {where} players",
-                       "Win rate added when seat 0 favours a card, against the base player in every seat, on the "
-                       "same deals (positive = stronger than the baseline's own choices)"
-                       + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
-                          else f", base player {labels[0]}")
-                       + ". A card is flagged strong or weak when its effect differs from zero after Holm's "
-                       "correction over all cards, player counts and base players tested.",
-                       {"game": game.name, "seed": args.seed, "games per arm per card": args.games,
-                        "players": counts, "cards": cards, "base policy": labels, "rules": rules,
-                        "seating": args.seating, "sweep": args.sweep, "span": args.span, "threads": args.threads})
+    job = cards_job(args.game, players=args.players, games=args.games, seed=args.seed,
+                    cards=[c.strip() for c in args.cards.split(",")] if args.cards else None,
+                    base=_policy_list(args.base, "--base") if args.base else None, sweep=args.sweep,
+                    span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
+                    out=args.out, on_card=on_card)
+    strength, changes = job.extra["strength"], job.extra["changes"]
     print(strength[["base", "players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag"]]
           .to_string(index=False))
-    if len(bases) > 1:
+    if len(job.extra["bases"]) > 1:
         print(f"{len(changes)} verdicts change with skill" + (": " + ", ".join(
             f"{r.card} at {r.players} players ({r.change})" for r in changes.itertuples()) if len(changes) else ""))
-    print(f"wrote {', '.join(files)} to {out}/")
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
 
 
 def cmd_patch(args) -> int:
     from boardsim.analysis.patch_job import _target, default_out, patch
+    from boardsim.seat import split_top
 
     executor, workers = _executor_flags(args)
     game, _ = _target(args.target)
-    bases = _base_seats(game, args.base) if args.base is not None else None
-    judges = _base_seats(game, args.judge, "--judge") if args.judge is not None else None
-    fields = _split_top(args.fields) if args.fields is not None else None
+    bases = _policy_list(args.base, "--base") if args.base is not None else None
+    judges = _policy_list(args.judge, "--judge") if args.judge is not None else None
+    fields = split_top(args.fields) if args.fields is not None else None
     if fields is not None and not fields:
         raise BadInput("--fields", "no field given; allowed: a comma-separated list such as fame,dismiss_cost")
     say = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
@@ -675,7 +475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except BadInput as e:
-        print(f"error: {e.line()}", file=sys.stderr)
+        print(f"error: {as_flag(e, args).line()}", file=sys.stderr)
         return 2
     except OverflowError as e:  # a sum that would leave int64 (runner.Aggregate), outside a sweep
         print(f"error: games: {e}; play fewer games or use smaller card values", file=sys.stderr)

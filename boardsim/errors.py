@@ -37,3 +37,10 @@ class ClusterLost(RuntimeError):
     Not the user's input: the message says what was lost and how to resume.  The
     CLI prints it as one line ``error: <message>`` and exits with status 1.
     """
+
+
+class BadParameter(BadInput):
+    """A bad argument of a Python API function: ``key`` is the parameter's name (``workers``,
+    ``threads``, ``out``...).  The CLI prints it under the flag that carries it (``--workers``), in one
+    place (``cli.as_flag``); everywhere else it is a BadInput like any other.  ``in_file`` and ``under``
+    give a plain BadInput: a key nested in a file or under another key names no parameter any more."""

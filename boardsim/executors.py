@@ -4,7 +4,7 @@ Every executor plays the same tasks, ``play_chunk`` over a range of deals,
 and :func:`play_ranges` hands the results back in deal order, so the choice
 never changes a result: chunk results are exact integer sums keyed by deal
 range.  Tasks are coarse (a scenario chunk: at most 50,000 deals by default, at least
-``game.min_task_games`` games; ``runner.chunk_deals``) so the
+``game.min_task_games`` games; ``cell.chunk_deals``) so the
 cost of shipping a cell to a worker is small next to playing it; a worker
 plays its task in calls of at most ``game.max_chunk_deals`` deals and sends
 back the sums, so memory stays flat.
@@ -20,6 +20,7 @@ Dask is optional (``pip install -e '.[dask]'``) and imported only when asked for
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -34,9 +35,9 @@ from typing import Any
 
 import numba
 
-from boardsim.errors import BadInput, ClusterLost
+from boardsim.cell import Cell, play_chunk
+from boardsim.errors import BadInput, BadParameter, ClusterLost
 from boardsim.games import get as get_game
-from boardsim.runner import Cell, play_chunk
 
 EXECUTORS = ("local", "processes", "dask")
 Range = tuple[int, int]  # (first deal, number of deals)
@@ -132,7 +133,7 @@ def chunk_result(cell: Cell, key: int, start: int, count: int, reduce: bool,
                 first += n
             agg.add(out)
             if on_games is not None:
-                on_games(played * len(cell.rotations))
+                on_games(played * len(cell.prepared))
     agg.game = None  # the parent merges plain sums; no need to ship the game back
     return agg
 
@@ -242,14 +243,14 @@ def _pack(cell: Cell) -> tuple:
         game: Any = cell.game.name if get_game(cell.game.name) is cell.game else cell.game
     except BadInput:
         game = cell.game
-    return (game, cell.index, cell.n_players, cell.seats, cell.rotations, cell.arrangements, cell.seating)
+    return (game, cell.index, cell.n_players, cell.seats, cell.prepared, cell.arrangements, cell.seating)
 
 
 def _unpack(packed: tuple) -> Cell:
-    game, index, n_players, seats, rotations, arrangements, design = packed
+    game, index, n_players, seats, prepared, arrangements, design = packed
     if isinstance(game, str):
         game = get_game(game)
-    return Cell(index, {}, game, n_players, list(seats), list(rotations), None, list(arrangements), design)
+    return Cell(index, {}, game, n_players, list(seats), list(prepared), None, list(arrangements), design)
 
 
 def _set_threads() -> None:
@@ -337,7 +338,7 @@ def _check_threads(threads: int | None, workers: int, cores: int) -> int:
     if threads is None:
         return max(1, cores // workers)
     if workers * threads > cores:
-        raise BadInput("--threads", f"{workers} workers x {threads} threads is more than the {cores} cores")
+        raise BadParameter("threads", f"{workers} workers x {threads} threads is more than the {cores} cores")
     return threads
 
 
@@ -354,7 +355,7 @@ class ProcessExecutor(Executor):
         cores = _cores()
         workers = cores if workers is None else workers
         if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= cores:
-            raise BadInput("--workers", f"got {workers!r}; allowed: 1 to {cores} (the cores of this machine)")
+            raise BadParameter("workers", f"got {workers!r}; allowed: 1 to {cores} (the cores of this machine)")
         self.workers = workers
         self.threads = _check_threads(threads, workers, cores)
         self._pool: ProcessPoolExecutor | None = None
@@ -441,7 +442,8 @@ def _worker_timeout(given: float | None) -> float:
         except ValueError:
             pass
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise BadInput(key, f"got {value!r}; allowed: a positive number of seconds")
+        error = BadParameter if key == "worker_timeout" else BadInput  # else: the environment variable
+        raise error(key, f"got {value!r}; allowed: a positive number of seconds")
     return float(value)
 
 
@@ -469,7 +471,7 @@ class DaskExecutor(Executor):
             import dask
             import distributed
         except ImportError:
-            raise BadInput("--executor", "dask is not installed (pip install -e '.[dask]')") from None
+            raise BadParameter("executor", "dask is not installed (pip install -e '.[dask]')") from None
         self._cluster = None
         self._own_client = client is None
         self._warmed: set[str] = set()
@@ -481,7 +483,7 @@ class DaskExecutor(Executor):
             if isinstance(local_workers, bool) or not isinstance(local_workers, int) or not (
                 1 <= local_workers <= cores
             ):
-                raise BadInput("--dask-local", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
+                raise BadParameter("local_workers", f"got {local_workers!r}; allowed: 1 to {cores} (the cores here)")
             per_worker = _check_threads(threads, local_workers, cores)
             # loopback only: nothing outside this machine can reach the cluster
             with dask.config.set(_LOCAL_QUIET):
@@ -494,29 +496,29 @@ class DaskExecutor(Executor):
             try:
                 self.client = distributed.Client(scheduler, timeout="10s")
             except (OSError, TimeoutError, ValueError) as e:
-                raise BadInput("--scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+                raise BadParameter("scheduler", f"cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
         elif scheduler_file is not None:
             if not os.path.exists(scheduler_file):
-                raise BadInput("--scheduler-file", f"no such file: {scheduler_file}")
+                raise BadParameter("scheduler_file", f"no such file: {scheduler_file}")
             try:
                 self.client = distributed.Client(scheduler_file=scheduler_file, timeout="10s")
             except (OSError, TimeoutError, ValueError) as e:
-                raise BadInput("--scheduler-file", f"cannot reach the scheduler in {scheduler_file}: {e}") from None
+                raise BadParameter("scheduler_file", f"cannot reach the scheduler in {scheduler_file}: {e}") from None
         else:
-            raise BadInput("--scheduler", "the dask executor needs --scheduler tcp://host:port, "
-                                          "--scheduler-file FILE or --dask-local N")
+            raise BadParameter("scheduler", "the dask executor needs a scheduler address (tcp://host:port), a "
+                                            "scheduler file or a number of local workers")
         try:
             self.client.wait_for_workers(1, timeout=30)
         except TimeoutError:
             self.close()
-            raise BadInput("--scheduler", "the Dask cluster has no workers (waited 30 s)") from None
+            raise BadParameter("scheduler", "the Dask cluster has no workers (waited 30 s)") from None
         self._thread_plan = self._plan_threads()
 
     def _plan_threads(self) -> dict[str, int]:
         """Numba threads per worker: the host's cores shared among the worker processes on it."""
         machines = self.client.run(_machine)
         if not machines:
-            raise BadInput("--scheduler", "the Dask cluster has no workers")
+            raise BadParameter("scheduler", "the Dask cluster has no workers")
         per_host: dict[str, int] = {}
         for host, _, _ in machines.values():
             per_host[host] = per_host.get(host, 0) + 1
@@ -670,6 +672,21 @@ class DaskExecutor(Executor):
             self._cluster = None
 
 
+def check_scheduler_file(path: str | None) -> None:
+    """A Dask scheduler file must be a JSON object with an address (Dask would fail later, less clearly)."""
+    if path is None:
+        return
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadParameter("scheduler_file", "no such file", path) from None
+    except (OSError, ValueError) as e:
+        raise BadParameter("scheduler_file", f"not a Dask scheduler file (JSON): "
+                                             f"{getattr(e, 'strerror', None) or e}", path) from None
+    if not isinstance(info, dict) or not isinstance(info.get("address"), str):
+        raise BadParameter("scheduler_file", "not a Dask scheduler file (no \"address\")", path)
+
+
 def make_executor(
     executor: str | Executor | None = None,
     workers: int | None = None,
@@ -686,23 +703,29 @@ def make_executor(
     """
     if isinstance(executor, Executor):
         return executor
+    check_scheduler_file(scheduler_file)
     name = executor
     if name is None:
         name = "dask" if (scheduler is not None or scheduler_file is not None) else "local"
     if not isinstance(name, str) or name not in EXECUTORS:
-        raise BadInput("--executor", f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
+        raise BadParameter("executor", f"unknown executor {name!r} (known: {', '.join(EXECUTORS)})")
     if name != "dask" and (scheduler is not None or scheduler_file is not None):
-        raise BadInput("--scheduler", f"a scheduler needs --executor dask (got --executor {name})")
+        raise BadParameter("scheduler", f"a scheduler needs the dask executor (got {name})")
     if name == "local":
         if workers not in (None, 1):
-            raise BadInput("--workers", "the local executor has one process; use --executor processes or dask")
+            raise BadParameter("workers", "the local executor has one process; use the processes or dask executor")
         return None
     if name == "processes":
         return ProcessExecutor(workers, threads)
     if scheduler is not None and not isinstance(scheduler, str):
         return DaskExecutor(client=scheduler, threads=threads)
-    return DaskExecutor(scheduler, scheduler_file, workers if scheduler is None and scheduler_file is None else None,
-                        threads)
+    try:
+        return DaskExecutor(scheduler, scheduler_file,
+                            workers if scheduler is None and scheduler_file is None else None, threads)
+    except BadParameter as e:
+        if e.key == "local_workers":  # DaskExecutor's name for what the caller passed here as workers
+            raise BadParameter("workers", e.message, e.file) from None
+        raise
 
 
 @contextmanager
@@ -727,5 +750,5 @@ def open_executor(
                 ex.abort()
 
 
-__all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "make_executor", "open_executor",
-           "play_ranges"]
+__all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "check_scheduler_file", "make_executor",
+           "open_executor", "play_ranges"]

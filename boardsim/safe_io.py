@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from boardsim.errors import BadInput
+from boardsim.errors import BadParameter
 
 LOCK_NAME = ".boardsim.lock"
 _TMP = re.compile(r"^(?P<name>.+)\.tmp(?P<pid>\d+)$")
@@ -92,7 +92,7 @@ def real_dir(path: str | Path) -> Path:
         path.unlink()
         st = None
     if st is not None and not stat.S_ISDIR(st.st_mode):
-        raise BadInput("--out", f"{path} is not a folder", str(path))
+        raise BadParameter("out", f"{path} is not a folder", str(path))
     if st is None:
         path.mkdir()
     return path
@@ -151,8 +151,8 @@ class FolderLock:
             other = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
             if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise BadInput("--out", f"another boardsim run (pid {other}) is writing to this folder; wait for "
-                                        "it to finish or choose another --out", str(self.folder)) from None
+                raise BadParameter("out", f"another boardsim run (pid {other}) is writing to this folder; wait for "
+                                            "it to finish or choose another folder", str(self.folder)) from None
             raise
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)

@@ -10,17 +10,18 @@ import copy
 import itertools
 import re
 import tomllib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from boardsim import custom
+from boardsim.cell import MAX_GAMES, Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.rng import MAX_SEED
-from boardsim.runner import MAX_GAMES, Cell, make_cell
 from boardsim.seating import resolve as resolve_seating
 
 TOP_KEYS = {
@@ -273,6 +274,9 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             raise _type_error("rotate_seats", rotate, "true or false")
         if "seating" in raw and rotate is not None:
             raise BadInput("rotate_seats", "give seating or rotate_seats (its older alias), not both")
+        if rotate is not None:
+            warnings.warn("the scenario key rotate_seats is deprecated; use seating = \"cyclic\" (true) or "
+                          "\"fixed\" (false)", DeprecationWarning, stacklevel=2)
         design = resolve_seating(raw.get("seating"), rotate)
         seats = _seats(raw.get("seats", [{"policy": game.default_policy}]))
         rules = raw.get("rules", {})

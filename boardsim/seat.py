@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
+
+from boardsim.errors import BadInput
 
 
 def stable_hash(*parts: Any) -> str:
@@ -51,3 +54,78 @@ class Seat:
                 v = getattr(v, "__name__", v) if not isinstance(v, str) else v.rpartition(":")[2]
             parts.append(f"{k}={v}")
         return f"{head}({','.join(parts)})" if parts else head
+
+
+def as_seat(spec: Any) -> Seat:
+    """A Seat from a name, a Seat, a (name, params) pair or a {'policy', 'params'} dict."""
+    if isinstance(spec, Seat):
+        return spec
+    if isinstance(spec, str):
+        return Seat(spec, {})
+    if isinstance(spec, Mapping):
+        return Seat(spec.get("policy", ""), dict(spec.get("params", {}) or {}))
+    if isinstance(spec, (tuple, list)) and len(spec) == 2:
+        return Seat(spec[0], dict(spec[1]))
+    raise BadInput("policies", f"cannot read a seat from {spec!r}")
+
+
+def fill_seats(seats: Sequence[Seat], n_players: int) -> list[Seat]:
+    """Seat i plays ``seats[i % len(seats)]``, so one policy can fill a table."""
+    if not seats:
+        raise BadInput("seats", "no seats given")
+    return [seats[i % len(seats)] for i in range(n_players)]
+
+
+def split_top(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at ``sep`` outside parentheses, brackets and quotes."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_seats(text: str) -> list[Seat]:
+    """Seats from text: ``par,multiple(multiple=1.3),priority(order=[Elephant, Bear])``.
+
+    The same syntax as the labels in reports: a name, or a name with ``key=value`` parameters in
+    parentheses; values are read as TOML (numbers, booleans, lists, quoted strings), a bare word as a
+    string, and list items that are bare words as strings too.
+    """
+    seats = []
+    for item in split_top(text):
+        name, paren, rest = item.partition("(")
+        name = name.strip()
+        if not name or (paren and not rest.endswith(")")):
+            raise BadInput("policies", f"cannot read {item!r}; allowed: name or name(key=value, ...)")
+        params = {}
+        for pair in split_top(rest[:-1]) if paren else []:
+            key, eq, raw = pair.partition("=")
+            if not eq or not key.strip():
+                raise BadInput("policies", f"cannot read {pair!r} in {item!r}; allowed: key=value")
+            params[key.strip()] = _value(raw.strip())
+        seats.append(Seat(name, params))
+    if not seats:
+        raise BadInput("policies", "no policy given; allowed: a comma-separated list such as par,blocker")
+    return seats
+
+
+def _value(raw: str) -> Any:
+    """A parameter value: TOML where it parses, else a bare word (inside lists too)."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        pass
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_value(part) for part in split_top(raw[1:-1])]
+    return raw

@@ -16,14 +16,15 @@ import pandas as pd
 
 from boardsim import __version__, safe_io
 from boardsim.analysis import cost
+from boardsim.cell import MAX_GAMES, deal_count
 from boardsim.chunks import ChunkStore
-from boardsim.errors import BadInput
+from boardsim.errors import BadInput, BadParameter
 from boardsim.executors import Executor, open_executor
 from boardsim.games.base import stable_hash
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
-from boardsim.runner import MAX_GAMES, deal_count, numba_threads, run_cell, warm_up
+from boardsim.runner import numba_threads, run_cell, warm_up
 from boardsim.scenario import Scenario, load_scenario
 
 
@@ -95,11 +96,11 @@ def sweep(
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     if games is not None:
         if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
-            raise BadInput("--games", f"got {games!r}; allowed: an integer in [1, {MAX_GAMES}]")
+            raise BadParameter("games", f"got {games!r}; allowed: an integer in [1, {MAX_GAMES}]")
         sc = replace(sc, games=games)
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-            raise BadInput("--seed", f"got {seed!r}; allowed: an integer in [0, {MAX_SEED}]")
+            raise BadParameter("seed", f"got {seed!r}; allowed: an integer in [0, {MAX_SEED}]")
         sc = replace(sc, seed=seed)
     # everything is checked before the output folder is touched: a rejected run creates, deletes and
     # overwrites nothing (and --fresh deletes saved chunks only once the run is sure to start)
@@ -187,7 +188,7 @@ REPORT_FILES = ("*.csv", "*.png", "index.html", "run.json")  # what a sweep writ
 
 
 def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
-    """BadInput ``--out`` when the folder holds results of another scenario (or of unknown origin), unless
+    """BadParameter ``out`` when the folder holds results of another scenario (or of unknown origin), unless
     ``force``; a rerun of the same scenario passes."""
     if force or not out_dir.is_dir():
         return
@@ -207,7 +208,7 @@ def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
     elif not any(written(p) for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
         return  # an empty folder, or only chunks (their digests guard them)
     what = f"another scenario's results ({title!r})" if found else "results of another run"
-    raise BadInput("--out", f"holds {what}; add --force to replace them, or choose another --out", str(out_dir))
+    raise BadParameter("out", f"holds {what}; force replaces them, or choose another folder", str(out_dir))
 
 
 def clear_report(out_dir: Path) -> None:
@@ -220,19 +221,19 @@ def clear_report(out_dir: Path) -> None:
 
 
 def output_folder(out: str | Path | None, default: Path) -> Path:
-    """``out`` (or ``default``) checked without touching anything: BadInput ``--out`` for an empty path,
+    """``out`` (or ``default``) checked without touching anything: BadParameter ``out`` for an empty path,
     a NUL, a file or a path under a file."""
     if out is None:
         path = default
     else:
         text = str(out)
         if not text.strip() or "\0" in text:
-            raise BadInput("--out", f"got {text!r}; allowed: a folder path (not empty, no NUL)")
+            raise BadParameter("out", f"got {text!r}; allowed: a folder path (not empty, no NUL)")
         path = Path(text)
     for above in (path, *path.parents):
         if above.exists() and not above.is_dir():
             where = "is a file" if above == path else f"is under {above}, a file"
-            raise BadInput("--out", f"{where}; allowed: a folder", str(path))
+            raise BadParameter("out", f"{where}; allowed: a folder", str(path))
     return path
 
 
@@ -246,14 +247,14 @@ def check_writable(out_dir: Path) -> None:
     if not out_dir.exists():
         above = next((p for p in out_dir.parents if p.exists()), Path("."))
         if not os.access(above, os.W_OK | os.X_OK):
-            raise BadInput("--out", f"cannot create the folder: {above} is not writable", str(out_dir))
+            raise BadParameter("out", f"cannot create the folder: {above} is not writable", str(out_dir))
         return
     if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise BadInput("--out", "the folder is not writable", str(out_dir))
+        raise BadParameter("out", "the folder is not writable", str(out_dir))
     for pattern in _WRITTEN:
         for p in out_dir.glob(pattern):
             if p.is_dir() and not p.is_symlink():
-                raise BadInput("--out", f"{p.relative_to(out_dir)} is a folder where the run writes a file; "
+                raise BadParameter("out", f"{p.relative_to(out_dir)} is a folder where the run writes a file; "
                                         "remove it", str(p))
 
 
@@ -264,7 +265,7 @@ def make_folder(out_dir: Path) -> None:
 def write_error(e: OSError, out_dir: Path) -> BadInput:
     """One line for a write that failed: the file, and why."""
     where = e.filename if e.filename else out_dir
-    return BadInput("--out", f"cannot write: {e.strerror or e}", str(where))
+    return BadParameter("out", f"cannot write: {e.strerror or e}", str(where))
 
 
 def _warnings(sc: Scenario, cells) -> list[str]:
@@ -319,7 +320,7 @@ def provenance(result: SweepResult, cells, threads) -> dict:
         "game": sc.game.name,
         "scenario": _shown_path(sc.path) if sc.path else sc.name,
         "seed": sc.seed,
-        "games per cell": sum(deal_count(sc.games, c) * len(c.rotations) for c in done[:1]),
+        "games per cell": sum(deal_count(sc.games, c) * len(c.prepared) for c in done[:1]),
         "deals per cell": sum(deal_count(sc.games, c) for c in done[:1]),
         "cells": f"{result.cells_done} of {result.cells_total}",
         "seating": _seating_text(sc.seating, done),

@@ -7,11 +7,16 @@ snapshotted (names and bytes of everything below it) before and after the run.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import pytest
 
+import boardsim
 from boardsim import cli, safe_io
+from boardsim.analysis.jobs import cards_job
+from boardsim.errors import BadInput, BadParameter
 from boardsim.scenario import load_scenario
 
 GOOD = 'game = "art_deco"\ngames = 40\nseed = 1\nchunk_size = 20\n'
@@ -113,7 +118,7 @@ def _locked(tmp):
     if holder == 0:  # the child takes the lock and waits to be killed
         lock.__enter__()
         os.write(w, b"x")
-        os.pause()
+        signal.pause()  # until the test kills it
     os.read(r, 1)
     _HOLDERS.append(holder)
     return sweep(tmp), "out", "--out"
@@ -253,7 +258,54 @@ CASES = {
     "patch judge cannot favour": lambda t: (_patch(t, "fliptoons", "--judge", "highest_rank"), "", "--judge"),
     "patch scenario bad card edit": lambda t: (["patch", scenario(t, 'game = "fliptoons"\n[cards.Dog]\nfame = "x"\n'),
                                                 "--out", str(t / "out")], "s.toml", "cards.Dog.fame"),
+    # every command (issue 29): each flag checked before --out is made or touched; API parameters shown as flags
+    "sweep threads 9999": lambda t: (sweep(t, GOOD, "--threads", "9999"), "", "--threads"),
+    "sweep dask-local 9999": lambda t: (sweep(t, GOOD, "--fresh", "--dask-local", "9999"), "", "--dask-local"),
+    "sweep processes threads 9999": lambda t: (sweep(t, GOOD, "--executor", "processes", "--workers", "1",
+                                                     "--threads", "9999"), "", "--threads"),
+    "play unknown policy": lambda t: (["play", "art_deco", "--policies", "par,nope"], "", "nope"),
+    "play bad rule": lambda t: (["play", "art_deco", "--rule", "nope=1"], "", "nope"),
+    "play 99 players": lambda t: (["play", "art_deco", "--players", "99"], "", "players"),
+    "tournament threads 9999": lambda t: (_tournament(t, "--threads", "9999"), "", "--threads"),
+    "tournament field without a field": lambda t: (_tournament(t, "--mode", "field"), "", "--field"),
+    "tournament policy twice": lambda t: (_tournament(t, "--policies", "par,par"), "", "--policies"),
+    "tournament bad seating": lambda t: (_tournament(t, "--seating", "round"), "", "--seating"),
+    "ladder budgets 0": lambda t: (_ladder(t, "--budgets", "10,0"), "", "--budgets"),
+    "ladder unknown policy": lambda t: (_ladder(t, "--policies", "par,nope"), "", "nope"),
+    "ladder bad policy syntax": lambda t: (_ladder(t, "--policies", "par(x"), "", "--policies"),
+    "ladder 99 players": lambda t: (_ladder(t, "--players", "99"), "", "players"),
+    "ladder threads 9999": lambda t: (_ladder(t, "--threads", "9999"), "", "--threads"),
+    "ladder games 0": lambda t: (_ladder(t, "--games", "0"), "", "--games"),
+    "optimize no table": lambda t: (["optimize", scenario(t, GOOD), "--out", str(t / "out")], "s.toml", "optimize"),
+    "optimize threads 9999": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\n'
+                                                                 'params = { hard = [1.0, 2.0] }\n'),
+                                         "--threads", "9999", "--out", str(t / "out")], "", "--threads"),
+    "optimize maxiter 0": lambda t: (["optimize", scenario(t, GOOD), "--maxiter", "0", "--out", str(t / "out")],
+                                     "", "--maxiter"),
+    "cards unknown card": lambda t: (_cards(t, "--cards", "Dog,Unicorn"), "", "--cards"),
+    "cards sweep unknown field": lambda t: (_cards(t, "--sweep", "power"), "", "--sweep"),
+    "cards sweep text field": lambda t: (_cards(t, "--sweep", "name"), "", "--sweep"),
+    "cards players 9": lambda t: (_cards(t, "--players", "2,9"), "", "--players"),
+    "cards threads 9999": lambda t: (_cards(t, "--threads", "9999"), "", "--threads"),
+    "cards unknown game": lambda t: (["cards", "nogame", "--out", str(t / "out")], "", "game"),
+    "cards out is a file": lambda t: ((t / "out").write_text("mine") and _cards(t), "", "--out"),
+    "patch dask-local 9999": lambda t: (_patch(t, "fliptoons", "--dask-local", "9999"), "", "--dask-local"),
+    "report not a results folder": lambda t: (["report", str(t / "out")], "out", "folder"),
+    "list unknown game": lambda t: (["list", "nogame"], "", "game"),
 }
+
+
+def _tournament(tmp: Path, *flags: str) -> list[str]:
+    policies = [] if "--policies" in flags else ["--policies", "par,random"]
+    return ["tournament", "art_deco", *policies, "--games", "10", "--quiet", "--out", str(tmp / "out"), *flags]
+
+
+def _ladder(tmp: Path, *flags: str) -> list[str]:
+    return ["ladder", "art_deco", "--games", "10", "--budgets", "5", "--quiet", "--out", str(tmp / "out"), *flags]
+
+
+def _cards(tmp: Path, *flags: str) -> list[str]:
+    return ["cards", "fliptoons", "--games", "10", "--out", str(tmp / "out"), *flags]
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -280,6 +332,64 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, capsys, case
     assert err.count("\n") == 1 and err.startswith("error: "), err
     assert file in err and key in err, err
     assert (snapshot(tmp_path / "out"), snapshot(tmp_path / "reports")) == before
+
+
+def test_every_command_has_a_bad_input_case():
+    commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
+    covered = set()
+    for case in CASES.values():
+        if case is _locked:  # forks a lock holder; a sweep case anyway
+            continue
+        with TemporaryDirectory() as tmp:
+            covered.add(case(Path(tmp))[0][0])
+    assert commands <= covered, commands - covered
+
+
+@pytest.mark.parametrize(("call", "key"), [
+    (lambda t: boardsim.simulate("art_deco", 10, threads=9999), "threads"),
+    (lambda t: boardsim.simulate("art_deco", 0), "n_games"),
+    (lambda t: boardsim.simulate("art_deco", 10, executor="local", workers=2), "workers"),
+    (lambda t: boardsim.simulate("art_deco", 10, executor="mpi"), "executor"),
+    (lambda t: boardsim.sweep(scenario(t, GOOD), out=t / "out", games=0), "games"),
+    (lambda t: boardsim.sweep(scenario(t, GOOD), out=t / "out", executor="processes", workers=10**6), "workers"),
+    (lambda t: boardsim.sweep(scenario(t, GOOD), out="", progress=False), "out"),
+    (lambda t: boardsim.patch("fliptoons", span=0, out=t / "out"), "span"),
+    (lambda t: boardsim.patch("fliptoons", base="mcts(iterations=0)", out=t / "out"), "base.policy"),
+    (lambda t: boardsim.patch("fliptoons", base=("mcts", {"iterations": 0}), out=t / "out"), "base.iterations"),
+    (lambda t: boardsim.patch("fliptoons", judge=["fame_per_cost", "fame_per_cost"], out=t / "out"), "judge"),
+    (lambda t: boardsim.tournament("art_deco", ["par", "par"]), "policies"),
+    (lambda t: boardsim.ladder("art_deco", budgets=[0]), "budgets"),
+    (lambda t: cards_job("fliptoons", cards=["Unicorn"], out=t / "out"), "cards"),
+    (lambda t: cards_job("fliptoons", sweep="power", out=t / "out"), "sweep"),
+])
+def test_python_api_errors_name_the_parameter_not_a_flag(tmp_path, call, key):
+    with pytest.raises(BadInput) as e:
+        call(tmp_path)
+    assert e.value.key == key and "--" not in e.value.key, e.value.line()
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_turns_a_parameter_into_its_flag(tmp_path):
+    args = cli.build_parser().parse_args(["sweep", "s.toml", "--dask-local", "2"])
+    assert cli.as_flag(BadParameter("scheduler_file", "m"), args).key == "--scheduler-file"
+    assert cli.as_flag(BadParameter("workers", "m"), args).key == "--dask-local"  # --dask-local N is workers=N
+    assert cli.as_flag(BadParameter("worker_timeout", "m"), args).key == "worker_timeout"  # no such flag
+    assert cli.as_flag(BadInput("games", "m", "s.toml"), args).key == "games"  # a scenario key stays one
+    patch = cli.build_parser().parse_args(["patch", "fliptoons"])
+    assert cli.as_flag(BadParameter("base.iterations", "m"), patch).key == "--base.iterations"
+    assert cli.as_flag(BadParameter("max_edits", "m"), patch).key == "--max-edits"
+
+
+
+def test_the_same_mistake_from_python_and_from_the_cli(tmp_path, capsys):
+    """The API names the parameter; the CLI prints the same message under the flag."""
+    path = scenario(tmp_path, GOOD)
+    with pytest.raises(BadInput) as e:
+        boardsim.sweep(path, out=tmp_path / "out", executor="local", workers=2, progress=False)
+    assert e.value.key == "workers"
+    assert cli.main(["sweep", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
+    assert capsys.readouterr().err == f"error: --workers: {e.value.message}\n"
+    assert not (tmp_path / "out").exists()
 
 
 def test_every_seed_validation_accepts_runs(tmp_path):

@@ -21,7 +21,7 @@ CHUNK = 25
 def tiny(game: str, tmp_path=None):
     g = get(game)
     raw = {"name": f"tiny-{game}", "game": game, "games": GAMES, "seed": 11, "chunk_size": CHUNK,
-           "rotate_seats": True, "seats": [{"policy": g.default_policy}]}
+           "seating": "cyclic", "seats": [{"policy": g.default_policy}]}
     if g.max_players > g.default_players:
         raw["grid"] = {"players": [g.default_players, g.default_players + 1]}
     return parse(raw)
@@ -102,7 +102,7 @@ def test_a_pool_worker_plays_its_calls_in_turn_with_the_same_sums(monkeypatch):
 
 
 def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
-    args = dict(n_games=400, policies=["par", "eligibility", "blocker"], seed=9, rotate_seats=True, chunk_size=40)
+    args = dict(n_games=400, policies=["par", "eligibility", "blocker"], seed=9, seating="cyclic", chunk_size=40)
     local = boardsim.simulate("art_deco", **args)
     pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, scheduler=dask_client))
     pd.testing.assert_frame_equal(local, boardsim.simulate("art_deco", **args, executor=pool))
@@ -111,16 +111,17 @@ def test_simulate_rows_equal_local_on_dask_and_processes(dask_client, pool):
 def test_bad_executor_choices_are_bad_input():
     with pytest.raises(BadInput, match="unknown executor 'threads'"):
         make_executor("threads")
-    with pytest.raises(BadInput, match="needs --scheduler"):
-        make_executor("dask")
-    with pytest.raises(BadInput, match="--workers"):
-        make_executor("local", workers=3)
-    with pytest.raises(BadInput, match="--workers"):
-        make_executor("processes", workers=10_000)
-    with pytest.raises(BadInput, match="needs --executor dask"):
-        make_executor("processes", scheduler="tcp://127.0.0.1:8786")
-    with pytest.raises(BadInput, match="--scheduler-file"):
-        make_executor("dask", scheduler_file="/no/such/scheduler.json")
+    # errors of the Python API name the parameter, not a flag (the CLI translates them: cli.as_flag)
+    cases = [(dict(executor="dask"), "scheduler", "needs a scheduler address"),
+             (dict(executor="local", workers=3), "workers", "one process"),
+             (dict(executor="processes", workers=10_000), "workers", "allowed: 1 to"),
+             (dict(executor="processes", scheduler="tcp://127.0.0.1:8786"), "scheduler", "needs the dask executor"),
+             (dict(executor="dask", scheduler_file="/no/such/scheduler.json"), "scheduler_file", "no such file"),
+             (dict(executor="processes", workers=1, threads=10_000), "threads", "more than the")]
+    for kwargs, key, message in cases:
+        with pytest.raises(BadInput, match=message) as e:
+            make_executor(**kwargs)
+        assert e.value.key == key and "--" not in str(e.value), (kwargs, str(e.value))
     assert make_executor(None) is None and make_executor("local") is None
 
 

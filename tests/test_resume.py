@@ -34,7 +34,7 @@ def chunk_files(folder: Path) -> list[Path]:
 
 def test_aggregate_round_trips_through_arrays_and_merges_exactly():
     game = get("art_deco")
-    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=True)
+    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), seating_design="cyclic")
     whole = Aggregate(3, game.seat_counters, len(game.end_reasons), game=game)
     whole.add(play_chunk(cell, 7, 0, 500))
     parts = []
@@ -77,7 +77,7 @@ def test_killed_sweep_resumes_to_the_same_files(tmp_path):
 
 
 def test_corrupt_partial_and_stale_chunks_are_played_again(tmp_path):
-    path = write(tmp_path, "small", 'games = 4000\nseed = 2\nchunk_size = 500\nrotate_seats = true\n'
+    path = write(tmp_path, "small", 'games = 4000\nseed = 2\nchunk_size = 500\nseating = "cyclic"\n'
                                     '[[seats]]\npolicy = "multiple"\n[[seats]]\npolicy = "blocker"\n')
     out = tmp_path / "out"
     first = boardsim.sweep(path, out=out, progress=False)

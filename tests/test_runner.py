@@ -22,9 +22,9 @@ def test_same_seed_same_frame_and_other_seed_differs():
 
 
 def test_threads_and_chunk_size_do_not_change_results():
-    base = simulate("art_deco", 5000, SEATS, seed=7, rotate_seats=True, threads=2)
+    base = simulate("art_deco", 5000, SEATS, seed=7, seating="cyclic", threads=2)
     for threads, chunk in ((1, 5000), (2, 333), (1, 97)):
-        other = simulate("art_deco", 5000, SEATS, seed=7, rotate_seats=True, threads=threads, chunk_size=chunk)
+        other = simulate("art_deco", 5000, SEATS, seed=7, seating="cyclic", threads=threads, chunk_size=chunk)
         pd.testing.assert_frame_equal(base, other)
 
 
@@ -32,16 +32,16 @@ def test_any_game_replays_from_seed_cell_and_index():
     df = simulate("art_deco", 500, SEATS, seed=5, cell=3, seating="fixed")
     row = df.iloc[321]
     game = get("art_deco")
-    cell = make_cell(game, 4, [Seat(s) for s in SEATS], {}, game.card_table(), rotate=False, index=3)
+    cell = make_cell(game, 4, [Seat(s) for s in SEATS], {}, game.card_table(), seating_design="fixed", index=3)
     key = rng.cell_key(5, 3)
     assert row["seed"] == rng.game_seed(np.uint64(key), 321)
     one = play_chunk(cell, key, 321, 1)
     assert list(one["score"][0]) == [row[f"score_{j}"] for j in range(4)]
-    assert f"score {row['score_0']} =" in game.trace(cell.rotations[0], key, 321)
+    assert f"score {row['score_0']} =" in game.trace(cell.prepared[0], key, 321)
 
 
 def test_rotation_plays_each_deal_in_every_seat_order():
-    df = simulate("art_deco", 400, SEATS, seed=1, rotate_seats=True)
+    df = simulate("art_deco", 400, SEATS, seed=1, seating="cyclic")
     assert len(df) == 400 and (df.groupby("game")["rotation"].nunique() == 4).all()
     assert sorted(df["position_0"].unique()) == [0, 1, 2, 3]
     # the same deal: the dealt values follow the positions around the table
@@ -61,7 +61,7 @@ def test_frame_columns():
 
 def test_aggregate_matches_full_rows():
     game = get("art_deco")
-    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=True)
+    cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), seating_design="cyclic")
     out = play_chunk(cell, 99, 0, 1000)
     agg = Aggregate(3, game.seat_counters, len(game.end_reasons))
     agg.add(play_chunk(cell, 99, 0, 400))
@@ -76,8 +76,8 @@ def test_aggregate_counter_block_matches_each_counter():
     # Aggregate.add sums all seat counters through the one (games, seats, counters) block; the
     # per-name path (outputs without the block) must give the same sums, rotated or not.
     game = get("art_deco")
-    for rotate in (False, True):
-        cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), rotate=rotate)
+    for design in ("fixed", "cyclic"):
+        cell = make_cell(game, 3, [Seat("random"), Seat("par")], {}, game.card_table(), seating_design=design)
         out = play_chunk(cell, 5, 0, 500)
         block, by_name = (Aggregate(3, game.seat_counters, len(game.end_reasons)) for _ in range(2))
         block.add(out)
@@ -159,8 +159,8 @@ def test_a_cell_through_an_executor_splits_into_tasks_by_its_games_not_by_the_wo
     from boardsim import runner as runner_mod
 
     wagons, art = get("wagons"), get("art_deco")
-    slow = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), rotate=True)  # 2 arrangements
-    fast = make_cell(art, 4, [Seat("par")], {}, art.card_table(), rotate=True)  # 4 arrangements
+    slow = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), seating_design="cyclic")  # 2 arrangements
+    fast = make_cell(art, 4, [Seat("par")], {}, art.card_table(), seating_design="cyclic")  # 4 arrangements
     # a 20,000-game Wagons cell used to be one 50,000-deal chunk: one worker's task, the others idle
     assert runner_mod.chunk_deals(slow, 10_000, 50_000) == 625 and 10_000 / 625 == runner_mod.TASKS_PER_CELL
     assert runner_mod.chunk_deals(slow, 100, 50_000) == 200  # no task below min_task_games: one chunk
@@ -187,8 +187,8 @@ def test_a_search_cell_costs_its_rollouts_and_is_cut_into_smaller_chunks():
     from boardsim import runner as runner_mod
 
     wagons = get("wagons")
-    plain = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), rotate=True)
-    search = make_cell(wagons, 2, [Seat("mcts", {"iterations": 10})], {}, wagons.card_table(), rotate=True)
+    plain = make_cell(wagons, 2, [Seat("first")], {}, wagons.card_table(), seating_design="cyclic")
+    search = make_cell(wagons, 2, [Seat("mcts", {"iterations": 10})], {}, wagons.card_table(), seating_design="cyclic")
     assert plain.cost == 1.0 and not runner_mod.has_search(plain)
     # one seat of 10 rollouts a decision: 1 + 10 x decisions_per_seat x rollout_share per game (both seats)
     assert search.cost == pytest.approx(1 + 2 * 10 * wagons.decisions_per_seat * wagons.rollout_share)
@@ -214,3 +214,26 @@ def test_warm_up_announces_the_search_player_on_its_own(monkeypatch):
     assert lines[0] == "compiling the Circle the Wagons search player (first run only)..."
     assert lines[1].startswith("compiled the Circle the Wagons search player in ")
     assert runner_mod.warm_up(search, lines.append) == 0.0 and len(lines) == 2  # once per process
+
+
+def test_the_older_names_still_work_with_a_deprecation_warning():
+    """``rotate_seats``, ``make_cell(rotate=...)`` and ``Cell.rotations`` are the older spellings of
+    ``seating``, ``seating_design`` and ``Cell.prepared``: same results, and a DeprecationWarning."""
+    game = get("art_deco")
+    with pytest.warns(DeprecationWarning, match="rotate_seats"):
+        old = simulate("art_deco", 40, ["par", "random"], seed=3, rotate_seats=True)
+    pd.testing.assert_frame_equal(old, simulate("art_deco", 40, ["par", "random"], seed=3, seating="cyclic"))
+    with pytest.warns(DeprecationWarning, match="rotate"):
+        cell = make_cell(game, 2, [Seat("par"), Seat("random")], {}, game.card_table(), rotate=False)
+    assert cell.seating == "fixed"
+    with pytest.warns(DeprecationWarning, match="Cell.prepared"):
+        assert cell.rotations is cell.prepared
+
+
+def test_the_run_layer_keeps_its_public_names():
+    """Scripts import these from boardsim.runner; they are defined in seat, cell and aggregate now."""
+    from boardsim import aggregate, cell, runner, seat
+
+    assert runner.make_cell is cell.make_cell and runner.play_chunk is cell.play_chunk
+    assert runner.Aggregate is aggregate.Aggregate and runner.as_seat is seat.as_seat
+    assert runner.deal_count is cell.deal_count and runner.fill_seats is seat.fill_seats

@@ -27,7 +27,7 @@ def test_grid_is_a_cartesian_product():
     cells = sc.cells()
     assert len(cells) == 2 * 3 * 2 * 2
     last = cells[-1]
-    assert last.n_players == 3 and last.rotations[0].rules["rounds"] == 15
+    assert last.n_players == 3 and last.prepared[0].rules["rounds"] == 15
     assert last.seats[1].params == {"multiple": 1.5}
     assert int(last.cards.loc[last.cards["name"] == "v12", "copies"].iloc[0]) == 9
 

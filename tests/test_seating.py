@@ -45,6 +45,13 @@ def test_resolve_defaults_and_the_rotate_seats_alias():
     assert seating.resolve("fixed", True) == "fixed"
     with pytest.raises(BadInput, match="'all', 'cyclic', 'fixed'"):
         seating.resolve("random")
+    # the scenario key still reads, with a deprecation warning (issue 29: old names kept, marked)
+    from boardsim.scenario import parse
+
+    with pytest.warns(DeprecationWarning, match="rotate_seats"):
+        assert parse({"game": "art_deco", "rotate_seats": True}).seating == "cyclic"
+    with pytest.warns(DeprecationWarning, match="rotate_seats"):
+        assert parse({"game": "art_deco", "rotate_seats": False}).seating == "fixed"
 
 
 def per_policy(game_name, seats, players, games, seed, rules=None):

@@ -19,10 +19,11 @@ import pandas as pd
 from scipy import stats
 
 from boardsim import rng
+from boardsim.analysis.card_fields import sweepable_fields  # noqa: F401  (re-exported)
 from boardsim.analysis.stats import deal_interval
+from boardsim.cell import DEFAULT_CHUNK, make_cell, play_chunk
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat
-from boardsim.runner import DEFAULT_CHUNK, make_cell, play_chunk
 
 
 @dataclass
@@ -62,7 +63,7 @@ def paired_effect(
     cell_a = make_cell(game, players, arm_a.seats, arm_a.rules, arm_a.cards, seating_design=seating)
     cell_b = make_cell(game, players, arm_b.seats, arm_b.rules, arm_b.cards, seating_design=seating)
     key = rng.cell_key(seed, 0)
-    n_a, n_b = len(cell_a.rotations), len(cell_b.rotations)
+    n_a, n_b = len(cell_a.prepared), len(cell_b.prepared)
     deals = -(-games // n_a)
     sums = np.zeros((3, 2))  # rows: a, b, a - b; columns: sum, sum of squares over deals
     for start in range(0, deals, chunk_size):
@@ -210,23 +211,6 @@ def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
                 row[f"effect [{b}]"] = e
             rows.append(row)
     return pd.DataFrame(rows, columns=None if rows else ["players", "card", "change"])
-
-
-def sweepable_fields(game: Game, table: pd.DataFrame) -> list[str]:
-    """Card fields that ``--sweep`` can vary: integer columns that a card edit accepts."""
-    if table.empty:
-        return []
-    first = str(table["name"].iloc[0])
-    fields = []
-    for col in table.columns:
-        if col == "name" or not pd.api.types.is_integer_dtype(table[col]):
-            continue
-        try:
-            game.card_table({first: {col: int(table[col].iloc[0])}})
-        except BadInput:
-            continue
-        fields.append(str(col))
-    return fields
 
 
 def value_sweep(

@@ -24,8 +24,10 @@ def seconds_per_game(game: Any, players: int, seats: Sequence[Any], seed: int = 
                      threads: int | None = None) -> float:
     """``cell_seconds_per_game`` of the lineup ``seats`` at ``players`` seats, seating fixed, on deals of a key
     offset from ``seed`` (never the run's own)."""
+    from boardsim.cell import make_cell
     from boardsim.games import get
-    from boardsim.runner import as_seat, make_cell, numba_threads
+    from boardsim.runner import numba_threads
+    from boardsim.seat import as_seat
 
     g = get(game) if isinstance(game, str) else game
     table = cards if hasattr(cards, "columns") else g.card_table(cards)
@@ -38,7 +40,7 @@ def cell_seconds_per_game(cell: Any, key: int = 7919) -> float:
     """Wall seconds one game of a cell adds to a long run on this machine's threads: a warm-up deal
     (compiles), then batches four times larger, starting from one deal per core, until one takes
     ``CALIBRATE_SECONDS``.  The deals come from ``key``, not the run's cell key, so the run never replays them."""
-    from boardsim.runner import play_chunk
+    from boardsim.cell import play_chunk
 
     play_chunk(cell, key, 0, 1)
     cores = max(1, numba.get_num_threads())
@@ -47,7 +49,7 @@ def cell_seconds_per_game(cell: Any, key: int = 7919) -> float:
         t0 = time.perf_counter()
         play_chunk(cell, key, 1, n)
         took = time.perf_counter() - t0
-        games = n * len(cell.rotations)
+        games = n * len(cell.prepared)
         if took >= CALIBRATE_SECONDS or games >= MAX_BATCH:
             return took / games * min(games, cores) / cores
         n *= 4

@@ -31,10 +31,11 @@ from boardsim.analysis import cost
 from boardsim.analysis.ratings import ELO
 from boardsim.analysis.stats import wilson
 from boardsim.analysis.tournament import TournamentResult, lineups, run_tournament
-from boardsim.errors import BadInput
+from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
-from boardsim.runner import as_seat, numba_threads, simulate
+from boardsim.runner import numba_threads, simulate
+from boardsim.seat import as_seat
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 
@@ -148,10 +149,10 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
     g = get_game(game) if isinstance(game, str) else game
     g.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise BadInput("games", f"got {games!r}; allowed: a whole number >= 1")
+        raise BadParameter("games", f"got {games!r}; allowed: a whole number >= 1")
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, int) or b < 1:
-            raise BadInput("budgets", f"got {b!r}; allowed: whole numbers >= 1")
+            raise BadParameter("budgets", f"got {b!r}; allowed: whole numbers >= 1")
     rungs = default_rungs(g, budgets, policies)
     for r in rungs:
         as_seat(r)  # an unknown policy or parameter is refused before any game

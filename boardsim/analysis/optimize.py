@@ -18,9 +18,10 @@ import pandas as pd
 from scipy.optimize import differential_evolution
 
 from boardsim.analysis.balance import Arm, paired_effect
+from boardsim.cell import make_cell
 from boardsim.errors import BadInput
-from boardsim.games.base import Game, Seat
-from boardsim.runner import WIN_UNITS, make_cell, run_cell
+from boardsim.games.base import WIN_UNITS, Game, Seat
+from boardsim.runner import run_cell
 
 
 @dataclass
@@ -188,7 +189,7 @@ def optimize(
     ``options`` are :func:`tune`'s ``games``, ``check_games``, ``maxiter``, ``popsize`` and ``seed``.
     """
     from boardsim.games import get as get_game
-    from boardsim.runner import as_seat, fill_seats
+    from boardsim.seat import as_seat, fill_seats
 
     g = get_game(game) if isinstance(game, str) else game
     n = g.default_players if players is None else players

@@ -49,9 +49,9 @@ from scipy import stats
 from boardsim import rng, safe_io
 from boardsim.analysis.balance import flag_effects
 from boardsim.analysis.stats import _mean_var
+from boardsim.cell import Cell, make_cell
 from boardsim.errors import BadInput
-from boardsim.games.base import Game, Seat, stable_hash
-from boardsim.runner import WIN_UNITS, Cell, make_cell
+from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
 
 OBJECTIVES = ("cards", "first_player", "both")
 RUNGS = (0.25, 0.5, 1.0)  # successive halving: the share of the search deals each round of the race plays

@@ -16,8 +16,9 @@ import pandas as pd
 
 from boardsim import safe_io
 from boardsim.analysis.patch import OBJECTIVES, Problem, Result, search_patch
-from boardsim.errors import BadInput
-from boardsim.games.base import Game, Seat, resolve_options
+from boardsim.analysis.players import base_players
+from boardsim.errors import BadInput, BadParameter
+from boardsim.games.base import Game, Seat
 
 DEFAULT_GAMES = 4_000  # games per test on the search deals (and as many again on the verification deals)
 DEFAULT_SPAN = 3
@@ -58,30 +59,8 @@ class PatchRun:
 
 def _int_in(value: Any, key: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise BadInput(key, f"got {value!r}; allowed: an integer from {low} to {high}")
+        raise BadParameter(key, f"got {value!r}; allowed: an integer from {low} to {high}")
     return int(value)
-
-
-def _seats(game: Game, base: Any, key: str = "--base") -> list[Seat]:
-    """The base players: a policy name, a Seat, (name, params), or a list of these; each one checked."""
-    from boardsim.runner import as_seat
-
-    specs = [base] if isinstance(base, (str, Seat, Mapping)) or (
-        isinstance(base, tuple) and len(base) == 2 and isinstance(base[0], str)) else list(base)
-    if not specs:
-        raise BadInput(key, "no base player given; allowed: one or more policies")
-    seats = []
-    for spec in specs:
-        try:
-            seat = as_seat(spec)
-            resolve_options(game.policy(seat.policy).options_for(seat.params), seat.params)
-        except BadInput as e:
-            raise BadInput(key, e.message) from None
-        seats.append(seat)
-    labels = [s.label() for s in seats]
-    if len(set(labels)) != len(labels):
-        raise BadInput(key, f"{', '.join(labels)} names a policy twice; allowed: distinct policies")
-    return seats
 
 
 def _target(target: str | Path) -> tuple[Game, Any]:
@@ -113,18 +92,18 @@ def make_problem(
     rules: Mapping[str, Any] | None = None,
     judge: Any = None,
 ) -> Problem:
-    """The patch problem, every input checked (BadInput keyed by the CLI flag that sets it).
+    """The patch problem, every input checked (BadParameter keyed by the parameter's name).
 
     ``target`` is a game name (the search starts from the game's own card table, base = its default policy)
     or a scenario file (its ``card_file`` and ``[cards]`` edits are the starting table; its players, seats as
     base players, rules and seating are the defaults)."""
-    from boardsim.runner import make_cell
+    from boardsim.cell import make_cell
 
     game, scenario = _target(target)
-    games_ = _int_in(games, "--games", MIN_GAMES, 10**9)
-    span_ = _int_in(span, "--span", 1, MAX_SPAN)
-    edits_ = _int_in(max_edits, "--max-edits", 0, MAX_EDITS_LIMIT)
-    seed_ = _int_in(seed, "--seed", 0, 2**63 - 1)
+    games_ = _int_in(games, "games", MIN_GAMES, 10**9)
+    span_ = _int_in(span, "span", 1, MAX_SPAN)
+    edits_ = _int_in(max_edits, "max_edits", 0, MAX_EDITS_LIMIT)
+    seed_ = _int_in(seed, "seed", 0, 2**63 - 1)
     if players is None:
         counts = [scenario.players] if scenario is not None else sorted(
             {max(2, game.default_players)})
@@ -133,16 +112,16 @@ def make_problem(
     else:
         counts = [players] if isinstance(players, int) else list(players)
     if not counts:
-        raise BadInput("--players", "no player count given; allowed: e.g. 2 or 2,3,4")
+        raise BadParameter("players", "no player count given; allowed: e.g. 2 or 2,3,4")
     for n in counts:
         if isinstance(n, bool) or not isinstance(n, int):
-            raise BadInput("--players", f"got {n!r}; allowed: player counts such as 2,3,4")
+            raise BadParameter("players", f"got {n!r}; allowed: player counts such as 2,3,4")
         try:
             game.check_players(n)
         except BadInput as e:
-            raise BadInput("--players", e.message) from None
+            raise BadParameter("players", e.message) from None
         if n < 2:
-            raise BadInput("--players", f"got {n}; allowed: 2 or more (a patch compares seats of one table)")
+            raise BadParameter("players", f"got {n}; allowed: 2 or more (a patch compares seats of one table)")
     counts = list(dict.fromkeys(counts))
     if base is None and scenario is not None:  # one base player per distinct policy of the scenario's seats
         seen: dict[str, Seat] = {}
@@ -152,12 +131,12 @@ def make_problem(
     elif base is None:
         bases = [Seat(game.default_policy, {})]
     else:
-        bases = _seats(game, base)
-    judges = _seats(game, judge, "--judge") if judge is not None else []
+        bases = base_players(game, base)
+    judges = base_players(game, judge, "judge") if judge is not None else []
     labels = [b.label() for b in bases]
     for j in judges:
         if j.label() in labels:
-            raise BadInput("--judge", f"{j.label()} is a base player already; allowed: other policies")
+            raise BadParameter("judge", f"{j.label()} is a base player already; allowed: other policies")
     bases = bases + judges
     rules_ = {**(scenario.rules if scenario is not None else {}), **dict(rules or {})}
     start_edits = dict(scenario.cards) if scenario is not None else {}
@@ -173,29 +152,29 @@ def make_problem(
     if objective is None:
         objective = "cards" if can_favour else "first_player"
     if objective not in OBJECTIVES:
-        raise BadInput("--objective", f"got {objective!r}; allowed: {', '.join(OBJECTIVES)}")
+        raise BadParameter("objective", f"got {objective!r}; allowed: {', '.join(OBJECTIVES)}")
     if objective != "first_player":
         if not game.market_cards(today):
-            raise BadInput("--objective", f"{game.title} has no policy that favours a card, so card effects "
+            raise BadParameter("objective", f"{game.title} has no policy that favours a card, so card effects "
                                           "cannot be measured; allowed: first_player")
         for i, b in enumerate(bases):  # a base player that cannot favour a card is refused
             try:
                 game.favour(game.market_cards(today)[0], b)
             except BadInput as e:
-                raise BadInput("--judge" if i >= len(bases) - len(judges) else "--base", e.message) from None
+                raise BadParameter("judge" if i >= len(bases) - len(judges) else "base", e.message) from None
     allowed = list(dict.fromkeys(f for _, f, _ in game.patch_fields(today)))
     chosen = list(game.patch_default_fields) if fields is None else [str(f).strip() for f in fields]
     if not chosen:
-        raise BadInput("--fields", f"no field given; allowed: {', '.join(allowed)}")
+        raise BadParameter("fields", f"no field given; allowed: {', '.join(allowed)}")
     for f in chosen:
         if f not in allowed:
-            raise BadInput("--fields", f"unknown or not patchable field {f!r}; allowed: {', '.join(allowed)}")
+            raise BadParameter("fields", f"unknown or not patchable field {f!r}; allowed: {', '.join(allowed)}")
     for n in counts:  # rules and seats checked as a run would check them, before anything is written
         for b in bases:
             try:
                 make_cell(game, n, [b] * n, rules_, today, seating_design=seating)
             except BadInput as e:
-                raise e if e.key.startswith(("rules", "cards")) else BadInput("--base", e.message) from None
+                raise e if e.key.startswith(("rules", "cards")) else BadParameter("base", e.message) from None
     return Problem(game, counts, bases, objective, games_, seed_, span_, edits_, list(dict.fromkeys(chosen)),
                    rules_, card_file, start_edits, seating, judges=len(judges))
 
@@ -257,7 +236,7 @@ def patch(
         out_dir = output_folder(out, default_out(target, problem.game))
         check_writable(out_dir)
     if threads is not None:
-        _int_in(threads, "--threads", 1, 4096)
+        _int_in(threads, "threads", 1, 4096)
     speak = say or (lambda s: None)
     with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
         with numba_threads(threads if ex is None else None):
@@ -265,7 +244,7 @@ def patch(
                 try:
                     out_dir.mkdir(parents=True, exist_ok=True)
                 except OSError as e:
-                    raise BadInput("--out", f"cannot create the folder: {e.strerror or e}", str(out_dir)) from None
+                    raise BadParameter("out", f"cannot create the folder: {e.strerror or e}", str(out_dir)) from None
             folder = out_dir / "chunks" / "patch" if out_dir is not None else None
             result = search_patch(problem, ex, folder, speak, fresh=fresh)
     run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)

@@ -21,10 +21,11 @@ import pandas as pd
 from boardsim.analysis.cost import Bar
 from boardsim.analysis.ratings import bradley_terry
 from boardsim.analysis.stats import deal_interval, wilson
-from boardsim.errors import BadInput
+from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
-from boardsim.runner import as_seat, simulate
+from boardsim.runner import simulate
+from boardsim.seat import as_seat
 
 MODES = ("round_robin", "field")
 
@@ -54,10 +55,10 @@ def lineups(labels: list[str], players: int, mode: str, field: str | None) -> li
     k = len(labels)
     if mode == "field":
         if field is None:
-            raise BadInput("field", "a one-vs-field tournament needs a field policy")
+            raise BadParameter("field", "a one-vs-field tournament needs a field policy")
         return [(i,) for i in range(k)]
     if k < 2:
-        raise BadInput("policies", "a round robin needs at least two policies")
+        raise BadParameter("policies", "a round robin needs at least two policies")
     if k >= players:
         return list(itertools.combinations(range(k), players))
     # fewer policies than seats: every multiset of the policies that uses each at least once
@@ -148,12 +149,12 @@ def run_tournament(
     """
     g = get_game(game) if isinstance(game, str) else game
     if mode not in MODES:
-        raise BadInput("mode", f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+        raise BadParameter("mode", f"unknown mode {mode!r} (known: {', '.join(MODES)})")
     g.check_players(players)
     seats = [as_seat(p) for p in policies]
     labels = [s.label() for s in seats]
     if len(set(labels)) != len(labels):
-        raise BadInput("policies", "each policy may appear only once")
+        raise BadParameter("policies", "each policy may appear only once")
     field_seat = as_seat(field) if field is not None else None
     names = labels + ([f"field: {field_seat.label()}"] if mode == "field" and field_seat is not None else [])
     k = len(names)

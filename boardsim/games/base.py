@@ -435,7 +435,7 @@ class Game(ABC):
     def patch_fields(self, table: pd.DataFrame) -> list[tuple[str, str, int]]:
         """(card, field, today's value) of every integer field a balance patch may edit: the market cards (or,
         in a game without a market, every card) and each integer column that a card edit accepts."""
-        from boardsim.analysis.balance import sweepable_fields  # the fields ``cards --sweep`` varies
+        from boardsim.analysis.card_fields import sweepable_fields  # the fields ``cards --sweep`` varies
 
         names = self.market_cards(table) or [str(n) for n in table["name"]]
         out = []

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from boardsim.aggregate import Aggregate
 from boardsim.analysis.stats import deal_interval, mean_interval, wilson
-from boardsim.runner import WIN_UNITS, Aggregate, Cell
+from boardsim.cell import Cell
+from boardsim.games.base import WIN_UNITS
 
 SUMMARY_BASE = [
     "scenario", "game", "cell", "label", "players", "level", "seat", "policy", "seats", "games", "deals", "wins",

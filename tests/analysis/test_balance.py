@@ -151,7 +151,7 @@ def test_a_search_base_favours_a_card_by_hiring_it_whenever_it_can():
     elephant = list(table["name"]).index("Elephant")
 
     def owners(first):
-        out = play_chunk(make_cell(ft, 2, [first, SEARCH], {}, table, rotate=False), 5, 0, 24)
+        out = play_chunk(make_cell(ft, 2, [first, SEARCH], {}, table, seating_design="fixed"), 5, 0, 24)
         return int((out["owned"][:, 0, elephant] > 0).sum())
     assert owners(seat) > owners(SEARCH)
     with pytest.raises(BadInput) as e:

@@ -1,0 +1,272 @@
+"""Whole analysis workflows that write a results folder: a tournament, a skill ladder, a tuning run and a
+card-strength study (the patch search is :mod:`boardsim.analysis.patch_job`).
+
+Each one checks every input and the output folder before it plays a game or touches the folder, plays,
+writes its tables, ``run.json`` and report, and returns what it found with the files it wrote; the CLI only
+parses flags, calls one of these and prints.  Errors name the parameter (``out``, ``base``, ``threads``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from boardsim import safe_io
+from boardsim.errors import BadInput, BadParameter
+from boardsim.games.base import Game
+
+
+@dataclass
+class Job:
+    """What a workflow found (``result``: its own result object), where it wrote it and which files."""
+
+    result: Any
+    out_dir: Path
+    files: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # workflow-specific tables the CLI prints
+
+
+def out_folder(out: str | Path | None, default: str | Path) -> Path:
+    """``out`` (or ``default``) checked like a sweep's folder, not yet created."""
+    from boardsim.sweeps import check_writable, output_folder
+
+    path = output_folder(out, Path(default))
+    check_writable(path)
+    return path
+
+
+def make_folder(out: Path) -> Path:
+    """Create the checked folder (once the work is done: a refused or failed run leaves nothing)."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadParameter("out", f"cannot create the folder: {e.strerror or e}", str(out)) from None
+    return out
+
+
+def _game(game: str | Game) -> Game:
+    from boardsim.games import get
+
+    return get(game) if isinstance(game, str) else game
+
+
+def tournament_job(
+    game: str | Game,
+    policies: Sequence[Any],
+    players: int | None = None,
+    games: int = 10_000,
+    seed: int = 0,
+    mode: str = "round_robin",
+    field: Any = None,
+    rules: Mapping[str, Any] | None = None,
+    seating: str = "all",
+    threads: int | None = None,
+    out: str | Path | None = None,
+    progress: bool | None = None,
+) -> Job:
+    """:func:`~boardsim.analysis.tournament.run_tournament`, written with its report into ``out`` (default
+    ``reports/tournament-<game>/``)."""
+    from boardsim.analysis.tournament import run_tournament
+    from boardsim.report.build import write_meta
+    from boardsim.runner import numba_threads
+    from boardsim.seat import as_seat
+    from boardsim.sweeps import write_tournament
+
+    g = _game(game)
+    players = players or max(2, g.min_players)
+    seats = [as_seat(p) for p in policies]
+    out_dir = out_folder(out, f"reports/tournament-{g.name}")  # checked now, made once the games are played
+    rules = dict(rules or {})
+    with numba_threads(threads):
+        result = run_tournament(g, seats, players=players, games=games, seed=seed, mode=mode, field=field,
+                                rules=rules, progress=progress, seating=seating)
+    write_tournament(result, make_folder(out_dir))
+    files = write_meta(out_dir, f"{g.title}: {mode.replace('_', ' ')} tournament at {players} players",
+                       f"Policies: {', '.join(s.label() for s in seats)}; {games:,} games per match, "
+                       f"each deal in every seat arrangement ({seating}).",
+                       {"game": g.name, "seed": seed, "games per match": games, "seating": seating, "rules": rules})
+    return Job(result, out_dir, files)
+
+
+def ladder_job(
+    game: str | Game,
+    players: int | None = None,
+    budgets: Sequence[int] = (10, 100, 1000),
+    games: int = 200,
+    policies: Sequence[Any] | None = None,
+    seed: int = 0,
+    threads: int | None = None,
+    out: str | Path | None = None,
+    progress: bool | None = None,
+) -> Job:
+    """:func:`~boardsim.analysis.ladder.run_ladder`, written with its report into ``out`` (default
+    ``reports/ladder-<game>/``)."""
+    from boardsim.analysis.ladder import run_ladder
+    from boardsim.report.build import write_meta
+    from boardsim.runner import numba_threads
+
+    g = _game(game)
+    players = players or max(2, g.min_players)
+    out_dir = out_folder(out, f"reports/ladder-{g.name}")  # checked before any game, made once it is played
+    with numba_threads(threads):
+        result = run_ladder(g, players=players, budgets=budgets, games=games, policies=policies, seed=seed,
+                            progress=progress)
+    make_folder(out_dir)
+    safe_io.write_csv(result.ladder, out_dir / "ladder.csv")
+    safe_io.write_csv(result.skill, out_dir / "skill.csv")
+    safe_io.write_csv(result.first_player, out_dir / "first_player.csv")
+    safe_io.write_csv(result.tournament.matrix().reset_index(), out_dir / "matrix.csv")
+    safe_io.write_csv(result.tournament.pairwise, out_dir / "tournament_pairwise.csv")
+    safe_io.write_csv(result.tournament.ratings, out_dir / "tournament_ratings.csv")
+    files = write_meta(out_dir, f"{g.title}: skill ladder at {players} players",
+                       "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
+                       "(every deal in every seating); each rung also plays itself in every seat for the "
+                       "first-player edge.",
+                       {"game": g.name, "players": players, "budgets": list(budgets), "games per match": games,
+                        "seed": seed, "threads": threads, "rungs": list(result.ladder["policy"])})
+    return Job(result, out_dir, files)
+
+
+def optimize_job(
+    scenario: Any,
+    games: int | None = None,
+    maxiter: int | None = None,
+    threads: int | None = None,
+    out: str | Path | None = None,
+) -> Job:
+    """Tune the seat named by a scenario's ``[optimize]`` table (:func:`~boardsim.analysis.optimize.tune`) and
+    write the check, the search history and the report into ``out`` (default
+    ``reports/<scenario name>-optimize/``).  ``games`` and ``maxiter`` override the table's."""
+    from boardsim.analysis.optimize import tune
+    from boardsim.report.build import write_meta
+    from boardsim.runner import numba_threads
+    from boardsim.scenario import Scenario, load_scenario
+
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    if sc.optimize is None:
+        raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
+    opt = sc.optimize
+    cell = sc.cells()[0]
+    out_dir = out_folder(out, f"reports/{sc.name}-optimize")  # checked now, made once the search is done
+    try:
+        with numba_threads(threads):
+            result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
+                          opt["params"], games=games or opt.get("games", 2000),
+                          check_games=opt.get("check_games", 20_000), maxiter=maxiter or opt.get("maxiter", 10),
+                          popsize=opt.get("popsize", 8), seed=sc.seed)
+    except BadParameter:
+        raise
+    except BadInput as e:
+        raise BadInput(e.key, e.message, sc.path) from None
+    make_folder(out_dir)
+    safe_io.write_csv(result.check, out_dir / "optimize_check.csv")
+    safe_io.write_csv(result.history, out_dir / "optimize_history.csv")
+    files = write_meta(out_dir, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
+                       {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
+                        "search bounds": opt["params"], "best parameters": result.best,
+                        "best parameters, rounded to the supported precision": result.rounded,
+                        "best - start (paired, fresh deals)": result.improvement})
+    return Job(result, out_dir, files)
+
+
+def cards_job(
+    game: str | Game,
+    players: int | Sequence[int] = 2,
+    games: int = 20_000,
+    seed: int = 0,
+    cards: Sequence[str] | None = None,
+    base: Any = None,
+    sweep: str | None = None,
+    span: int = 3,
+    rules: Mapping[str, Any] | None = None,
+    seating: str = "all",
+    threads: int | None = None,
+    out: str | Path | None = None,
+    on_card: Callable[[str, Mapping[str, Any]], None] | None = None,
+) -> Job:
+    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): the win rate added when seat 0
+    favours each card, against ``base`` in every seat, on the same deals; with ``sweep``, each flagged card's
+    integer field swept over +-``span`` for the value that is fairest over the player counts.
+
+    ``base``: one or more base players (a skill axis); ``cards``: the cards measured (default: every
+    market card).  Writes ``balance_card_strength.csv`` (and the verdicts, sweep and suggestions) with the
+    report into ``out`` (default ``reports/cards-<game>/``).  ``on_card(card, row)`` hears each card's
+    effect as it is measured.  ``extra`` of the returned Job holds ``strength`` and ``changes``."""
+    from boardsim.analysis import cost
+    from boardsim.analysis.balance import card_cost, card_strength, value_sweep, verdict_changes
+    from boardsim.analysis.card_fields import sweepable_fields
+    from boardsim.analysis.players import base_players
+    from boardsim.report.build import write_meta
+    from boardsim.runner import numba_threads
+
+    g = _game(game)
+    counts = [players] if isinstance(players, int) else list(players)
+    for n in counts:
+        try:
+            g.check_players(n)
+        except BadInput as e:
+            raise BadParameter("players", e.message) from None
+    table = g.card_table()
+    known = g.market_cards(table)
+    chosen = list(cards) if cards else known
+    for card in chosen:
+        if card not in known:
+            raise BadParameter("cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
+    bases = base_players(g, base)
+    for b in bases:  # a base that cannot favour a card is refused before any game
+        g.favour(chosen[0] if chosen else "", b)
+    if sweep:  # checked before any game is played
+        sweepable = sweepable_fields(g, table)
+        if sweep not in sweepable:
+            what = "not a sweepable" if sweep in table.columns else "unknown"
+            raise BadParameter("sweep", f"{what} card field {sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
+    out_dir = out_folder(out, f"reports/cards-{g.name}")  # checked now, made once the first table is measured
+    rules = dict(rules or {})
+    with numba_threads(threads):
+        if any(g.search_cost([b]) > 1.0 for b in bases):  # search seats: the cost up front
+            seconds, took = card_cost(g, counts, bases, g.favour, chosen, table, games, seed, rules)
+            cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
+                                         f"counts x {len(bases)} base players")
+        strength = card_strength(g, counts, bases, g.favour, chosen, table, games, seed, rules,
+                                 progress=on_card, seating=seating)
+        safe_io.write_csv(strength, make_folder(out_dir) / "balance_card_strength.csv")
+        changes = verdict_changes(strength)
+        if len(bases) > 1:
+            safe_io.write_csv(changes, out_dir / "card_verdicts.csv")
+        sweeps, suggestions = [], []
+        if sweep:
+            # the cards named by the caller, or else those flagged at any player count or skill level
+            targets = chosen if cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
+            for b in bases:
+                for card in targets:
+                    now = int(table.loc[table["name"] == card, sweep].iloc[0])
+                    values = range(now - span, now + span + 1)
+                    frame, suggestion = value_sweep(g, counts, b, g.favour, card, sweep, values, games, seed, rules,
+                                                    seating=seating)
+                    sweeps.append(frame.assign(base=b.label()) if len(bases) > 1 else frame)
+                    if suggestion is not None:
+                        suggestions.append({**({"base": b.label()} if len(bases) > 1 else {}), "current": now,
+                                            **suggestion})
+        if sweeps:
+            safe_io.write_csv(pd.concat(sweeps), out_dir / "balance_card_sweep.csv")
+            safe_io.write_csv(pd.DataFrame(suggestions), out_dir / "card_suggestions.csv")
+    where = ", ".join(str(n) for n in counts)
+    labels = [b.label() for b in bases]
+    files = write_meta(out_dir, f"{g.title}: card strength at {where} players",
+                       "Win rate added when seat 0 favours a card, against the base player in every seat, on the "
+                       "same deals (positive = stronger than the baseline's own choices)"
+                       + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
+                          else f", base player {labels[0]}")
+                       + ". A card is flagged strong or weak when its effect differs from zero after Holm's "
+                       "correction over all cards, player counts and base players tested.",
+                       {"game": g.name, "seed": seed, "games per arm per card": games,
+                        "players": counts, "cards": chosen, "base policy": labels, "rules": rules,
+                        "seating": seating, "sweep": sweep, "span": span, "threads": threads})
+    return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases})
+
+
+__all__ = ["Job", "cards_job", "ladder_job", "make_folder", "optimize_job", "out_folder", "tournament_job"]
