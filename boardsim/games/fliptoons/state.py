@@ -476,7 +476,7 @@ def _can_pay_dismissal(p, g, pc, cards, spend):
     return (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend)
 
 
-# -- state allocation and setup ---------------------------------------------------------------------
+# -- state allocation ---------------------------------------------------------------------
 @njit(cache=True, nogil=True, forceinline=False)
 def _alloc(P, K, maxc, T, Wd):
     # the FC row is indexed by kind
