@@ -106,14 +106,15 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
     """Median and max seconds per lookahead market decision, at the first decision of many games."""
     seats = [Seat("lookahead", {"playouts": playouts, "horizon": horizon})] + [Seat("fame_per_cost")] * (players - 1)
     prep = game.prepare(players, seats, {}, game.card_table())
-    C, R = consts(prep), rule_arrays(prep)
-    maxc, T = (int(x) for x in prep["sizes"])
+    C, seat_rules = consts(prep), rule_arrays(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     times = []
     for i in range(decisions):
-        S, X, U, L, O, rng = first_decision(np.uint64(77), np.int64(i), players, C, R, custom_none(), maxc, T)
-        if S[3][PHASE] == PH_DONE:
+        S, X, U, L, O, rng = first_decision(np.uint64(77), np.int64(i), players, C, seat_rules, custom_none(), maxc,
+                                            toon_size)
+        if S.shared[PHASE] == PH_DONE:
             continue
-        p = (S[3][FIRST] + S[3][TURN]) % players
+        p = (S.shared[FIRST] + S.shared[TURN]) % players
         t0 = time.process_time()  # CPU time: the decision runs on one thread
         lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
         times.append(time.process_time() - t0)
@@ -169,10 +170,10 @@ PARTS = ("setup (seed, reset, toon deck)", "flip: shuffle", "flip: place cards",
 
 
 @njit(nogil=True)
-def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
+def _timed_games(cell_key, n, P, C, maxc, toon_size, outs, cyc, calls):
     """Games 0..n-1 of a lean cell of P >= 2 seats, as step._advance plays them (no log), with the cycles
     of each part added to cyc[part] and its calls counted in calls[part]."""
-    S = _alloc(P, C.cards.shape[0], maxc, T, C.prices.shape[0])
+    S = _alloc(P, C.cards.shape[0], maxc, toon_size, C.prices.shape[0])
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
     rng = np.empty(4, dtype=np.uint64)
@@ -297,19 +298,19 @@ def profile(game, players: int, n_games: int, chunk: int = 5000) -> None:
     """Print the share of each part of a fame_per_cost game (``--profile``); checks the timed games first."""
     prep = game.prepare(players, [Seat("fame_per_cost")] * players, {}, game.card_table())
     C = consts(prep)
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     K, R = prep["cards"].shape[0], int(prep["rules"][R_MAX_ROUNDS])
     outs = Results(np.zeros((chunk, players), np.int64), np.zeros((chunk, players)), np.zeros((chunk, 6), np.int64),
                    np.zeros((chunk, players, 4), np.int64), np.zeros((chunk, N_STATS, players, K), np.int32),
                    np.zeros((chunk, players, R), np.int16))
     cyc, calls = np.zeros(len(PARTS), np.uint64), np.zeros(len(PARTS), np.int64)
-    _timed_games(np.uint64(7), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
+    _timed_games(np.uint64(7), chunk, np.int64(players), C, maxc, toon_size, outs, cyc, calls)
     if not (outs.score == game.play(prep, 7, 0, chunk)["score"]).all():
         raise SystemExit("--profile: the timed loop no longer plays the engine's games; update _timed_games")
     cyc[:], calls[:] = 0, 0
     c0 = time.process_time()
     for k in range(max(1, n_games // chunk)):
-        _timed_games(np.uint64(100 + k), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
+        _timed_games(np.uint64(100 + k), chunk, np.int64(players), C, maxc, toon_size, outs, cyc, calls)
     n = max(1, n_games // chunk) * chunk
     cpu = time.process_time() - c0
     # The counter runs while another process has the core too: each part's share of the counted cycles is

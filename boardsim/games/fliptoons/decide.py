@@ -188,9 +188,9 @@ class Users(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def users(R, scorers, K, Wd, maxc):
+def users(seat_rules, scorers, K, Wd, maxc):
     """The Users of a block of games: the rule arrays and scorers, and buffers sized once (never per decision)."""
-    ops, args, meta, span, params, rule_flags, seat_flags = R
+    ops, args, meta, span, params, rule_flags, seat_flags = seat_rules
     rows = Wd + maxc + 1  # every market slot, every grid card, and passing
     return Users(ops, args, meta, span, params, rule_flags, seat_flags, scorers,
                  np.zeros(ND + K + NX - 1), np.zeros((rows, NX)), np.zeros(rows), np.zeros(rows, dtype=np.int64),

@@ -82,37 +82,38 @@ from boardsim.rulelist import pack_seats
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def _scratch(S, C, K, maxc, T, Wd):
-    return Scratch(_alloc(np.int64(1), K, maxc, T, Wd),
+def _scratch(S, C, K, maxc, toon_size, Wd):
+    return Scratch(_alloc(np.int64(1), K, maxc, toon_size, Wd),
                    Outputs(np.zeros((4, 1, K), dtype=np.int32), np.zeros((1, 1), dtype=np.int16),
                            np.zeros((1, LOG_W), np.int32)),
                    np.zeros(4, dtype=np.uint64))
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def _lookahead_scratch(P, K, maxc, T, Wd):
+def _lookahead_scratch(P, K, maxc, toon_size, Wd):
     """A state and an output tuple the lookahead playouts overwrite."""
     outputs = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
                       np.zeros((1, LOG_W), np.int32))
-    return Lookahead(_alloc(P, K, maxc, T, Wd), outputs)
+    return Lookahead(_alloc(P, K, maxc, toon_size, Wd), outputs)
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def _workspace(P, C, maxc, T):
+def _workspace(P, C, maxc, toon_size):
     """A state, its scratch, the lookahead's scratch and a generator for a block of games (reset per game)."""
     cards, prices = C.cards, C.prices
     K = cards.shape[0]
     Wd = prices.shape[0]
-    S = _alloc(P, K, maxc, T, Wd)
-    return S, _scratch(S, C, K, maxc, T, Wd), _lookahead_scratch(P, K, maxc, T, Wd), np.empty(4, dtype=np.uint64)
+    S = _alloc(P, K, maxc, toon_size, Wd)
+    return (S, _scratch(S, C, K, maxc, toon_size, Wd), _lookahead_scratch(P, K, maxc, toon_size, Wd),
+            np.empty(4, dtype=np.uint64))
 
 
 @njit(cache=True, nogil=True)
-def _play_game(cell_key, index, P, C, R, scorers, maxc, T, O):
+def _play_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size, O):
     """Game ``index`` of a cell through the batch's own block loop, into the output tuple O (that game's
     stats, per-round fame and log); returns the final state, which tests inspect."""
-    S, X, L, rng = _workspace(P, C, maxc, T)
-    U = users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     stats, rf, log = O
     outs = Results(np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64),
                    np.zeros((1, 6), dtype=np.int64), np.zeros((1, P, 4), dtype=np.int64),
@@ -145,9 +146,9 @@ def play_game(prepared: Prepared, cell_key: int, index: int, O: tuple) -> State:
     For tests: seats with a custom scorer need ``play``/``trace`` (their scorers travel as function
     pointers); every other seat plays here exactly as in the batch kernel.
     """
-    maxc, T = (int(x) for x in prepared["sizes"])
+    maxc, toon_size = (int(x) for x in prepared["sizes"])
     return _play_game(np.uint64(cell_key), np.int64(index), prepared.n_players, consts(prepared),
-                      rule_arrays(prepared), custom_none(), maxc, T, O)
+                      rule_arrays(prepared), custom_none(), maxc, toon_size, O)
 
 
 _NONE: list = []
@@ -259,7 +260,7 @@ def _write_row(i, S, score, win, game_out, seat_out):
 
 # play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
 _I32_1, _I32_2, _F64_1, _F64_2 = types.int32[::1], types.int32[:, ::1], types.float64[::1], types.float64[:, ::1]
-_CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, T
+_CONSTS = (_I32_2, _F64_1, _I32_1, _F64_2, _I32_2, _F64_1, types.int64, types.int64)  # cards .. val, maxc, toon_size
 _I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
 # the rule arrays (ops, args, meta, span, params, rule flags, seat flags) and the four seats' scorers
 _USERS = (_I64_2, _F64_2, _I64_2, _I64_2, _F64_2, _I64_1, _I64_1, custom.SCORERS)
@@ -281,7 +282,7 @@ BLOCK = 64  # games per call of _play_range: many blocks per thread keep the thr
 
 
 @njit(cache=True, nogil=True)
-def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                 ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                 score, win, game_out, seat_out, stats, round_fame, log):
     """Games lo..hi-1 of a batch (game i of the cell is start + i); game i writes only row i of each output.
@@ -290,7 +291,7 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     """
     C = Consts(cards, rules, prices, pol, prio, val)
     # One state, scratch and generator for the whole block (reset per game): about 20 allocations fewer a game.
-    S, X, L, rng = _workspace(P, C, maxc, T)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
     U = users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
                 maxc)
     _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log,
@@ -308,13 +309,13 @@ _advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance
 
 
 @njit(cache=True, nogil=True)
-def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                      ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                      score, win, game_out, seat_out, stats, round_fame, log):
     """_play_range for a cell whose seats all play LEAN_POLICIES (the rule arrays and scorers are ignored):
     the same engine with no scratch, users or lookahead state (None: numba prunes the code that reads them)."""
     C = Consts(cards, rules, prices, pol, prio, val)
-    S = _alloc(P, cards.shape[0], maxc, T, prices.shape[0])
+    S = _alloc(P, cards.shape[0], maxc, toon_size, prices.shape[0])
     rng = np.empty(4, dtype=np.uint64)
     outs = Results(score, win, game_out, seat_out, stats, round_fame)
     for i in range(lo, hi):
@@ -334,7 +335,7 @@ PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int6
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell, in blocks of BLOCK; pass ``_play_range`` as ``play_range``."""
@@ -342,7 +343,7 @@ def play_batch(play_range, cell_key, start, P, cards, rules, prices, pol, prio, 
     for b in prange(block_count(n, BLOCK)):
         lo, hi = block_range(b, n, BLOCK)
         log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
-        play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+        play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                    ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                    score, win, game_out, seat_out, stats, round_fame, log)
 
@@ -376,7 +377,8 @@ def engine(lean: bool):
     return _play_range_lean if lean else _play_range
 
 
-def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T, log_rows, n_rounds, users=None):
+def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, toon_size, log_rows, n_rounds,
+               users=None):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
     Plain Python around the batch's own compiled engine (``_play_range`` or the lean one): a jitted wrapper
@@ -396,16 +398,16 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, T
     lean = is_lean(pol)
     batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
     rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
-                        prices, pol, prio, val, np.int64(maxc), np.int64(T), *users, *FUNCTIONS, score, win, game_out,
-                        seat_out, stats, round_fame, log)
+                        prices, pol, prio, val, np.int64(maxc), np.int64(toon_size), *users, *FUNCTIONS, score, win,
+                        game_out, seat_out, stats, round_fame, log)
     return score, win, game_out, log[:rows].copy()
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
+def first_decision(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
     """Game ``index`` advanced to its first lookahead or mcts decision (for latency benchmarks and tests)."""
-    S, X, L, rng = _workspace(P, C, maxc, T)
-    U = users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
     K = C.cards.shape[0]
     O = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
@@ -416,13 +418,13 @@ def first_decision(cell_key, index, P, C, R, scorers, maxc, T):
 
 
 @njit(cache=True, nogil=True)
-def play_stepped(cell_key, index, P, C, R, scorers, maxc, T, O):
+def play_stepped(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size, O):
     """Game ``index`` of a cell played through the step interface alone: advance to every decision of every
     seat, list its legal actions, choose what the seat's policy chooses (decide.choose, or lookahead.lookahead_choose)
     and apply it.  Returns the final state and the number of chosen actions that were not in the legal list
     (0).  tests/games/fliptoons/test_step.py checks it equals the batch kernel's game."""
-    S, X, L, rng = _workspace(P, C, maxc, T)
-    U = users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
     S.shared[LOGON] = 0
     _setup(S, C, rng)

@@ -379,14 +379,14 @@ def playout_policies(mpar, P):
 
 
 @njit(cache=True, nogil=True)
-def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame, log, dlog):
     """kernel._play_range for a cell with an mcts seat: games lo..hi-1 (game i of the cell is start + i),
     the mcts seats choosing with ``decide`` and lookahead seats with lookahead.lookahead_choose.  A ``dlog`` of
     more than one row records each mcts decision (DL_*; a traced game); returns the event log's rows."""
     C = Consts(cards, rules, prices, pol, prio, val)
-    S, X, L, rng = _workspace(P, C, maxc, T)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
     U = users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
                 maxc)
     outs = Results(score, win, game_out, seat_out, stats, round_fame)
@@ -425,7 +425,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell in blocks of BLOCK; pass ``play_range`` as ``play``."""
@@ -434,7 +434,7 @@ def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, m
         lo, hi = block_range(b, n, BLOCK)
         log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         dlog = np.zeros((1, DL_WIDTH), dtype=np.int64)
-        play(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+        play(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
              ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
              score, win, game_out, seat_out, stats, round_fame, log, dlog)
 
@@ -464,15 +464,15 @@ def kernel() -> Any:
         return _KERNEL[0]
 
 
-def run(cell_key: int, start: int, P: int, consts: tuple, maxc: int, T: int, users: tuple, mpar: np.ndarray,
+def run(cell_key: int, start: int, P: int, consts: tuple, maxc: int, toon_size: int, users: tuple, mpar: np.ndarray,
         outs: tuple) -> None:
     """Games start..start+len(outs[0])-1 of a cell with an mcts seat into ``outs`` (score, win, game_out,
     seat_out, stats, round_fame: FlipToons.play's arrays)."""
-    kernel()(play_range, np.uint64(cell_key), np.int64(start), np.int64(P), *consts, np.int64(maxc), np.int64(T),
-             *users, np.ascontiguousarray(mpar, dtype=np.float64), *FUNCTIONS, *outs)
+    kernel()(play_range, np.uint64(cell_key), np.int64(start), np.int64(P), *consts, np.int64(maxc),
+             np.int64(toon_size), *users, np.ascontiguousarray(mpar, dtype=np.float64), *FUNCTIONS, *outs)
 
 
-def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: int, users: tuple,
+def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, toon_size: int, users: tuple,
                mpar: np.ndarray, log_rows: int, n_rounds: int) -> tuple[np.ndarray, ...]:
     """The batch's game ``index`` with its event log and its mcts decisions: (score, win, game_out, log,
     decisions), decisions one row each (DL_* columns)."""
@@ -487,7 +487,7 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: i
     dlog = np.full((log_rows // 4 + 2, DL_WIDTH), -1, dtype=np.int64)
     kernel()
     rows = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), *consts,
-                      np.int64(maxc), np.int64(T), *users, np.ascontiguousarray(mpar, dtype=np.float64),
+                      np.int64(maxc), np.int64(toon_size), *users, np.ascontiguousarray(mpar, dtype=np.float64),
                       *FUNCTIONS, score, win, game_out, seat_out, stats, round_fame, log, dlog)
     return score, win, game_out, log[:rows].copy(), dlog[dlog[:, DL_SEAT] >= 0]
 
@@ -496,11 +496,11 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: i
 
 
 @njit(cache=True, nogil=True)
-def position(cell_key, index, P, C, C2, R, scorers, maxc, T, decisions):
+def position(cell_key, index, P, C, C2, seat_rules, scorers, maxc, toon_size, decisions):
     """Game ``index`` advanced to its search seats' decision after ``decisions`` earlier ones, every one
     chosen by the playout policy (C2's rows): (S, X, U, L, O, rng), or S with its phase done if it ended."""
-    S, X, L, rng = _workspace(P, C, maxc, T)
-    U = users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
     K = C.cards.shape[0]
     O = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
@@ -536,17 +536,17 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     game = games.get("fliptoons")  # through the registry: this package's __init__ imports this module
     prep = game.prepare(players, [Seat("mcts")] * players, None, game.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
     key = np.uint64(cell_key(seed, 0))
-    R = rule_arrays(prep)
+    seat_rules = rule_arrays(prep)
     legal = np.empty(EXPAND * (C.prices.shape[0] + maxc + 1), dtype=np.int64)
     stats = np.zeros(3, dtype=np.float64)
     states = []
     for i in range(positions):
-        S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, R, custom_none(), maxc, T,
+        S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, seat_rules, custom_none(), maxc, toon_size,
                                        np.int64((2 + 5 * i) % 40))
         if int(S.shared[PHASE]) != PH_DONE:
             states.append((S, X, U, L, rng))

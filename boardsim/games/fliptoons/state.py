@@ -13,7 +13,7 @@ helpers alike.  Its fields, with the short local names the engine unpacks them t
 - ``seat`` (``pv``) int32 (P, NPV): per-player scalars (deck/grid counts, fame, spendable fame, actions ...).
 - ``dismissed`` (``dism``) int32 (P, K): each player's dismissed pile by kind.
 - ``shared`` (``sh``) int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
-- ``toon`` int32 (T): the toon deck, top = last.   ``market`` (``mk``) int32 (2, W): market kind / reveal order.
+- ``toon`` int32 (toon_size): the toon deck, top = last.   ``market`` (``mk``) int32 (2, W): market kind / reveal order.
 
 The other named tuples: :class:`Consts` (``C``: what a cell's games read and never change), :class:`Outputs`
 (``O``: one game's per-kind stats, per-round fame and event log), :class:`Results` (a batch's output arrays,
@@ -478,10 +478,10 @@ def _can_pay_dismissal(p, g, pc, cards, spend):
 
 # -- state allocation ---------------------------------------------------------------------
 @njit(cache=True, nogil=True, forceinline=False)
-def _alloc(P, K, maxc, T, Wd):
+def _alloc(P, K, maxc, toon_size, Wd):
     # the FC row is indexed by kind
     S = State(np.empty((P, NROW, max(maxc, K)), dtype=np.int32), np.empty((P, NPV), dtype=np.int32),
-              np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(T, dtype=np.int32),
+              np.empty((P, K), dtype=np.int32), np.empty(NSH, dtype=np.int32), np.empty(toon_size, dtype=np.int32),
               np.empty((2, Wd), dtype=np.int32))
     _clear_state(S, P, Wd)
     return S

@@ -118,10 +118,10 @@ def _parse_log(log):
 def test_fame_equals_sum_of_lines_and_grid_size(players):
     prep = prepared(players, ["random", "fame_per_cost"])
     for index in range(6):
-        maxc, T = (int(x) for x in prep["sizes"])
+        maxc, toon_size = (int(x) for x in prep["sizes"])
         score, win, game_out, log = trace_game(
             np.uint64(3), np.int64(index), players, prep["cards"], prep["rules"], prep["prices"],
-            prep["policies"], prep["priority"], prep["values"], maxc, T, 100_000, 60)
+            prep["policies"], prep["priority"], prep["values"], maxc, toon_size, 100_000, 60)
         checks = _parse_log(log)
         assert checks
         for grid, totals in checks:

@@ -44,9 +44,9 @@ from boardsim.rng import seed_state
 def _state(players, index):
     prep = GAME.prepare(players, [Seat("lookahead", {"playouts": 1})] + [Seat("fame_per_cost", {})] * (players - 1),
                         {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     C = consts(prep)
-    S = first_decision(np.uint64(3), np.int64(index), players, C, rule_arrays(prep), custom_none(), maxc, T)[0]
+    S = first_decision(np.uint64(3), np.int64(index), players, C, rule_arrays(prep), custom_none(), maxc, toon_size)[0]
     return S, C
 
 
@@ -82,12 +82,12 @@ def test_states_differing_only_in_hidden_order_give_the_same_world():
 def _mcts_position(players, index, iterations=40, decisions=0):
     seats = [Seat("mcts", {"iterations": iterations})] + [Seat("fame_per_cost")] * (players - 1)
     prep = GAME.prepare(players, seats, {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
     S, X, U, L, _O, rng = position(np.uint64(7), np.int64(index), players, C, C2, rule_arrays(prep),
-                                     custom_none(), maxc, T, np.int64(decisions))
+                                     custom_none(), maxc, toon_size, np.int64(decisions))
     legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
 
     def search(state, gen):
@@ -137,11 +137,11 @@ def test_a_pig_hire_is_one_search_action_per_deck_and_goes_where_chosen():
     O = Outputs(np.zeros((N_STATS, 2, len(C.values)), dtype=np.int32), np.zeros((2, 1), dtype=np.int16),
          np.zeros((1, LOG_W), np.int32))
     for k, dest in ((2, 0), (3, 1)):
-        T = type(S)(*(a.copy() for a in S))
-        size = int(T.seat[dest, DN])
-        apply_action(p, SUB * k, T, C, O, rng.copy())
-        assert int(T.seat[dest, DN]) == size + 1 and T.rows[dest, DECK, 0] == pig  # the deck's bottom
-        assert T.shared[PIG_SET] == 0 and T.shared[FREE_SET] == 0
+        toon_size = type(S)(*(a.copy() for a in S))
+        size = int(toon_size.seat[dest, DN])
+        apply_action(p, SUB * k, toon_size, C, O, rng.copy())
+        assert int(toon_size.seat[dest, DN]) == size + 1 and toon_size.rows[dest, DECK, 0] == pig  # the deck's bottom
+        assert toon_size.shared[PIG_SET] == 0 and toon_size.shared[FREE_SET] == 0
 
 
 def test_golden_decisions_are_pinned():
@@ -210,7 +210,7 @@ def test_golden_solo_position_where_every_hire_loses_at_once():
     endgame latches and the cleanup ends the game as a loss; ending the turn (or a dismissal) lets the next
     Check Fame reach the lowered goal and win.  The search must not hire, at a small budget."""
     prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"decay_max_players": 0}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, 1)[0]))
@@ -219,7 +219,7 @@ def test_golden_solo_position_where_every_hire_loses_at_once():
     goal = int(C.rules[R_GOAL])  # C's rules are the prepared array itself
     for index in range(6):
         S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
-                                         custom_none(), maxc, T, np.int64(0))
+                                         custom_none(), maxc, toon_size, np.int64(0))
         n = legal_actions(0, S, C, legal)
         hires = [a for a in legal[:n] if 0 <= a < A_DISMISS]
         if not hires:
@@ -239,14 +239,14 @@ def test_golden_solo_position_where_ending_the_turn_wins_at_once():
     """Solo with ``solo_win = "instant"``: spendable fame at the goal wins as soon as an action leaves it
     there.  Ending the turn wins at once; every hire spends below the goal.  The search must end the turn."""
     prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"solo_win": "instant"}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, 1)[0]))
     legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
     for index in range(3):
         S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
-                                         custom_none(), maxc, T, np.int64(0))
+                                         custom_none(), maxc, toon_size, np.int64(0))
         S.seat[0, SPEND] = int(C.rules[R_GOAL])
         n = legal_actions(0, S, C, legal)
         assert any(0 <= a < A_DISMISS for a in legal[:n])  # hires are affordable now

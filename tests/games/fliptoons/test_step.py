@@ -31,12 +31,12 @@ def _o(prep):
 def test_stepped_games_equal_the_batch_kernel(case):
     seats = [Seat(p, params) for p, params in CASES[case]]
     prep = GAME.prepare(len(seats), seats, {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     for index in range(4 if case == "lookahead" else 12):
         Oa, Ob = _o(prep), _o(prep)
         a = play_game(prep, 0x5EED, index, Oa)
         b, bad = play_stepped(np.uint64(0x5EED), np.int64(index), prep.n_players, consts(prep),
-                                rule_arrays(prep), custom_none(), maxc, T, Ob)
+                                rule_arrays(prep), custom_none(), maxc, toon_size, Ob)
         assert bad == 0
         for x, y in zip(a, b, strict=True):
             assert np.array_equal(x, y)
