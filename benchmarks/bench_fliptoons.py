@@ -15,7 +15,7 @@ generation), and every dispatcher compiled in more than one signature.
 
 ``--profile`` instead prints where a 2- and a 4-player fame_per_cost game spends its time: the share of each part
 of a game (flip, Check Fame, market decisions ...) and its cost per call, timed with the CPU's cycle counter
-around each call of the engine's own functions.  The timed loop follows ``engine._advance`` for a lean cell of
+around each call of the engine's own functions.  The timed loop follows ``step._advance`` for a lean cell of
 2-4 seats, and its games are checked against ``game.play``'s (same scores), so a change of the engine that
 it does not follow fails loudly instead of timing another game.
 """
@@ -40,8 +40,65 @@ from timing import games_per_second
 
 from boardsim.games import get
 from boardsim.games.base import Seat
-from boardsim.games.fliptoons import decide as D
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.decide import choose
+from boardsim.games.fliptoons.engine import (
+    _apply,
+    _banner,
+    _cleanup,
+    _decay,
+    _final_flip,
+    _hooks,
+    _market_count,
+    _record_fame,
+    _refill,
+    _setup,
+    _skunk,
+)
+from boardsim.games.fliptoons.grid import _place_all, _score_player, _shuffle
+from boardsim.games.fliptoons.kernel import (
+    _count_owned,
+    _reset,
+    _write_row,
+    consts,
+    custom_none,
+    first_decision,
+    rule_arrays,
+)
+from boardsim.games.fliptoons.lookahead import lookahead_choose
+from boardsim.games.fliptoons.state import (
+    ACTS,
+    BONUS_ACT,
+    DECK,
+    DN,
+    FAME,
+    FIRST,
+    GF,
+    GK,
+    GN,
+    INTURN,
+    LOG_W,
+    MAXFAME,
+    N_STATS,
+    PH_CLEANUP,
+    PH_DONE,
+    PH_MARKET,
+    PH_START,
+    PHASE,
+    Q0,
+    QN,
+    R_ACTIONS,
+    R_DECAY_PLAYERS,
+    R_HOOK_TIMING,
+    R_MAX_ROUNDS,
+    R_SNAKE_ORDER,
+    ROUND,
+    SPEND,
+    TURN,
+    Outputs,
+    Results,
+    W,
+    _alloc,
+)
 from boardsim.rng import game_seed, seed_state
 
 
@@ -49,16 +106,17 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
     """Median and max seconds per lookahead market decision, at the first decision of many games."""
     seats = [Seat("lookahead", {"playouts": playouts, "horizon": horizon})] + [Seat("fame_per_cost")] * (players - 1)
     prep = game.prepare(players, seats, {}, game.card_table())
-    C, R = E.consts(prep), E.rule_arrays(prep)
-    maxc, T = (int(x) for x in prep["sizes"])
+    C, seat_rules = consts(prep), rule_arrays(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     times = []
     for i in range(decisions):
-        S, X, U, L, O, rng = E.first_decision(np.uint64(77), np.int64(i), players, C, R, E.custom_none(), maxc, T)
-        if S[3][E.PHASE] == E.PH_DONE:
+        S, X, U, L, O, rng = first_decision(np.uint64(77), np.int64(i), players, C, seat_rules, custom_none(), maxc,
+                                            toon_size)
+        if S.shared[PHASE] == PH_DONE:
             continue
-        p = (S[3][E.FIRST] + S[3][E.TURN]) % players
+        p = (S.shared[FIRST] + S.shared[TURN]) % players
         t0 = time.process_time()  # CPU time: the decision runs on one thread
-        D.lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
+        lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
         times.append(time.process_time() - t0)
     return float(np.median(times)), float(np.max(times))
 
@@ -66,12 +124,13 @@ def lookahead_latency(game, players: int, playouts: int, decisions: int, horizon
 def compile_profile(top: int = 25) -> None:
     """Runs in a process whose Numba cache is empty: compile, then print each dispatcher's pass timings."""
     from boardsim import custom, rng, rulelist
+    from boardsim.games.fliptoons import decide, engine, grid, kernel, lookahead, state, step, subchoices
     t0, c0 = time.perf_counter(), time.process_time()
     game = get("fliptoons")
     game.play(game.prepare(2, [Seat("fame_per_cost")] * 2, {}, game.card_table()), 1, 0, 10)
     print(f"cold compile and 10 games: {time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU")
     rows, multi = [], []
-    for mod in (E, D, rng, rulelist, custom):
+    for mod in (state, subchoices, grid, engine, decide, step, lookahead, kernel, rng, rulelist, custom):
         for name, obj in vars(mod).items():
             py = getattr(obj, "py_func", None)
             if not hasattr(obj, "overloads") or py is None or py.__module__ != mod.__name__:
@@ -111,34 +170,34 @@ PARTS = ("setup (seed, reset, toon deck)", "flip: shuffle", "flip: place cards",
 
 
 @njit(nogil=True)
-def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
-    """Games 0..n-1 of a lean cell of P >= 2 seats, as engine._advance plays them (no log), with the cycles
+def _timed_games(cell_key, n, P, C, maxc, toon_size, outs, cyc, calls):
+    """Games 0..n-1 of a lean cell of P >= 2 seats, as step._advance plays them (no log), with the cycles
     of each part added to cyc[part] and its calls counted in calls[part]."""
-    S = E._alloc(P, C.cards.shape[0], maxc, T, C.prices.shape[0])
+    S = _alloc(P, C.cards.shape[0], maxc, toon_size, C.prices.shape[0])
     pc, pv, dism, sh, toon, mk = S
     rules = C.rules
     rng = np.empty(4, dtype=np.uint64)
-    log = np.zeros((1, E.LOG_W), dtype=np.int32)
+    log = np.zeros((1, LOG_W), dtype=np.int32)
     for i in range(n):
         t0 = _cycles()
         seed_state(game_seed(cell_key, i), rng)
         if i > 0:
-            E._reset(S, None, P, np.int64(C.prices.shape[0]))
-        O = (outs[4][i], outs[5][i], log)
-        E._setup(S, C, rng)
+            _reset(S, None, P, np.int64(C.prices.shape[0]))
+        O = Outputs(outs.stats[i], outs.round_fame[i], log)
+        _setup(S, C, rng)
         t1 = _cycles()
         cyc[0] += t1 - t0
         calls[0] += 1
-        while sh[E.PHASE] != E.PH_DONE:
-            ph = sh[E.PHASE]
-            if ph == E.PH_START:  # engine._start_round
-                sh[E.ROUND] += 1
+        while sh[PHASE] != PH_DONE:
+            ph = sh[PHASE]
+            if ph == PH_START:  # engine._start_round
+                sh[ROUND] += 1
                 for j in range(P):
-                    p = j if rules[E.R_SNAKE_ORDER] == 0 else (sh[E.FIRST] + j) % P
+                    p = j if rules[R_SNAKE_ORDER] == 0 else (sh[FIRST] + j) % P
                     t0 = _cycles()
-                    E._shuffle(rng, pc[p, E.DECK], np.int64(pv[p, E.DN]))
+                    _shuffle(rng, pc[p, DECK], np.int64(pv[p, DN]))
                     t1 = _cycles()
-                    E._place_all(p, S, C, O, rng)
+                    _place_all(p, S, C, O, rng)
                     t2 = _cycles()
                     cyc[1] += t1 - t0
                     cyc[2] += t2 - t1
@@ -146,14 +205,14 @@ def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
                     calls[2] += 1
                 for p in range(P):
                     t0 = _cycles()
-                    f = E._score_player(p, pc, pv, sh, mk, C.cards, rules)
-                    pv[p, E.FAME] = f
-                    pv[p, E.SPEND] = f
-                    pv[p, E.BONUS_ACT] = 0
-                    if f > pv[p, E.MAXFAME]:
-                        pv[p, E.MAXFAME] = f
+                    f = _score_player(p, pc, pv, sh, mk, C.cards, rules)
+                    pv[p, FAME] = f
+                    pv[p, SPEND] = f
+                    pv[p, BONUS_ACT] = 0
+                    if f > pv[p, MAXFAME]:
+                        pv[p, MAXFAME] = f
                     t1 = _cycles()
-                    E._record_fame(p, S, O)
+                    _record_fame(p, S, O)
                     t2 = _cycles()
                     cyc[3] += t1 - t0
                     cyc[4] += t2 - t1
@@ -161,76 +220,76 @@ def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
                     calls[4] += 1
                 t0 = _cycles()
                 for p in range(P):
-                    nq = pv[p, E.QN]
-                    pv[p, E.QN] = 0
+                    nq = pv[p, QN]
+                    pv[p, QN] = 0
                     for t in range(nq):
-                        k = pv[p, E.Q0 + t]
+                        k = pv[p, Q0 + t]
                         g = np.int64(-1)
-                        for j in range(pv[p, E.GN]):
-                            if pc[p, E.GK, j] == k and pc[p, E.GF, j] == 0:
+                        for j in range(pv[p, GN]):
+                            if pc[p, GK, j] == k and pc[p, GF, j] == 0:
                                 g = j
-                        E._banner(p, k, g, np.int64(1), S, C, O, rng)
-                E._skunk(S, C, O, rng)
-                sh[E.PHASE] = E.PH_MARKET
-                sh[E.TURN] = 0
-                sh[E.INTURN] = 0
+                        _banner(p, k, g, np.int64(1), S, C, O, rng)
+                _skunk(S, C, O, rng)
+                sh[PHASE] = PH_MARKET
+                sh[TURN] = 0
+                sh[INTURN] = 0
                 cyc[5] += _cycles() - t0
                 calls[5] += 1
-            elif ph == E.PH_MARKET:
-                if sh[E.TURN] >= P:
+            elif ph == PH_MARKET:
+                if sh[TURN] >= P:
                     t0 = _cycles()
-                    if rules[E.R_HOOK_TIMING] != 0:
+                    if rules[R_HOOK_TIMING] != 0:
                         for j in range(P):
-                            E._hooks((sh[E.FIRST] + j) % P, S, C, O, None, rng)
-                        E._refill(S, C)
-                    if P <= rules[E.R_DECAY_PLAYERS]:
-                        E._decay(S, C, O)
-                    sh[E.PHASE] = E.PH_CLEANUP
+                            _hooks((sh[FIRST] + j) % P, S, C, O, None, rng)
+                        _refill(S, C)
+                    if P <= rules[R_DECAY_PLAYERS]:
+                        _decay(S, C, O)
+                    sh[PHASE] = PH_CLEANUP
                     cyc[10] += _cycles() - t0
                     calls[10] += 1
                     continue
-                p = (sh[E.FIRST] + sh[E.TURN]) % P
-                if sh[E.INTURN] == 0:
-                    pv[p, E.ACTS] = int(rules[E.R_ACTIONS]) + pv[p, E.BONUS_ACT]
-                    pv[p, E.BONUS_ACT] = 0
-                    sh[E.INTURN] = 1
-                while pv[p, E.ACTS] > 0:
+                p = (sh[FIRST] + sh[TURN]) % P
+                if sh[INTURN] == 0:
+                    pv[p, ACTS] = int(rules[R_ACTIONS]) + pv[p, BONUS_ACT]
+                    pv[p, BONUS_ACT] = 0
+                    sh[INTURN] = 1
+                while pv[p, ACTS] > 0:
                     t0 = _cycles()
-                    a = D.choose(p, S, C, None, None, rng)
+                    a = choose(p, S, C, None, None, rng)
                     t1 = _cycles()
-                    E._apply(p, a, S, C, O, rng)
+                    _apply(p, a, S, C, O, rng)
                     t2 = _cycles()
                     cyc[6] += t1 - t0
                     cyc[7] += t2 - t1
                     calls[6] += 1
                     calls[7] += 1
                 t0 = _cycles()  # engine._end_turn
-                pv[p, E.ACTS] = 0
-                if rules[E.R_HOOK_TIMING] == 0:
-                    E._hooks(p, S, C, O, None, rng)
+                pv[p, ACTS] = 0
+                if rules[R_HOOK_TIMING] == 0:
+                    _hooks(p, S, C, O, None, rng)
                 t1 = _cycles()
-                if E._market_count(mk, np.int64(sh[E.W])) < sh[E.W]:
-                    E._refill(S, C)
-                sh[E.TURN] += 1
-                sh[E.INTURN] = 0
+                if _market_count(mk, np.int64(sh[W])) < sh[W]:
+                    _refill(S, C)
+                sh[TURN] += 1
+                sh[INTURN] = 0
                 t2 = _cycles()
                 cyc[8] += t1 - t0
                 cyc[9] += t2 - t1
                 calls[8] += 1
                 calls[9] += 1
-            elif ph == E.PH_CLEANUP:
+            elif ph == PH_CLEANUP:
                 t0 = _cycles()
-                E._cleanup(S, C, O, rng)
+                _cleanup(S, C, O, rng)
                 cyc[11] += _cycles() - t0
                 calls[11] += 1
             else:
                 t0 = _cycles()
-                E._final_flip(S, C, O, rng, None)
+                _final_flip(S, C, O, rng, None)
                 cyc[12] += _cycles() - t0
                 calls[12] += 1
         t0 = _cycles()
-        E._count_owned(S, O[0])
-        E._write_row(i, S, outs[0], outs[1], outs[2], outs[3])
+        _count_owned(S, O.stats)
+        _write_row(i, S, outs.score, outs.win, outs.game_out, outs.seat_out)
         cyc[13] += _cycles() - t0
         calls[13] += 1
 
@@ -238,20 +297,20 @@ def _timed_games(cell_key, n, P, C, maxc, T, outs, cyc, calls):
 def profile(game, players: int, n_games: int, chunk: int = 5000) -> None:
     """Print the share of each part of a fame_per_cost game (``--profile``); checks the timed games first."""
     prep = game.prepare(players, [Seat("fame_per_cost")] * players, {}, game.card_table())
-    C = E.consts(prep)
-    maxc, T = (int(x) for x in prep["sizes"])
-    K, R = prep["cards"].shape[0], int(prep["rules"][E.R_MAX_ROUNDS])
-    outs = (np.zeros((chunk, players), np.int64), np.zeros((chunk, players)), np.zeros((chunk, 6), np.int64),
-            np.zeros((chunk, players, 4), np.int64), np.zeros((chunk, E.N_STATS, players, K), np.int32),
-            np.zeros((chunk, players, R), np.int16))
+    C = consts(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    K, R = prep["cards"].shape[0], int(prep["rules"][R_MAX_ROUNDS])
+    outs = Results(np.zeros((chunk, players), np.int64), np.zeros((chunk, players)), np.zeros((chunk, 6), np.int64),
+                   np.zeros((chunk, players, 4), np.int64), np.zeros((chunk, N_STATS, players, K), np.int32),
+                   np.zeros((chunk, players, R), np.int16))
     cyc, calls = np.zeros(len(PARTS), np.uint64), np.zeros(len(PARTS), np.int64)
-    _timed_games(np.uint64(7), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
-    if not (outs[0] == game.play(prep, 7, 0, chunk)["score"]).all():
+    _timed_games(np.uint64(7), chunk, np.int64(players), C, maxc, toon_size, outs, cyc, calls)
+    if not (outs.score == game.play(prep, 7, 0, chunk)["score"]).all():
         raise SystemExit("--profile: the timed loop no longer plays the engine's games; update _timed_games")
     cyc[:], calls[:] = 0, 0
     c0 = time.process_time()
     for k in range(max(1, n_games // chunk)):
-        _timed_games(np.uint64(100 + k), chunk, np.int64(players), C, maxc, T, outs, cyc, calls)
+        _timed_games(np.uint64(100 + k), chunk, np.int64(players), C, maxc, toon_size, outs, cyc, calls)
     n = max(1, n_games // chunk) * chunk
     cpu = time.process_time() - c0
     # The counter runs while another process has the core too: each part's share of the counted cycles is

@@ -16,7 +16,7 @@ import pandas as pd
 from boardsim import tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
-from boardsim.games.fliptoons import balance, decide, engine, mcts, rules
+from boardsim.games.fliptoons import balance, decide, kernel, mcts, rules, state
 from boardsim.games.fliptoons import cards as _cards
 from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
 from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
@@ -36,9 +36,9 @@ class FlipToons(Game):
     policies = policies(_DEFAULT_NAMES)
     default_policy = "fame_per_cost"
     patch_default_fields = ("fame",)  # a card's own fame: the field that moves its strength most directly
-    seat_counters = engine.SEAT_COUNTERS
-    game_counters = engine.GAME_COUNTERS
-    end_reasons = engine.END_REASONS
+    seat_counters = state.SEAT_COUNTERS
+    game_counters = state.GAME_COUNTERS
+    end_reasons = state.END_REASONS
     balance = balance
     max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
     min_task_games = 10_000  # ~30,000 games per core-second
@@ -111,38 +111,38 @@ class FlipToons(Game):
                               lambda v: self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0])
 
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
-        """The rules seats' compiled rules and every open seat's $params (engine.RULE_ARRAYS); checks custom
+        """The rules seats' compiled rules and every open seat's $params (kernel.RULE_ARRAYS); checks custom
         scorers too, so a bad function fails here, before any game."""
         arrays = self.seat_rules(seats, decide.rule_actions(names), decide.decision_features(names))
         self.seat_scorers(seats)
         custom_seats = [i for i, s in enumerate(seats) if s.policy == "custom"]
         rule_flags, seat_flags = decide.rule_flags(arrays, len(seats), custom_seats, len(names))
-        return dict(zip(engine.RULE_ARRAYS, (*arrays, rule_flags, seat_flags), strict=True))
+        return dict(zip(kernel.RULE_ARRAYS, (*arrays, rule_flags, seat_flags), strict=True))
 
     def _users(self, prepared: Prepared) -> tuple:
         """The rule arrays and the four seats' scorers, in the engine's argument order."""
-        return (*engine.rule_arrays(prepared), self.seat_scorers(prepared.seats))
+        return (*kernel.rule_arrays(prepared), self.seat_scorers(prepared.seats))
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         P = prepared.n_players
         K = prepared["cards"].shape[0]
-        R = int(prepared["rules"][engine.R_MAX_ROUNDS])
+        R = int(prepared["rules"][state.R_MAX_ROUNDS])
         score = np.zeros((count, P), dtype=np.int64)
         win = np.zeros((count, P), dtype=np.float64)
         game_out = np.zeros((count, 6), dtype=np.int64)
-        seat_out = np.zeros((count, P, len(engine.SEAT_COUNTERS)), dtype=np.int64)
-        stats = np.zeros((count, engine.N_STATS, P, K), dtype=np.int32)
+        seat_out = np.zeros((count, P, len(state.SEAT_COUNTERS)), dtype=np.int64)
+        stats = np.zeros((count, state.N_STATS, P, K), dtype=np.int32)
         round_fame = np.zeros((count, P, R), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
         if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
             mcts.run(cell_key, start, P, _consts(prepared), maxc, T, self._users(prepared), prepared["mcts"],
                      (score, win, game_out, seat_out, stats, round_fame))
             return self._outputs(score, win, game_out, seat_out, stats, round_fame)
-        lean = engine.is_lean(prepared["policies"])
-        engine.batch_kernel(lean)(
-            engine.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
+        lean = kernel.is_lean(prepared["policies"])
+        kernel.batch_kernel(lean)(
+            kernel.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            *self._users(prepared), *engine.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
+            *self._users(prepared), *kernel.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
         return self._outputs(score, win, game_out, seat_out, stats, round_fame)
 
@@ -150,11 +150,11 @@ class FlipToons(Game):
                  stats: np.ndarray, round_fame: np.ndarray) -> dict[str, np.ndarray]:
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)
-        out["owned"] = stats[:, engine.ST_OWNED]
-        out["hired"] = stats[:, engine.ST_HIRED]
-        out["dismissed"] = stats[:, engine.ST_DISMISSED]
-        out["kind_fame"] = stats[:, engine.ST_FAME]
-        out["appearances"] = stats[:, engine.ST_APPEAR]  # face-up in a Check Fame
+        out["owned"] = stats[:, state.ST_OWNED]
+        out["hired"] = stats[:, state.ST_HIRED]
+        out["dismissed"] = stats[:, state.ST_DISMISSED]
+        out["kind_fame"] = stats[:, state.ST_FAME]
+        out["appearances"] = stats[:, state.ST_APPEAR]  # face-up in a Check Fame
         out["round_fame"] = round_fame
         return out
 
@@ -175,13 +175,13 @@ class FlipToons(Game):
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         maxc, T = (int(x) for x in prepared["sizes"])
-        R = int(prepared["rules"][engine.R_MAX_ROUNDS])
+        R = int(prepared["rules"][state.R_MAX_ROUNDS])
         if _has_mcts(prepared):
             score, win, game_out, log, dlog = mcts.trace_game(
                 cell_key, index, prepared.n_players, _consts(prepared), maxc, T, self._users(prepared),
                 prepared["mcts"], 200_000, R)
             return format_trace(prepared, score[0], win[0], game_out[0], log, mcts_notes(log, dlog))
-        score, win, game_out, log = engine.trace_game(
+        score, win, game_out, log = kernel.trace_game(
             np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             200_000, R, self._users(prepared),
@@ -190,7 +190,7 @@ class FlipToons(Game):
 
 
 def _has_mcts(prepared: Prepared) -> bool:
-    return bool((prepared["policies"][:, 0] == engine.POL_MCTS).any())
+    return bool((prepared["policies"][:, 0] == state.POL_MCTS).any())
 
 
 def _consts(prepared: Prepared) -> tuple:
@@ -203,7 +203,7 @@ def mcts_notes(log: np.ndarray, dlog: np.ndarray) -> dict[int, str]:
     """Per event-log row, the note on the mcts choice it shows: each decision's first hire, dismissal or
     end-of-turn event of its seat at or after the log row the decision was made at."""
     notes: dict[int, str] = {}
-    shown = (engine.EV_HIRE, engine.EV_DISMISS, engine.EV_TURN)
+    shown = (state.EV_HIRE, state.EV_DISMISS, state.EV_TURN)
     for logn, seat, _a, visits, iterations in dlog.tolist():
         for r in range(logn, len(log)):
             if int(log[r, 0]) in shown and int(log[r, 1]) == seat:

@@ -10,8 +10,7 @@ import pandas as pd
 from numba import njit
 
 from boardsim.analysis.stats import wilson
-
-WIN_UNITS = 12  # shares are 1/k for k <= 4
+from boardsim.games.base import WIN_UNITS
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -45,7 +44,7 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return stats
 
 
-_CARD_ARRAYS = ("owned", "hired", "dismissed", "kind_fame", "appearances")  # engine.ST_* order
+_CARD_ARRAYS = ("owned", "hired", "dismissed", "kind_fame", "appearances")  # state.ST_* order
 
 
 def _card_block(out: Mapping[str, np.ndarray]) -> np.ndarray:

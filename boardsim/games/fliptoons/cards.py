@@ -42,7 +42,7 @@ DISMISSED_KINDS = ("", "place_any_deck")
 PLACE_KINDS = ("", "ostrich", "eagle", "elephant", "turkey", "rabbit", "monkey", "snake")
 HOOK_KINDS = ("", "least_fame_dismiss", "self_dismiss_lower", "dismiss_right")
 
-# Columns of the int32 card matrix the engine reads (engine.py imports these).
+# Columns of the int32 card matrix the engine reads (state.py, grid.py, engine.py and the policies import these).
 C_RANK, C_STARTER, C_COPIES, C_SOLO, C_FAME, C_BONUS, C_BFAME, C_BPARAM = range(8)
 C_CBF, C_CBD, C_HIRED, C_HA, C_HB, C_ONDISM, C_PLACE, C_HOOK, C_DCOST, C_TARGET = range(8, 18)
 N_CARD_COLS = 18

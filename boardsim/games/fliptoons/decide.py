@@ -1,13 +1,9 @@
-"""FlipToons decisions: every choice a player makes, behind one interface the engine calls.
+"""FlipToons market decisions: :func:`choose`, the next market action of a seat (hire a market slot, pay to
+dismiss a grid card, or end the turn), for every policy but the search players (``lookahead.py``, ``mcts.py``).
 
-The engine (``engine.py``) holds only the rules; whenever a player must choose it asks this module:
-
-- :func:`choose`: the next market action (hire a market slot, pay to dismiss a grid card, or end the
-  turn), for every policy but ``lookahead``; :func:`lookahead_choose` for a lookahead seat;
-- :func:`pig_destination`: whose deck a hired or dismissed Pig goes to;
-- :func:`grid_card_to_dismiss`: the card an Alligator or the Skunk dismisses;
-- :func:`takes_free_dismissal`: whether a Butterfly's free dismissal is taken;
-- :func:`horse_discards`: whether a Horse discards a market card.
+The game loop (``step._advance``) asks it at every market decision.  It sits above the rules (``engine.py``,
+``grid.py``) because the synergy policy flips and scores a private grid with them; the sub-choices inside
+banners and hooks, which the rules ask for themselves, are in ``subchoices.py``, below them.
 
 Built-in policies (``policies.py`` declares their codes and parameters) switch on column 0 of the policy
 matrix.  The ``rules`` and ``custom`` policies (docs/rules/fliptoons.md, "Decision view") see the same
@@ -27,8 +23,28 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from boardsim.games.fliptoons.cards import C_CBD, C_DCOST, C_RANK
-from boardsim.games.fliptoons.engine import (
+from boardsim.games.fliptoons.cards import (
+    C_DCOST,
+    C_RANK,
+)
+from boardsim.games.fliptoons.grid import (
+    _fame,
+    _flip,
+)
+from boardsim.games.fliptoons.policies import (
+    FPC_COST_EXPONENT,
+    FPC_DISMISS_BELOW,
+    FPC_DISMISS_RESERVE,
+    FPC_MIN_GAIN,
+    POLICY_CODE,
+    PRIORITY_FALLBACK,
+    SYNERGY_COST_EXPONENT,
+    SYNERGY_DISMISS_BELOW,
+    SYNERGY_DISMISS_RESERVE,
+    SYNERGY_FLIPS,
+    SYNERGY_MIN_GAIN,
+)
+from boardsim.games.fliptoons.state import (
     A_DISMISS,
     A_END,
     ACTS,
@@ -37,43 +53,29 @@ from boardsim.games.fliptoons.engine import (
     DN,
     DSTART,
     DTOT,
-    END,
-    END_HORIZON,
     FAME,
-    GF,
     GK,
     GN,
     GS,
-    HORIZON,
     INLINE,
     INTERNAL,
-    LOGON,
-    MAXFAME,
     NP,
     POL_CUSTOM,
     POL_FPC,
     POL_HIGHEST,
-    POL_LOOKAHEAD,
     POL_PRIORITY,
     POL_RANDOM,
     POL_RULES,
     POL_SYNERGY,
-    R_GOAL,
     ROUND,
     SPEND,
     TN,
     VHI,
     VLO,
-    WINNER,
-    State,
     W,
-    _advance,
-    _apply,
+    _can_pay_dismissal,
     _clear_counts,
-    _copy_state,
     _dismiss_ok,
-    _fame,
-    _flip,
     _hire_ok,
     _mean_value,
     _min_cards_ok,
@@ -81,12 +83,11 @@ from boardsim.games.fliptoons.engine import (
     _owned,
     _vfix,
 )
-from boardsim.rng import below, next_u64, random, seed_state, shuffle
+from boardsim.rng import below, next_u64, seed_state, shuffle
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
 
 FALLBACK = -2  # a simple policy defers to fame_per_cost
-__all__ = ["POL_LOOKAHEAD", "choose", "lookahead_choose", "pig_destination", "grid_card_to_dismiss",
-           "takes_free_dismissal", "horse_discards", "decision_features", "rule_actions", "CANDIDATE_COLUMNS"]
+__all__ = ["choose", "decision_features", "rule_actions", "CANDIDATE_COLUMNS"]
 
 
 # -- the decision view of the rules and custom policies ------------------------------------------------
@@ -187,9 +188,9 @@ class Users(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def users(R, scorers, K, Wd, maxc):
+def users(seat_rules, scorers, K, Wd, maxc):
     """The Users of a block of games: the rule arrays and scorers, and buffers sized once (never per decision)."""
-    ops, args, meta, span, params, rule_flags, seat_flags = R
+    ops, args, meta, span, params, rule_flags, seat_flags = seat_rules
     rows = Wd + maxc + 1  # every market slot, every grid card, and passing
     return Users(ops, args, meta, span, params, rule_flags, seat_flags, scorers,
                  np.zeros(ND + K + NX - 1), np.zeros((rows, NX)), np.zeros(rows), np.zeros(rows, dtype=np.int64),
@@ -235,8 +236,7 @@ def _user_choice(p, code, S, C, U):
         spend = pv[p, SPEND]
         for g in range(pv[p, GN]):
             k = pc[p, GK, g]
-            # engine._dismiss_ok past its deck-size test, without short-circuits (as _cheap_dismiss)
-            if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend):
+            if _can_pay_dismissal(p, g, pc, cards, spend):
                 gain = min(n - 1, 6) * (n * m - val[k]) / (n - 1) - now if n > 1 else 0.0
                 gpc = gain / _price_factor(cards[k, C_DCOST], 1.0)
                 _candidate(cand, nr, KIND_DISMISS, k, cards[k, C_DCOST], pc[p, GS, g], gain, gpc, val[k],
@@ -364,77 +364,6 @@ def _rules_choice(p, feat, cand, act, nh, nd, fpc_row, K, ops, args, meta, span,
     return A_END
 
 
-# -- sub-choices inside banners and hooks: a random seat picks at random, every other seat as documented ------
-@njit(**INLINE, **INTERNAL)
-def takes_free_dismissal(p, C, rng):
-    """Whether p takes a Butterfly's free dismissal of its target (always, except a random seat: a coin)."""
-    if int(C.policies[p, 0]) == POL_RANDOM:
-        return random(rng) < 0.5
-    return True
-
-
-@njit(**INLINE, **INTERNAL)
-def horse_discards(p, k, mean, C, rng):
-    """Whether p's Horse discards market card ``k``: one worth less than p's deck average ``mean``."""
-    if int(C.policies[p, 0]) == POL_RANDOM:
-        return random(rng) < 0.5
-    return C.values[k] < mean
-
-
-@njit(**CALL, **INTERNAL)
-def pig_destination(p, S, C, rng):
-    """Where p's Pig goes: a player's deck, or the toon deck (-1)."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
-    P = np.int64(sh[NP])
-    if P == 1:
-        return -1
-    if int(pol[p, 0]) == POL_RANDOM:
-        return below(rng, np.int64(P + 1)) - 1
-    # the opponent with the most fame this round (the leader), nearest seat first on ties
-    best = -1
-    bf = -(1 << 30)
-    for d in range(1, P):
-        q = (p + d) % P
-        if pv[q, FAME] > bf:
-            bf = pv[q, FAME]
-            best = q
-    return best
-
-
-@njit(**CALL, **INTERNAL)
-def grid_card_to_dismiss(p, slot, S, C, rng):
-    """The face-up, dismissable card of p's grid (in ``slot`` if slot >= 0) that an Alligator or Skunk
-    dismisses, or -1: the lowest-value one."""
-    pc, pv = S.rows, S.seat
-    cards, pol, val = C.cards, C.policies, C.values
-    n_ok = np.int64(0)  # typed from the start: a literal 0 would compile below() once more for it
-    best = -1
-    bv = 1e18
-    for i in range(pv[p, GN]):
-        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
-            continue
-        if slot >= 0 and pc[p, GS, i] != slot:
-            continue
-        n_ok += 1
-        v = val[pc[p, GK, i]]
-        if v < bv:
-            bv = v
-            best = i
-    if n_ok <= 1 or int(pol[p, 0]) != POL_RANDOM:
-        return best
-    pick = below(rng, n_ok)
-    for i in range(pv[p, GN]):
-        if pc[p, GF, i] != 0 or cards[pc[p, GK, i], C_CBD] != 0:
-            continue
-        if slot >= 0 and pc[p, GS, i] != slot:
-            continue
-        if pick == 0:
-            return i
-        pick -= 1
-    return best
-
-
 # -- built-in policies ----------------------------------------------------------------------------------
 @njit(**INLINE, **INTERNAL)
 def _cheap_dismiss(p, below_value, reserve, S, C):
@@ -447,10 +376,9 @@ def _cheap_dismiss(p, below_value, reserve, S, C):
         return A_END
     spend = pv[p, SPEND]
     for g in range(pv[p, GN]):
-        # _dismiss_ok written out, and with non-short-circuit tests: one hard-to-predict branch, not four
-        k = pc[p, GK, g]
-        v = val[k]
-        if (pc[p, GF, g] == 0) & (cards[k, C_CBD] == 0) & (cards[k, C_DCOST] <= spend) & (v < bv):
+        # non-short-circuit tests: one hard-to-predict branch, not four
+        v = val[pc[p, GK, g]]
+        if _can_pay_dismissal(p, g, pc, cards, spend) & (v < bv):
             bv = v
             best = g
     if best < 0 or bv > below_value:
@@ -506,7 +434,8 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
 def _quick_fame(p, extra, seed, n_flips, S, C, X):
     """Mean grid fame of p's owned cards (plus ``extra`` if >= 0) over a few private flips."""
     pc, pv, dism, sh, toon, mk = S
-    xpc, xpv, xdism, xsh, xtoon, xmk, xstt, xrf, xlog, rng = X
+    XS, XO, rng = X
+    xpc, xpv, xdism, xsh, xtoon, xmk = XS
     xsh[:] = 0
     xsh[NP] = 1
     xsh[W] = sh[W]
@@ -516,16 +445,14 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
     for k in range(dism.shape[1]):
         xdism[0, k] = dism[p, k]
     tot = 0
-    XS = State(xpc, xpv, xdism, xsh, xtoon, xmk)
-    XO = (xstt, xrf, xlog)
     p0 = np.int64(0)
     for j in range(n_flips):
         seed_state(seed + np.uint64(j), rng)
         xpv[0, :] = 0
-        _clear_counts(p0, xpc, xpv)  # the last estimate's grid left its counts (engine._count_up)
+        _clear_counts(p0, xpc, xpv)  # the last estimate's grid left its counts (state._count_up)
         xpv[0, DTOT] = pv[p, DTOT]
         xpv[0, DSTART] = pv[p, DSTART]
-        xpv[0, VLO] = pv[p, VLO]  # the owned value sum (engine._own), then the extra card's
+        xpv[0, VLO] = pv[p, VLO]  # the owned value sum (state._own), then the extra card's
         xpv[0, VHI] = pv[p, VHI]
         if extra >= 0:
             _own(p0, xpv, _vfix(C.values, extra))
@@ -555,9 +482,9 @@ def _quick_fame(p, extra, seed, n_flips, S, C, X):
 def _synergy(p, S, C, X, rng):
     pc, pv, dism, sh, toon, mk = S
     prices, pol = C.prices, C.policies
-    flips = max(1, int(pol[p, 1]))
-    expo = pol[p, 2]
-    min_gain = pol[p, 3]
+    flips = max(1, int(pol[p, SYNERGY_FLIPS]))
+    expo = pol[p, SYNERGY_COST_EXPONENT]
+    min_gain = pol[p, SYNERGY_MIN_GAIN]
     seed = next_u64(rng)
     base = _quick_fame(p, np.int64(-1), seed, flips, S, C, X)
     best = -1
@@ -572,7 +499,7 @@ def _synergy(p, S, C, X, rng):
                 bs = score
                 best = s
     # A junk dismissal competes in the same units: a grid of 6 gains about 6x the deck-mean change.
-    d = _cheap_dismiss(p, pol[p, 4], pol[p, 5], S, C)
+    d = _cheap_dismiss(p, pol[p, SYNERGY_DISMISS_BELOW], pol[p, SYNERGY_DISMISS_RESERVE], S, C)
     n = _owned(p, pv)
     if d != A_END and n > 1:
         cards, val = C.cards, C.values
@@ -628,7 +555,7 @@ def _simple_policy(p, code, S, C, rng):
             for s in range(Wd):
                 if mk[0, s] == k and _hire_ok(p, s, pv, mk, prices):
                     return s
-        if pol[p, 1] == 0:
+        if pol[p, PRIORITY_FALLBACK] == 0:  # fallback: fame_per_cost
             return FALLBACK
         return A_END
     return FALLBACK
@@ -642,12 +569,13 @@ def choose(p, S, C, X, U, rng):
     reference-count work on each array they hold.
     """
     pol = C.policies
-    code = int(pol[p, 0])
+    code = int(pol[p, POLICY_CODE])
     min_gain, expo, below_value, reserve = -0.25, 1.0, 0.5, 0.0
     if code == POL_FPC:
-        min_gain, expo, below_value, reserve = pol[p, 1], pol[p, 2], pol[p, 3], pol[p, 4]
+        min_gain, expo = pol[p, FPC_MIN_GAIN], pol[p, FPC_COST_EXPONENT]
+        below_value, reserve = pol[p, FPC_DISMISS_BELOW], pol[p, FPC_DISMISS_RESERVE]
     elif code == POL_SYNERGY:
-        # X and U are None in the lean engine (engine.LEAN_POLICIES): numba prunes these branches there
+        # X and U are None in the lean engine (kernel.LEAN_POLICIES): numba prunes these branches there
         if X is not None:
             return _synergy(p, S, C, X, rng)
     elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:
@@ -659,60 +587,3 @@ def choose(p, S, C, X, U, rng):
             return _user_choice(p, code, S, C, U)
     # fame_per_cost, priority's fallback, and lookahead seats inside playouts
     return _fpc(p, min_gain, expo, below_value, reserve, S, C)
-
-
-# Inlined into the engine's _play_block (and that into _play_range) at the IR level: as separate functions
-# each re-optimised and re-codegened the whole game engine once more (about 3 s of cold compile apiece).
-@njit(cache=True, nogil=True, inline='always')
-def lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score):
-    """Flat Monte Carlo: N playouts per candidate from a copy where unseen cards are reshuffled."""
-    pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, pol, prio, val = C
-    S2, O2 = L
-    n_play = max(1, int(pol[p, 1]))
-    horizon = int(pol[p, 2])
-    Wd = np.int64(sh[W])
-    cands = np.empty(Wd + 2, dtype=np.int64)
-    nc = 0
-    for s in range(Wd):
-        if _hire_ok(p, s, pv, mk, prices):
-            cands[nc] = s
-            nc += 1
-    d = _cheap_dismiss(p, 1e9, 0.0, S, C)
-    if d != A_END:
-        cands[nc] = d
-        nc += 1
-    cands[nc] = A_END
-    nc += 1
-    if nc == 1:
-        return A_END
-    base = next_u64(rng)
-    rng2 = np.empty(4, dtype=np.uint64)
-    best = np.int64(A_END)  # typed from the start: a literal would compile _apply once more for it
-    bv = -1.0
-    for c in range(nc):
-        tot = 0.0
-        for j in range(n_play):
-            _copy_state(S, S2)
-            s2 = S2.shared
-            s2[LOGON] = 0
-            s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
-            seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
-            shuffle(rng2, S2.toon, np.int64(s2[TN]))  # the toon deck order is unseen
-            _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
-            pv2 = S2.seat
-            if s2[END] == END_HORIZON and s2[NP] == 1:
-                tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))
-            else:
-                nw = 0
-                for q in range(s2[NP]):
-                    nw += pv2[q, WINNER]
-                if pv2[p, WINNER] and nw > 0:
-                    tot += 1.0 / nw
-        mean = tot / n_play
-        if mean > bv:
-            bv = mean
-            best = cands[c]
-    return best
-

@@ -1,6 +1,6 @@
 """The ``mcts`` player of FlipToons and the engine variant that runs it (docs/rules/fliptoons.md).
 
-Information-set MCTS (boardsim.tree) over the step interface (engine.to_move, legal_actions, _step_apply,
+Information-set MCTS (boardsim.tree) over the step interface (step.py: to_move, legal_actions, _step_apply,
 _advance), one tree per decision of the searching seat.
 
 **What the search sees.**  Each iteration starts from a copy of the real state in which
@@ -28,7 +28,7 @@ little) or are tree nodes too, valued with their own reward (``"tree"``).  A dec
 action is played without a node.  FlipToons' action sets are small (at most the market width + the grid +
 1, a Pig's hire once per deck), so every legal action is a candidate: no widening.  The other sub-choices
 (Horse discards, the Alligator's and Skunk's targets, a Pig a hook or a Snake moves) follow the playout
-policy's rules inside the search and the fame_per_cost rules (decide.py) for the mcts seat in the real
+policy's rules inside the search and the fame_per_cost rules (subchoices.py) for the mcts seat in the real
 game.  Chance (flips, refills) is sampled by the iteration's generator.
 
 **Rollouts** play the rest of the game, or to the end of round current + ``horizon``, every seat playing
@@ -37,7 +37,7 @@ rollout with the engine's horizon rule (multiplayer: the final flip, Critic's Ch
 a real end; solo: 0.5 x min(1, best fame / goal)), the same evaluation as ``lookahead``'s.
 
 **The engine variant.**  :func:`play_range` plays whole games with the batch loop's own pieces
-(engine._workspace, _game_start, _advance, _game_end), stopping at the mcts and lookahead seats'
+(kernel._workspace, _game_start, _game_end and step._advance), stopping at the mcts and lookahead seats'
 decisions; it is compiled only for cells with an mcts seat (FlipToons.play picks it), so the default
 engines compile no search code.  Results depend only on the cell key and the game index: the same on any
 thread count or chunk size.
@@ -53,12 +53,33 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, types
 
+from boardsim import games
 from boardsim import tree as TR
-from boardsim.games.base import pointer_kernel
-from boardsim.games.fliptoons import decide as D
-from boardsim.games.fliptoons import engine as E
-from boardsim.games.fliptoons.cards import C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
-from boardsim.games.fliptoons.engine import (
+from boardsim.games.base import Seat, pointer_kernel
+from boardsim.games.blocks import block_count, block_range
+from boardsim.games.fliptoons.cards import C_CBD, C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
+from boardsim.games.fliptoons.decide import choose, users
+from boardsim.games.fliptoons.engine import _final_flip, _setup, _start_round
+from boardsim.games.fliptoons.grid import _score_player
+from boardsim.games.fliptoons.kernel import (
+    _CONSTS,
+    _FNS,
+    _OUTS,
+    _USERS,
+    FUNCTIONS,
+    PHASE_FN,
+    SCORE_FN,
+    _game_end,
+    _game_start,
+    _search_seats,
+    _workspace,
+    consts,
+    custom_none,
+    rule_arrays,
+)
+from boardsim.games.fliptoons.lookahead import lookahead_choose
+from boardsim.games.fliptoons.policies import POLICY_CODE, POLICY_WIDTH
+from boardsim.games.fliptoons.state import (
     A_DISMISS,
     D_PLACE_ANY,
     DECK,
@@ -72,10 +93,14 @@ from boardsim.games.fliptoons.engine import (
     H_DISMISS_TARGET,
     H_PLACE_ANY,
     HORIZON,
+    LOG_W,
     LOGN,
     LOGON,
     MAXFAME,
+    N_STATS,
     NP,
+    PH_DONE,
+    PHASE,
     PIG_SET,
     POL_MCTS,
     R_GOAL,
@@ -83,8 +108,13 @@ from boardsim.games.fliptoons.engine import (
     ROUND,
     TN,
     WINNER,
+    Consts,
+    Outputs,
+    Results,
+    W,
+    _hire_ok,
 )
-from boardsim.games.fliptoons.policies import POLICY_WIDTH
+from boardsim.games.fliptoons.step import _advance, _copy_state, _step_apply, legal_actions, to_move
 from boardsim.rng import game_seed, next_u64, seed_state, shuffle
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, opponents (1 = playout), then the playout
@@ -94,10 +124,10 @@ M_WIDTH = M_PLAY + POLICY_WIDTH
 # the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
 DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
 DL_WIDTH = 5
-# An action of the search is engine.legal_actions' action a0 with its sub-choice spelled out: a0 + SUB * k.
+# An action of the search is step.legal_actions' action a0 with its sub-choice spelled out: a0 + SUB * k.
 # A hire or paid dismissal of a Pig (whose banner places it in any deck) comes once per deck, k = the deck + 2
 # (k = 1: the toon deck); a Butterfly's hire, when its target is in the grid, comes as take (k = 1) and
-# decline (k = 2) its free dismissal. k = 0 (a plain action) leaves them to the seat's rule (decide.py).
+# decline (k = 2) its free dismissal. k = 0 (a plain action) leaves them to the seat's rule (subchoices.py).
 SUB = 10_000
 EXPAND = 6  # the search's action buffer: EXPAND x (market + grid + 1) (P + 1 <= 5 copies, then the plain list)
 
@@ -177,7 +207,7 @@ def _rewards(W, rules, reward):
 def _world(S, Wd, C, horizon, seed, rng2):
     """The iteration's world: a copy of S, logging off, the horizon set, hidden information resampled with a
     generator seeded from ``seed``."""
-    E._copy_state(S, Wd)
+    _copy_state(S, Wd)
     sh = Wd.shared
     sh[LOGON] = 0
     sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
@@ -191,21 +221,21 @@ def _butterfly_target(p, kind, S, C):
     cards, pc = C.cards, S.rows
     t = cards[kind, C_TARGET]
     for i in range(S.seat[p, GN]):
-        if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, E.C_CBD] == 0:
+        if pc[p, GK, i] == t and pc[p, GF, i] == 0 and cards[t, C_CBD] == 0:
             return True
     return False
 
 
 @njit(cache=True, nogil=True)
 def search_actions(p, S, C, out):
-    """Seat p's legal actions for the search into ``out`` (``legal_size`` long): engine.legal_actions' list,
+    """Seat p's legal actions for the search into ``out`` (``legal_size`` long): step.legal_actions' list,
     in its order, each Pig hire or dismissal once per deck and each Butterfly hire with its target present
     as take and decline (see SUB).  Returns how many."""
     cards, mk, pc = C.cards, S.market, S.rows
     P = np.int64(S.shared[NP])
     tail = out.shape[0] - out.shape[0] // EXPAND
     base = out[tail:]
-    m = E.legal_actions(p, S, C, base)
+    m = legal_actions(p, S, C, base)
     n = np.int64(0)
     for j in range(m):
         a = base[j]
@@ -230,7 +260,7 @@ def search_actions(p, S, C, out):
 
 @njit(cache=True, nogil=True)
 def apply_action(p, a, S, C, O, rng):
-    """engine._step_apply of a search action (SUB): its sub-choice set for the banner that reads it, then
+    """step._step_apply of a search action (SUB): its sub-choice set for the banner that reads it, then
     cleared whatever the action did."""
     sh = S.shared
     a0 = a
@@ -241,7 +271,7 @@ def apply_action(p, a, S, C, O, rng):
             sh[PIG_SET] = k
         else:
             sh[FREE_SET] = k
-    done = E._step_apply(p, a0, S, C, O, rng)
+    done = _step_apply(p, a0, S, C, O, rng)
     sh[PIG_SET] = 0
     sh[FREE_SET] = 0
     return done
@@ -256,15 +286,15 @@ def _favoured(p, S, C):
         k = prio[p, j]
         if k < 0:
             break
-        for s in range(np.int64(S.shared[E.W])):
-            if mk[0, s] == k and E._hire_ok(p, s, S.seat, mk, C.prices):
+        for s in range(np.int64(S.shared[W])):
+            if mk[0, s] == k and _hire_ok(p, s, S.seat, mk, C.prices):
                 return np.int64(s)
     return np.int64(-1)
 
 
 @njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
-    """Seat p's market action at S's decision (``engine._advance`` stopped there); ``C2`` is C with every
+    """Seat p's market action at S's decision (``step._advance`` stopped there); ``C2`` is C with every
     seat's policy row the playout policy's.  stats[0:3] = iterations run, the chosen action's root visits
     and its mean reward.  With iterations < 0 it plays -iterations bare rollouts instead (the probe's
     comparison) and returns -1."""
@@ -284,7 +314,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
     if iterations < 0:
         for it in range(-iterations):
             _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
-            E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+            _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
             _rewards(Wd, C2.rules, reward)
         return np.int64(-1)
     n = search_actions(p, S, C, legal)
@@ -299,7 +329,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
         while True:
             m = search_actions(q, Wd, C2, legal)
             if q != p and opp:  # opponents play the playout policy inside the tree too: no node
-                a = D.choose(q, Wd, C2, X, U, rng2)
+                a = choose(q, Wd, C2, X, U, rng2)
                 expanded = np.int64(0)
             elif m == 1:  # only ending the turn: no node
                 a = legal[0]
@@ -315,12 +345,12 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
                 break
             if expanded:
                 break
-            if E._advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) == 0:
+            if _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) == 0:
                 live = False
                 break
-            q = E.to_move(Wd)
+            q = to_move(Wd)
         if live:
-            E._advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+            _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
         _rewards(Wd, C2.rules, reward)
         TR.backup(tr, node, reward)
     return TR.root_choice(tr, iterations, stats)
@@ -349,21 +379,21 @@ def playout_policies(mpar, P):
 
 
 @njit(cache=True, nogil=True)
-def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, T,
+def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame, log, dlog):
-    """engine._play_range for a cell with an mcts seat: games lo..hi-1 (game i of the cell is start + i),
-    the mcts seats choosing with ``decide`` and lookahead seats with decide.lookahead_choose.  A ``dlog`` of
+    """kernel._play_range for a cell with an mcts seat: games lo..hi-1 (game i of the cell is start + i),
+    the mcts seats choosing with ``decide`` and lookahead seats with lookahead.lookahead_choose.  A ``dlog`` of
     more than one row records each mcts decision (DL_*; a traced game); returns the event log's rows."""
-    C = E.Consts(cards, rules, prices, pol, prio, val)
-    S, X, L, rng = E._workspace(P, C, maxc, T)
-    U = D.users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
+    C = Consts(cards, rules, prices, pol, prio, val)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users((ops, args, meta, span, params, rule_flags, seat_flags), scorers, cards.shape[0], prices.shape[0],
                 maxc)
-    outs = (score, win, game_out, seat_out, stats, round_fame)
-    stop = E._search_seats(pol, P)
+    outs = Results(score, win, game_out, seat_out, stats, round_fame)
+    stop = _search_seats(pol, P)
     most = 1
     for p in range(P):
-        if int(pol[p, 0]) == POL_MCTS:
+        if int(pol[p, POLICY_CODE]) == POL_MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
     legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
@@ -373,11 +403,11 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
     st = np.zeros(3, dtype=np.float64)
     nd = 0
     for i in range(lo, hi):
-        O = E._game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
-        while E._advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
-            p = E.to_move(S)
-            if int(pol[p, 0]) == POL_MCTS:
-                C2 = E.Consts(cards, rules, prices, ppol[p], prio, val)
+        O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
+        while _advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
+            p = to_move(S)
+            if int(pol[p, POLICY_CODE]) == POL_MCTS:
+                C2 = Consts(cards, rules, prices, ppol[p], prio, val)
                 a = decide(p, S, C, C2, X, U, L, tr, legal, mpar[p], rng, rng2, reward, st, f_round, f_final,
                            f_score)
                 if dlog.shape[0] > 1 and nd < dlog.shape[0]:
@@ -388,32 +418,32 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
                     dlog[nd, DL_ITER] = int(st[0])
                     nd += 1
             else:
-                a = D.lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
+                a = lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
             apply_action(p, a, S, C, O, rng)
-        E._game_end(i, S, O, outs)
+        _game_end(i, S, O, outs)
     return np.int64(S.shared[LOGN])
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, T,
+def play_batch(play, cell_key, start, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
                score, win, game_out, seat_out, stats, round_fame):
     """Games start..start+count-1 of a cell in blocks of BLOCK; pass ``play_range`` as ``play``."""
     n = score.shape[0]
-    for b in prange((n + BLOCK - 1) // BLOCK):
-        lo = np.int64(b) * BLOCK
-        log = np.zeros((1, E.LOG_W), dtype=np.int32)  # one row: logging off
+    for b in prange(block_count(n, BLOCK)):
+        lo, hi = block_range(b, n, BLOCK)
+        log = np.zeros((1, LOG_W), dtype=np.int32)  # one row: logging off
         dlog = np.zeros((1, DL_WIDTH), dtype=np.int64)
-        play(cell_key, start, lo, min(lo + BLOCK, n), P, cards, rules, prices, pol, prio, val, maxc, T,
+        play(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
              ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
              score, win, game_out, seat_out, stats, round_fame, log, dlog)
 
 
 _F64_2 = types.float64[:, ::1]
-RANGE_SIG = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *E._CONSTS, *E._USERS,
-                        _F64_2, *E._FNS, *E._OUTS, types.int32[:, ::1], types.int64[:, ::1])
-BATCH_SIG = types.void(types.FunctionType(RANGE_SIG), types.uint64, types.int64, types.int64, *E._CONSTS,
-                       *E._USERS, _F64_2, *E._FNS, *E._OUTS)
+RANGE_SIG = types.int64(types.uint64, types.int64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS,
+                        _F64_2, *_FNS, *_OUTS, types.int32[:, ::1], types.int64[:, ::1])
+BATCH_SIG = types.void(types.FunctionType(RANGE_SIG), types.uint64, types.int64, types.int64, *_CONSTS,
+                       *_USERS, _F64_2, *_FNS, *_OUTS)
 _LOCK = threading.Lock()
 _KERNEL: list[Any] = []
 
@@ -422,10 +452,10 @@ def kernel() -> Any:
     """The mcts variant's batch kernel (call it with ``play_range`` first), compiled on first use."""
     with _LOCK:
         if not _KERNEL:
-            if hasattr(play_range, "disable_compile") and not E._score_player.signatures:
-                E._score_player.compile(E.SCORE_FN)  # the functions the engine calls through pointers
-                E._start_round.compile(E.PHASE_FN)
-                E._final_flip.compile(E.PHASE_FN)
+            if hasattr(play_range, "disable_compile") and not _score_player.signatures:
+                _score_player.compile(SCORE_FN)  # the functions the engine calls through pointers
+                _start_round.compile(PHASE_FN)
+                _final_flip.compile(PHASE_FN)
             _KERNEL.append(pointer_kernel(play_batch, play_range, BATCH_SIG, RANGE_SIG))
             if hasattr(play_range, "disable_compile"):
                 # a traced game's call from Python converts the phase dispatchers to the signature's
@@ -434,15 +464,15 @@ def kernel() -> Any:
         return _KERNEL[0]
 
 
-def run(cell_key: int, start: int, P: int, consts: tuple, maxc: int, T: int, users: tuple, mpar: np.ndarray,
+def run(cell_key: int, start: int, P: int, consts: tuple, maxc: int, toon_size: int, users: tuple, mpar: np.ndarray,
         outs: tuple) -> None:
     """Games start..start+len(outs[0])-1 of a cell with an mcts seat into ``outs`` (score, win, game_out,
     seat_out, stats, round_fame: FlipToons.play's arrays)."""
-    kernel()(play_range, np.uint64(cell_key), np.int64(start), np.int64(P), *consts, np.int64(maxc), np.int64(T),
-             *users, np.ascontiguousarray(mpar, dtype=np.float64), *E.FUNCTIONS, *outs)
+    kernel()(play_range, np.uint64(cell_key), np.int64(start), np.int64(P), *consts, np.int64(maxc),
+             np.int64(toon_size), *users, np.ascontiguousarray(mpar, dtype=np.float64), *FUNCTIONS, *outs)
 
 
-def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: int, users: tuple,
+def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, toon_size: int, users: tuple,
                mpar: np.ndarray, log_rows: int, n_rounds: int) -> tuple[np.ndarray, ...]:
     """The batch's game ``index`` with its event log and its mcts decisions: (score, win, game_out, log,
     decisions), decisions one row each (DL_* columns)."""
@@ -451,14 +481,14 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: i
     win = np.zeros((1, P), dtype=np.float64)
     game_out = np.zeros((1, 6), dtype=np.int64)
     seat_out = np.zeros((1, P, 4), dtype=np.int64)
-    stats = np.zeros((1, E.N_STATS, P, K), dtype=np.int32)
+    stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
     round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
-    log = np.zeros((log_rows, E.LOG_W), dtype=np.int32)
+    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
     dlog = np.full((log_rows // 4 + 2, DL_WIDTH), -1, dtype=np.int64)
     kernel()
     rows = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), *consts,
-                      np.int64(maxc), np.int64(T), *users, np.ascontiguousarray(mpar, dtype=np.float64),
-                      *E.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame, log, dlog)
+                      np.int64(maxc), np.int64(toon_size), *users, np.ascontiguousarray(mpar, dtype=np.float64),
+                      *FUNCTIONS, score, win, game_out, seat_out, stats, round_fame, log, dlog)
     return score, win, game_out, log[:rows].copy(), dlog[dlog[:, DL_SEAT] >= 0]
 
 
@@ -466,23 +496,23 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, T: i
 
 
 @njit(cache=True, nogil=True)
-def position(cell_key, index, P, C, C2, R, scorers, maxc, T, decisions):
+def position(cell_key, index, P, C, C2, seat_rules, scorers, maxc, toon_size, decisions):
     """Game ``index`` advanced to its search seats' decision after ``decisions`` earlier ones, every one
     chosen by the playout policy (C2's rows): (S, X, U, L, O, rng), or S with its phase done if it ended."""
-    S, X, L, rng = E._workspace(P, C, maxc, T)
-    U = D.users(R, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
+    S, X, L, rng = _workspace(P, C, maxc, toon_size)
+    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
     K = C.cards.shape[0]
-    O = (np.zeros((E.N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
-         np.zeros((1, E.LOG_W), np.int32))
-    E._setup(S, C, rng)
-    stop = E._search_seats(C.policies, P)
+    O = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
+         np.zeros((1, LOG_W), np.int32))
+    _setup(S, C, rng)
+    stop = _search_seats(C.policies, P)
     k = 0
-    while E._advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
+    while _advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
         if k >= decisions:
             break
-        p = E.to_move(S)
-        if E._step_apply(p, D.choose(p, S, C2, X, U, rng), S, C, O, rng):
+        p = to_move(S)
+        if _step_apply(p, choose(p, S, C2, X, U, rng), S, C, O, rng):
             break
         k += 1
     return S, X, U, L, O, rng
@@ -502,29 +532,28 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     """
     import pandas as pd
 
-    from boardsim.games.base import Seat
-    from boardsim.games.fliptoons import GAME
     from boardsim.rng import cell_key
 
-    prep = GAME.prepare(players, [Seat("mcts")] * players, None, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = E.consts(prep)
+    game = games.get("fliptoons")  # through the registry: this package's __init__ imports this module
+    prep = game.prepare(players, [Seat("mcts")] * players, None, game.card_table())
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
     key = np.uint64(cell_key(seed, 0))
-    R = E.rule_arrays(prep)
+    seat_rules = rule_arrays(prep)
     legal = np.empty(EXPAND * (C.prices.shape[0] + maxc + 1), dtype=np.int64)
     stats = np.zeros(3, dtype=np.float64)
     states = []
     for i in range(positions):
-        S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, R, E.custom_none(), maxc, T,
+        S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, seat_rules, custom_none(), maxc, toon_size,
                                        np.int64((2 + 5 * i) % 40))
-        if int(S.shared[E.PHASE]) != E.PH_DONE:
+        if int(S.shared[PHASE]) != PH_DONE:
             states.append((S, X, U, L, rng))
     row = mpar[0].copy()
     S, X, U, L, rng = states[0]
     row[M_ITER] = 1
-    decide_at(int(E.to_move(S)), S, C, C2, X, U, L, TR.new_tree(2), legal, row, rng.copy(), stats)  # compiles
+    decide_at(int(to_move(S)), S, C, C2, X, U, L, TR.new_tree(2), legal, row, rng.copy(), stats)  # compiles
     out = []
     for b in budgets:
         b = int(b)
@@ -532,7 +561,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         spent = roll = 0.0
         reps = max(10, b // 10)
         for S, X, U, L, rng in states:
-            p = int(E.to_move(S))
+            p = int(to_move(S))
             row[M_ITER] = b
             t0 = clock()
             decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)

@@ -1,7 +1,7 @@
 """FlipToons purchase heuristics as data.
 
-The decision interface (``decide.choose`` / ``decide.lookahead_choose``) switches on the code in
-column 0 of the policy matrix and reads the parameters after it; the priority list is encoded into a
+The decision interface (``decide.choose`` / ``lookahead.lookahead_choose``) switches on the code in
+column 0 of the policy matrix (POLICY_CODE) and reads the parameters after it; the priority list is encoded into a
 separate int array.  The ``rules`` and ``custom`` policies read the decision view of
 docs/rules/fliptoons.md instead.  Sub-choices inside banners and hooks (Horse discards, Pig destination,
 Butterfly, Alligator and Skunk targets) follow the seat's policy: ``random`` picks at random, every
@@ -18,7 +18,17 @@ import numpy as np
 from boardsim import tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.state import (
+    POL_CUSTOM,
+    POL_FPC,
+    POL_HIGHEST,
+    POL_LOOKAHEAD,
+    POL_MCTS,
+    POL_PRIORITY,
+    POL_RANDOM,
+    POL_RULES,
+    POL_SYNERGY,
+)
 
 DEFAULT_ORDER = ["Elephant", "Bear", "Tiger", "Peacock", "Alligator", "Turkey", "Lion", "Rooster", "Deer",
                  "Horse", "Eagle", "Rabbit", "Monkey", "Cow"]
@@ -37,38 +47,38 @@ MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy")
 
 def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
     return (
-        Policy("random", E.POL_RANDOM, "uniformly random legal action (end included); random sub-choices"),
-        Policy("highest_rank", E.POL_HIGHEST, "hire the highest-rank affordable card; never dismiss"),
-        Policy("priority", E.POL_PRIORITY, "hire the first affordable card of an ordered list",
+        Policy("random", POL_RANDOM, "uniformly random legal action (end included); random sub-choices"),
+        Policy("highest_rank", POL_HIGHEST, "hire the highest-rank affordable card; never dismiss"),
+        Policy("priority", POL_PRIORITY, "hire the first affordable card of an ordered list",
                (Option("order", DEFAULT_ORDER, "card names, most wanted first", "list",
                        choices=tuple(card_names)),
                 Option("fallback", "fame_per_cost", "what to do when no listed card is affordable",
                        "choice", choices=("fame_per_cost", "none")))),
-        Policy("fame_per_cost", E.POL_FPC,
+        Policy("fame_per_cost", POL_FPC,
                "greedy: the hire or junk dismissal with the best expected grid-fame gain / price^e",
                (Option("min_gain", -0.25, "hire only when the expected grid-fame gain exceeds this", "float",
                        -100, 100),
                 Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
                 *_DISMISS)),
-        Policy("synergy", E.POL_SYNERGY,
+        Policy("synergy", POL_SYNERGY,
                "hire the card adding the most fame to this deck, estimated by quick private flips",
                (Option("flips", 8, "flips per estimate (common random numbers)", "int", 1, 200),
                 Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
                 Option("min_gain", 0.0, "hire only when the estimated gain exceeds this", "float", -100, 100),
                 *_DISMISS)),
-        Policy("lookahead", E.POL_LOOKAHEAD,
+        Policy("lookahead", POL_LOOKAHEAD,
                "flat Monte Carlo: playouts per candidate action with the unseen toon deck reshuffled; "
                "playouts use fame_per_cost",
                (Option("playouts", 30, "playouts per candidate", "int", 1, 10000),
                 Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100)),
                rollouts="playouts"),
-        rules_policy(E.POL_RULES, "an ordered list of hire / dismiss / pass rules over the decision view "
+        rules_policy(POL_RULES, "an ordered list of hire / dismiss / pass rules over the decision view "
                                   "(docs/rules/fliptoons.md); no rule applies: pass"),
-        custom_policy(E.POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
+        custom_policy(POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
                                     "(docs/rules/fliptoons.md, Decision view)"),
         # information-set MCTS over the step interface (mcts.py; docs/rules/fliptoons.md): its own engine
         # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
-        Policy("mcts", E.POL_MCTS,
+        Policy("mcts", POL_MCTS,
                "Monte Carlo tree search over every hire, dismissal and pass, the unseen decks resampled each "
                "iteration; rollouts by a built-in policy",
                tree.params(1000, MCTS_PLAYOUTS, "fame_per_cost", extra=(
@@ -83,6 +93,15 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
 
 
 POLICY_WIDTH = 6
+# The policy matrix's columns (Game.policy_matrix: the code, then each policy's parameters in the order declared
+# above, list parameters left out: priority's order travels in encode_priority's array); decide.py,
+# lookahead.py and explain.py read them by these names, and tests/games/fliptoons/test_games.py checks them
+# against the declarations.
+POLICY_CODE = 0
+FPC_MIN_GAIN, FPC_COST_EXPONENT, FPC_DISMISS_BELOW, FPC_DISMISS_RESERVE = range(1, 5)
+SYNERGY_FLIPS, SYNERGY_COST_EXPONENT, SYNERGY_MIN_GAIN, SYNERGY_DISMISS_BELOW, SYNERGY_DISMISS_RESERVE = range(1, 6)
+PRIORITY_FALLBACK = 1  # 0: fame_per_cost, 1: none
+LOOKAHEAD_PLAYOUTS, LOOKAHEAD_HORIZON = 1, 2
 
 
 def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: Sequence[str]) -> np.ndarray:

@@ -1,6 +1,6 @@
 """FlipToons rule options: every §12 ambiguity of the spec is one option with the documented default.
 
-The engine reads options from one float64 vector (positions ``engine.R_*``), so sweeping an option
+The engine reads options from one float64 vector (positions ``state.R_*``), so sweeping an option
 never recompiles.
 """
 
@@ -13,7 +13,36 @@ import numpy as np
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Option
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.state import (
+    N_RULES,
+    R_ACTIONS,
+    R_COW_FLOOR,
+    R_CRITIC_BONUS,
+    R_CRITIC_DEPL,
+    R_CRITIC_REFLIP,
+    R_DECAY_PLAYERS,
+    R_DEPLETION,
+    R_FINAL_FLIP,
+    R_FIRST,
+    R_GOAL,
+    R_HOOK_TIMING,
+    R_LATERAL,
+    R_MAX_REFLIPS,
+    R_MAX_ROUNDS,
+    R_MIN_CARDS,
+    R_MIN_COUNTS,
+    R_MIN_FREE,
+    R_OSTRICH_MOVES,
+    R_RABBIT_EXTRA,
+    R_SHEEP_EXTRA,
+    R_SKUNK_FACEUP,
+    R_SNAKE_EDGE,
+    R_SNAKE_ORDER,
+    R_SNAKE_PEACOCK,
+    R_SNAKE_RIGHT_PLACED,
+    R_SOLO_DISCARD,
+    R_SOLO_WIN,
+)
 
 OPTIONS: tuple[Option, ...] = (
     Option("min_cards_after_dismiss", 4,
@@ -91,37 +120,37 @@ def _flag(v: Any) -> float:
 
 def encode_rules(r: Mapping[str, Any]) -> np.ndarray:
     """The float64 rule vector the engine reads."""
-    v = np.zeros(E.N_RULES, dtype=np.float64)
-    v[E.R_MIN_CARDS] = r["min_cards_after_dismiss"]
-    v[E.R_MIN_COUNTS] = _BY_NAME["min_cards_counts"].encode(r["min_cards_counts"])
-    v[E.R_MIN_FREE] = _flag(r["min_cards_free_dismissals"])
-    v[E.R_DEPLETION] = _BY_NAME["depletion"].encode(r["depletion"])
-    v[E.R_CRITIC_DEPL] = _flag(r["critic_on_depletion"])
-    v[E.R_CRITIC_REFLIP] = _flag(r["critic_in_reflips"])
-    v[E.R_OSTRICH_MOVES] = _flag(r["ostrich_stacked_moves"])
-    v[E.R_RABBIT_EXTRA] = _flag(r["rabbit_searches_extra_rows"])
-    v[E.R_SNAKE_EDGE] = _BY_NAME["snake_edge"].encode(r["snake_edge"])
-    v[E.R_SNAKE_PEACOCK] = _flag(r["snake_peacock_counts"])
-    v[E.R_SOLO_WIN] = _BY_NAME["solo_win"].encode(r["solo_win"])
-    v[E.R_COW_FLOOR] = _flag(r["cow_floor_zero"])
-    v[E.R_LATERAL] = _flag(r["extra_row_lateral"])
-    v[E.R_SKUNK_FACEUP] = _flag(r["skunk_needs_faceup"])
-    v[E.R_HOOK_TIMING] = _BY_NAME["hook_timing"].encode(r["hook_timing"])
-    v[E.R_SNAKE_ORDER] = _BY_NAME["snake_draw_order"].encode(r["snake_draw_order"])
-    v[E.R_SNAKE_RIGHT_PLACED] = _flag(r["snake_side_card_is_placed"])
-    v[E.R_SHEEP_EXTRA] = _flag(r["sheep_counts_extra_rows"])
-    v[E.R_GOAL] = r["fame_goal"]
-    v[E.R_CRITIC_BONUS] = r["critic_bonus"]
-    v[E.R_MAX_REFLIPS] = r["max_reflips"]
-    v[E.R_MAX_ROUNDS] = r["max_rounds"]
-    v[E.R_FINAL_FLIP] = _flag(r["final_flip"])
-    v[E.R_FIRST] = _BY_NAME["first_player"].encode(r["first_player"])
+    v = np.zeros(N_RULES, dtype=np.float64)
+    v[R_MIN_CARDS] = r["min_cards_after_dismiss"]
+    v[R_MIN_COUNTS] = _BY_NAME["min_cards_counts"].encode(r["min_cards_counts"])
+    v[R_MIN_FREE] = _flag(r["min_cards_free_dismissals"])
+    v[R_DEPLETION] = _BY_NAME["depletion"].encode(r["depletion"])
+    v[R_CRITIC_DEPL] = _flag(r["critic_on_depletion"])
+    v[R_CRITIC_REFLIP] = _flag(r["critic_in_reflips"])
+    v[R_OSTRICH_MOVES] = _flag(r["ostrich_stacked_moves"])
+    v[R_RABBIT_EXTRA] = _flag(r["rabbit_searches_extra_rows"])
+    v[R_SNAKE_EDGE] = _BY_NAME["snake_edge"].encode(r["snake_edge"])
+    v[R_SNAKE_PEACOCK] = _flag(r["snake_peacock_counts"])
+    v[R_SOLO_WIN] = _BY_NAME["solo_win"].encode(r["solo_win"])
+    v[R_COW_FLOOR] = _flag(r["cow_floor_zero"])
+    v[R_LATERAL] = _flag(r["extra_row_lateral"])
+    v[R_SKUNK_FACEUP] = _flag(r["skunk_needs_faceup"])
+    v[R_HOOK_TIMING] = _BY_NAME["hook_timing"].encode(r["hook_timing"])
+    v[R_SNAKE_ORDER] = _BY_NAME["snake_draw_order"].encode(r["snake_draw_order"])
+    v[R_SNAKE_RIGHT_PLACED] = _flag(r["snake_side_card_is_placed"])
+    v[R_SHEEP_EXTRA] = _flag(r["sheep_counts_extra_rows"])
+    v[R_GOAL] = r["fame_goal"]
+    v[R_CRITIC_BONUS] = r["critic_bonus"]
+    v[R_MAX_REFLIPS] = r["max_reflips"]
+    v[R_MAX_ROUNDS] = r["max_rounds"]
+    v[R_FINAL_FLIP] = _flag(r["final_flip"])
+    v[R_FIRST] = _BY_NAME["first_player"].encode(r["first_player"])
     discards = list(r["solo_discards"])
     if len(discards) != 3:
         raise BadInput("rules.solo_discards", f"got {discards!r}; allowed: three integers (easy, normal, hard)")
-    v[E.R_SOLO_DISCARD] = discards[("easy", "normal", "hard").index(r["solo_difficulty"])]
-    v[E.R_DECAY_PLAYERS] = r["decay_max_players"]
-    v[E.R_ACTIONS] = r["actions"]
+    v[R_SOLO_DISCARD] = discards[("easy", "normal", "hard").index(r["solo_difficulty"])]
+    v[R_DECAY_PLAYERS] = r["decay_max_players"]
+    v[R_ACTIONS] = r["actions"]
     return v
 
 

@@ -10,8 +10,10 @@ import numpy as np
 
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.engine import _dismiss_legal, _hire_legal
 from boardsim.games.fliptoons.explain import Table
+from boardsim.games.fliptoons.kernel import play_game
+from boardsim.games.fliptoons.state import GK, GN, LOG_W, N_STATS, Outputs
 
 CELLS = {
     "fpc2": ["fame_per_cost"] * 2,
@@ -28,8 +30,8 @@ def final_states(cell: str, key: int, games: int) -> Iterator[tuple[tuple, dict]
     prep = GAME.prepare(P, [Seat(name) for name in policies], None, GAME.card_table())
     K = prep["cards"].shape[0]
     for index in range(games):
-        O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-        yield E.play_game(prep, key, index, O), prep
+        O = Outputs(np.zeros((N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, LOG_W), np.int32))
+        yield play_game(prep, key, index, O), prep
 
 
 def random_steps(t: Table, rng: np.random.Generator, steps: int, check: Callable[[Table], None],
@@ -46,15 +48,15 @@ def random_steps(t: Table, rng: np.random.Generator, steps: int, check: Callable
             if after_flip is not None:
                 after_flip(t)
         elif step == 1:
-            slots = [s for s in range(5) if E._hire_legal(p, s, t.S, t.C)]
+            slots = [s for s in range(5) if _hire_legal(p, s, t.S, t.C)]
             if slots:
                 t.hire(p, int(rng.choice(slots)))
             t.refill()
         elif step == 2:
             pc, pv = t.S[0], t.S[1]
-            legal = [g for g in range(pv[p, E.GN]) if E._dismiss_legal(p, g, t.S, t.C)]
+            legal = [g for g in range(pv[p, GN]) if _dismiss_legal(p, g, t.S, t.C)]
             if legal:  # a legal dismissal is face-up, and every copy of its kind is as legal
-                t.dismiss(p, names[pc[p, E.GK, int(rng.choice(legal))]])
+                t.dismiss(p, names[pc[p, GK, int(rng.choice(legal))]])
         elif step == 3:
             t.end_of_turn_hooks(p)
         else:

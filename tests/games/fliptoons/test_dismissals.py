@@ -11,7 +11,8 @@ import pytest
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, Table, flip
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.kernel import play_game
+from boardsim.games.fliptoons.state import LOG_W, N_STATS, POL_FPC, POL_RANDOM, R_MIN_COUNTS, ST_DISMISSED, Outputs
 
 SNAILS = ["Snail"] * 5  # a deck big enough that the A1 minimum never blocks a dismissal
 
@@ -37,7 +38,7 @@ def assert_pig_went_to_seat1(t: Table) -> None:
     assert "Pig" not in t.dismissed(0)
     assert all("Pig" not in stack for stack in t.grid(0).values())
     assert t.deck(1) == ["Bee"] * 4 + ["Pig"]  # a player's deck takes it at the bottom
-    assert t.O[0][E.ST_DISMISSED, 0, t.kind["Pig"]] == 1  # still counted as a dismissal
+    assert t.O.stats[ST_DISMISSED, 0, t.kind["Pig"]] == 1  # still counted as a dismissal
 
 
 # -- the Pig leaves the dismissed pile, whatever dismissed it ---------------------------------------------
@@ -106,7 +107,7 @@ def test_butterfly_dismisses_a_pig():
     assert_pig_went_to_seat1(t)
 
 
-@pytest.mark.parametrize("policy", [E.POL_FPC, E.POL_RANDOM])
+@pytest.mark.parametrize("policy", [POL_FPC, POL_RANDOM])
 def test_dismissed_pig_goes_where_a_hired_pig_goes(policy):
     """The deck is the policy's choice, the same one the hire makes from the same state and generator."""
     def table() -> Table:
@@ -125,7 +126,7 @@ def test_dismissed_pig_goes_where_a_hired_pig_goes(policy):
     dismissed.dismiss(0, "Pig")
     where = [[p for p in range(3) if "Pig" in t.deck(p)] or ["toon"] for t in (hired, dismissed)]
     assert where[0] == where[1]
-    if policy == E.POL_FPC:
+    if policy == POL_FPC:
         assert where[0] == [2]  # the opponent with the most fame
 
 
@@ -146,11 +147,11 @@ def test_no_pig_stays_in_a_pile_in_whole_games():
     pig = list(GAME.card_table()["name"]).index("Pig")
     pig_dismissals = 0
     for index in range(150):
-        O = (np.zeros((E.N_STATS, 2, prep["cards"].shape[0]), np.int32), np.zeros((2, 60), np.int16),
-             np.zeros((1, E.LOG_W), np.int32))
-        S = E.play_game(prep, 3, index, O)
+        O = Outputs(np.zeros((N_STATS, 2, prep["cards"].shape[0]), np.int32), np.zeros((2, 60), np.int16),
+             np.zeros((1, LOG_W), np.int32))
+        S = play_game(prep, 3, index, O)
         assert S[2][:, pig].sum() == 0
-        pig_dismissals += int(O[0][E.ST_DISMISSED, :, pig].sum())
+        pig_dismissals += int(O.stats[ST_DISMISSED, :, pig].sum())
     assert pig_dismissals > 0
 
 
@@ -204,7 +205,7 @@ def test_min_cards_counts_is_data_and_validated():
     seats = [Seat("fame_per_cost"), Seat("random")]
     a = GAME.prepare(2, seats, {"min_cards_counts": "deck"}, GAME.card_table())
     b = GAME.prepare(2, seats, None, GAME.card_table())
-    assert a["rules"][E.R_MIN_COUNTS] == 1.0 and b["rules"][E.R_MIN_COUNTS] == 0.0
+    assert a["rules"][R_MIN_COUNTS] == 1.0 and b["rules"][R_MIN_COUNTS] == 0.0
     deck, total = GAME.play(a, 4, 0, 200), GAME.play(b, 4, 0, 200)
     assert np.allclose(deck["win"].sum(axis=1), 1.0)
     assert deck["dismissals"].sum() < total["dismissals"].sum()  # the deck reading is the stricter one

@@ -7,7 +7,7 @@ import pytest
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, flip
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.state import MAXX
 
 STARTERS = ["Bee", "Snail", "Dragonfly", "Skunk", "Caterpillar"]
 
@@ -77,22 +77,22 @@ def test_two_monkeys_same_column_stack_upwards():
 
 
 def test_every_monkey_the_limit_allows_opens_its_own_row():
-    r = flip(["Monkey"] * E.MAXX + ["Bee"])
-    assert all(r.grid[f"X{x}c0"] == ["Monkey"] for x in range(E.MAXX)) and r.grid["r0c0"] == ["Bee"]
+    r = flip(["Monkey"] * MAXX + ["Bee"])
+    assert all(r.grid[f"X{x}c0"] == ["Monkey"] for x in range(MAXX)) and r.grid["r0c0"] == ["Bee"]
     # one more Monkey than the grid has extra rows is refused rather than silently stacked
     with pytest.raises(BadInput) as e:
-        flip(["Monkey"] * (E.MAXX + 1) + ["Bee"])
-    assert e.value.key == "deck" and f"at most {E.MAXX}" in e.value.message
+        flip(["Monkey"] * (MAXX + 1) + ["Bee"])
+    assert e.value.key == "deck" and f"at most {MAXX}" in e.value.message
 
 
 @pytest.mark.parametrize("field", ["copies", "solo_copies"])
 def test_card_table_with_more_monkeys_than_extra_rows_is_refused(field):
-    assert GAME.card_table({"Monkey": {field: E.MAXX}}) is not None
+    assert GAME.card_table({"Monkey": {field: MAXX}}) is not None
     with pytest.raises(BadInput) as e:
-        GAME.card_table({"Monkey": {field: E.MAXX + 1}})
-    assert e.value.key == f"cards.Monkey.{field}" and f"at most {E.MAXX}" in e.value.message
+        GAME.card_table({"Monkey": {field: MAXX + 1}})
+    assert e.value.key == f"cards.Monkey.{field}" and f"at most {MAXX}" in e.value.message
     # a second card with the Monkey placement counts too
-    table = GAME.card_table({"Monkey": {field: E.MAXX - 1}})
+    table = GAME.card_table({"Monkey": {field: MAXX - 1}})
     table.loc[table["name"] == "Goat", "place"] = "monkey"  # Goat has 2 copies
     with pytest.raises(BadInput) as e:
         GAME.prepare(2, [Seat("fame_per_cost")] * 2, None, table)  # a table that skipped card_table()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from numba import types
@@ -10,7 +12,24 @@ from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.kernel import BLOCK, PLAY_RANGE, play_batch, play_game, trace_game
+from boardsim.games.fliptoons.state import (
+    DISCARDED,
+    DN,
+    DTOT,
+    EV_CLEANUP,
+    EV_FAME,
+    EV_FINAL,
+    EV_GRID,
+    EV_ROUND,
+    GN,
+    LOG_W,
+    N_STATS,
+    NS,
+    TN,
+    TOTAL,
+    Outputs,
+)
 
 ALL_POLICIES = ["random", "highest_rank", "priority", "fame_per_cost", "synergy"]
 
@@ -24,8 +43,8 @@ def final_state(prep, key, index):
     """Play one game through the engine and return its final state tuple."""
     P = prep.n_players
     K = prep["cards"].shape[0]
-    O = (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, E.LOG_W), np.int32))
-    return E.play_game(prep, key, index, O), O
+    O = Outputs(np.zeros((N_STATS, P, K), np.int32), np.zeros((P, 60), np.int16), np.zeros((1, LOG_W), np.int32))
+    return play_game(prep, key, index, O), O
 
 
 def test_registered():
@@ -73,10 +92,10 @@ def test_cards_conserved(players):
     for index in range(20):
         S, _ = final_state(prep, 5, index)
         pc, pv, dism, sh, toon, mk = S
-        total = int(pv[:, E.DN].sum() + pv[:, E.GN].sum() + dism.sum() + sh[E.TN]
-                    + (mk[0] >= 0).sum() + sh[E.DISCARDED])
-        assert total == sh[E.TOTAL]
-        assert pv[:, E.DTOT].sum() == dism.sum()
+        total = int(pv[:, DN].sum() + pv[:, GN].sum() + dism.sum() + sh[TN]
+                    + (mk[0] >= 0).sum() + sh[DISCARDED])
+        assert total == sh[TOTAL]
+        assert pv[:, DTOT].sum() == dism.sum()
 
 
 def _parse_log(log):
@@ -85,12 +104,12 @@ def _parse_log(log):
     grid, totals = {}, {}
     for row in log:
         code = int(row[0])
-        if code == E.EV_GRID:
+        if code == EV_GRID:
             grid.setdefault(int(row[1]), []).append((int(row[2]), int(row[4]), int(row[5])))
-        elif code == E.EV_FAME:
+        elif code == EV_FAME:
             totals[int(row[1])] = int(row[2])
             checks.append(({q: list(v) for q, v in grid.items()}, dict(totals)))
-        elif code in (E.EV_ROUND, E.EV_FINAL, E.EV_CLEANUP):
+        elif code in (EV_ROUND, EV_FINAL, EV_CLEANUP):
             grid, totals = {}, {}
     return checks
 
@@ -99,10 +118,10 @@ def _parse_log(log):
 def test_fame_equals_sum_of_lines_and_grid_size(players):
     prep = prepared(players, ["random", "fame_per_cost"])
     for index in range(6):
-        maxc, T = (int(x) for x in prep["sizes"])
-        score, win, game_out, log = E.trace_game(
+        maxc, toon_size = (int(x) for x in prep["sizes"])
+        score, win, game_out, log = trace_game(
             np.uint64(3), np.int64(index), players, prep["cards"], prep["rules"], prep["prices"],
-            prep["policies"], prep["priority"], prep["values"], maxc, T, 100_000, 60)
+            prep["policies"], prep["priority"], prep["values"], maxc, toon_size, 100_000, 60)
         checks = _parse_log(log)
         assert checks
         for grid, totals in checks:
@@ -110,7 +129,7 @@ def test_fame_equals_sum_of_lines_and_grid_size(players):
                 if p in totals:
                     assert sum(f for _, fd, f in cards if not fd) == totals[p]
                 base = {s for s, _, _ in cards if s < 6}
-                assert len(base) <= 6 and all(0 <= s < E.NS for s, _, _ in cards)
+                assert len(base) <= 6 and all(0 <= s < NS for s, _, _ in cards)
                 assert all(f == 0 for _, fd, f in cards if fd)
 
 
@@ -203,22 +222,44 @@ def test_lookahead_plays_legal_games():
 
 def test_edits_options_and_policy_params_do_not_recompile():
     GAME.play(prepared(2), 1, 0, 2)
-    before = len(E.play_batch.signatures)
+    before = len(play_batch.signatures)
     GAME.play(prepared(2, rules={"market_prices": [1, 2, 3, 4, 5], "depletion": "market_empty"},
                        edits={"Elephant": {"fame": 9, "copies": 0}, "Bee": {"dismiss_cost": 1}},
                        params={"min_gain": 1.5}), 1, 0, 2)
     GAME.play(prepared(2, ["priority", "synergy"], params={"order": ["Cow", "Lion"]}), 1, 0, 2)
-    assert len(E.play_batch.signatures) == before
+    assert len(play_batch.signatures) == before
 
 
 def test_batch_kernel_calls_the_engine_through_a_pointer():
     # A statically linked engine would be re-optimised in the kernel, its gufunc and wrappers (~9 s of
     # cold compile); the kernel's one signature takes the engine as a first-class function instead.
     GAME.play(prepared(2), 1, 0, 2)
-    (sig,) = E.play_batch.signatures
-    assert sig[0] == types.FunctionType(E.PLAY_RANGE)
-    n = 2 * E.BLOCK + 5  # three blocks, the last one short
+    (sig,) = play_batch.signatures
+    assert sig[0] == types.FunctionType(PLAY_RANGE)
+    n = 2 * BLOCK + 5  # three blocks, the last one short
     a = GAME.play(prepared(3), 7, 0, n)
     b = GAME.play(prepared(3), 7, 40, n - 40)  # the same games in other blocks
     for key in ("score", "win", "owned", "round_fame"):
         assert np.array_equal(a[key][40:], b[key])
+
+
+def test_policy_matrix_columns_follow_the_declared_parameters():
+    """policies.py's column names (read by the jitted policies) are the columns Game.policy_matrix writes."""
+
+    cols = sys.modules["boardsim.games.fliptoons.policies"]
+    seats = [Seat("fame_per_cost", {"min_gain": 1.5, "cost_exponent": 2.5, "dismiss_below": 3.5,
+                                    "dismiss_reserve": 4}),
+             Seat("synergy", {"flips": 5, "cost_exponent": 4.5, "min_gain": 7.5, "dismiss_below": 8.5,
+                              "dismiss_reserve": 9}),
+             Seat("priority", {"order": ["Bear"], "fallback": "none"}),
+             Seat("lookahead", {"playouts": 11, "horizon": 12})]
+    m = GAME.policy_matrix(seats, cols.POLICY_WIDTH)
+    fpc, syn, prio, look = m
+    assert [fpc[c] for c in (cols.FPC_MIN_GAIN, cols.FPC_COST_EXPONENT, cols.FPC_DISMISS_BELOW,
+                             cols.FPC_DISMISS_RESERVE)] == [1.5, 2.5, 3.5, 4]
+    assert [syn[c] for c in (cols.SYNERGY_FLIPS, cols.SYNERGY_COST_EXPONENT, cols.SYNERGY_MIN_GAIN,
+                             cols.SYNERGY_DISMISS_BELOW, cols.SYNERGY_DISMISS_RESERVE)] == [5, 4.5, 7.5, 8.5, 9]
+    assert prio[cols.PRIORITY_FALLBACK] == 1  # "none"; 0 is fame_per_cost
+    assert [look[c] for c in (cols.LOOKAHEAD_PLAYOUTS, cols.LOOKAHEAD_HORIZON)] == [11, 12]
+    codes = {p.name: p.code for p in GAME.policies}
+    assert [int(r[cols.POLICY_CODE]) for r in m] == [codes[s.policy] for s in seats]

@@ -14,20 +14,21 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from boardsim.games.fliptoons import engine as E
 from boardsim.games.fliptoons.explain import Table
+from boardsim.games.fliptoons.grid import _fame
+from boardsim.games.fliptoons.state import DUPS, FC, GF, GK, GN, NFD, NFU, NP, POL_RANDOM, State, _recount_grid
 from tests.games.fliptoons.kept_state import CELLS, final_states, random_steps
 
 
 def assert_counts(S, K: int) -> None:
     pc, pv = S[0], S[1]
-    for p in range(int(S[3][E.NP])):
-        n = int(pv[p, E.GN])
-        up = Counter(int(pc[p, E.GK, i]) for i in range(n) if pc[p, E.GF, i] == 0)
-        assert [int(pc[p, E.FC, k]) for k in range(K)] == [up.get(k, 0) for k in range(K)]
-        assert int(pv[p, E.NFU]) == sum(up.values())
-        assert int(pv[p, E.NFD]) == n - sum(up.values())
-        assert int(pv[p, E.DUPS]) == sum(c - 1 for c in up.values())
+    for p in range(int(S[3][NP])):
+        n = int(pv[p, GN])
+        up = Counter(int(pc[p, GK, i]) for i in range(n) if pc[p, GF, i] == 0)
+        assert [int(pc[p, FC, k]) for k in range(K)] == [up.get(k, 0) for k in range(K)]
+        assert int(pv[p, NFU]) == sum(up.values())
+        assert int(pv[p, NFD]) == n - sum(up.values())
+        assert int(pv[p, DUPS]) == sum(c - 1 for c in up.values())
 
 
 @pytest.mark.parametrize("cell", sorted(CELLS))
@@ -42,8 +43,8 @@ def fame_as_recounted(t: Table) -> None:
     fame = t.check_fame()
     S2 = tuple(a.copy() for a in t.S)
     for q in range(2):
-        E._recount_grid(q, S2[0], S2[1])
-    assert fame == [int(E._fame(q, E.State(*S2), t.C, None)) for q in range(2)]
+        _recount_grid(q, S2[0], S2[1])
+    assert fame == [int(_fame(q, State(*S2), t.C, None)) for q in range(2)]
 
 
 def test_grid_counts_equal_recount_after_random_steps():
@@ -59,7 +60,7 @@ def test_grid_counts_equal_recount_after_random_steps():
     checked = 0
     for seed in range(60):
         t = Table(2, seed=seed)
-        t.set_policy(1, E.POL_RANDOM)
+        t.set_policy(1, POL_RANDOM)
         t.set_toon(list(rng.choice(names, 30)))
         t.set_market(list(rng.choice(names, 5)))
         for p in range(2):

@@ -6,7 +6,22 @@ import pandas as pd
 import pytest
 
 from boardsim.games.fliptoons import GAME, Table
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.engine import _cleanup, _final_flip
+from boardsim.games.fliptoons.state import (
+    CRITIC,
+    DEPLETED,
+    END,
+    END_DEPLETION,
+    FIRST,
+    PH_CLEANUP,
+    PH_FINAL,
+    PHASE,
+    POL_RANDOM,
+    R_ACTIONS,
+    REFLIPS,
+    ROUND,
+    WINNER,
+)
 
 
 def ranked_cards() -> pd.DataFrame:
@@ -121,7 +136,7 @@ def test_case57_butterfly():
     declined = 0
     for seed in range(12):
         t = Table(2, seed=seed)
-        t.set_policy(0, E.POL_RANDOM)
+        t.set_policy(0, POL_RANDOM)
         t.set_market(["Butterfly", None, None, None, None])
         t.set_grid(0, {"r0c0": ["Caterpillar"]})
         t.set_deck(0, ["Snail", "Snail", "Snail", "Snail"])
@@ -224,17 +239,17 @@ def test_case62_63_cleanup_and_final_flip():
     t.set_deck(0, ["Caterpillar"] * 6)
     t.set_deck(1, ["Caterpillar"] * 4 + ["Snail", "Bee"])
     sh, pv = t.S[3], t.S[1]
-    sh[E.CRITIC] = 0
-    sh[E.PHASE] = E.PH_FINAL
-    E._final_flip(t.S, t.C, t.O, t.rng, None)
-    assert sh[E.REFLIPS] == 100
-    assert pv[0, E.WINNER] == 1 and pv[1, E.WINNER] == 1
+    sh[CRITIC] = 0
+    sh[PHASE] = PH_FINAL
+    _final_flip(t.S, t.C, t.O, t.rng, None)
+    assert sh[REFLIPS] == 100
+    assert pv[0, WINNER] == 1 and pv[1, WINNER] == 1
     t = Table(2)
     t.set_deck(0, ["Caterpillar"] * 6)
     t.set_deck(1, ["Caterpillar"] * 4 + ["Snail", "Bee"])
-    t.S[3][E.PHASE] = E.PH_FINAL
-    E._final_flip(t.S, t.C, t.O, t.rng, None)
-    assert t.S[3][E.REFLIPS] == 0 and t.S[1][1, E.WINNER] == 1 and t.S[1][0, E.WINNER] == 0
+    t.S[3][PHASE] = PH_FINAL
+    _final_flip(t.S, t.C, t.O, t.rng, None)
+    assert t.S[3][REFLIPS] == 0 and t.S[1][1, WINNER] == 1 and t.S[1][0, WINNER] == 0
 
 
 @pytest.mark.parametrize("fames,critic,trigger", [
@@ -247,13 +262,13 @@ def test_case62_triggers_and_critic(fames, critic, trigger):
         t.set_fame(p, f)
         t.set_deck(p, ["Bee"] * 6)
     sh = t.S[3]
-    sh[E.ROUND] = 1
-    sh[E.PHASE] = E.PH_CLEANUP
-    E._cleanup(t.S, t.C, t.O, t.rng)
-    assert sh[E.CRITIC] == critic
-    assert (sh[E.PHASE] == E.PH_FINAL) == trigger
+    sh[ROUND] = 1
+    sh[PHASE] = PH_CLEANUP
+    _cleanup(t.S, t.C, t.O, t.rng)
+    assert sh[CRITIC] == critic
+    assert (sh[PHASE] == PH_FINAL) == trigger
     if not trigger:
-        assert sh[E.FIRST] == 1 and sh[E.ROUND] == 1
+        assert sh[FIRST] == 1 and sh[ROUND] == 1
 
 
 def test_case62_depletion_only_no_critic():
@@ -262,10 +277,10 @@ def test_case62_depletion_only_no_critic():
         t.set_fame(p, 4)
         t.set_deck(p, ["Bee"] * 6)
     sh = t.S[3]
-    sh[E.DEPLETED] = 1
-    sh[E.PHASE] = E.PH_CLEANUP
-    E._cleanup(t.S, t.C, t.O, t.rng)
-    assert sh[E.PHASE] == E.PH_FINAL and sh[E.CRITIC] == -1 and sh[E.END] == E.END_DEPLETION
+    sh[DEPLETED] = 1
+    sh[PHASE] = PH_CLEANUP
+    _cleanup(t.S, t.C, t.O, t.rng)
+    assert sh[PHASE] == PH_FINAL and sh[CRITIC] == -1 and sh[END] == END_DEPLETION
 
 
 def test_case64_decay_uses_the_toon_deck_only_at_two_players():
@@ -278,7 +293,7 @@ def test_case64_decay_uses_the_toon_deck_only_at_two_players():
         # a game where nobody hires, so the toon deck moves only by decay: the option refuses 0 actions (no
         # one could ever hire), so the prepared rule vector is set by hand
         prep = GAME.prepare(players, [Seat("fame_per_cost")] * players, rules, table)
-        prep["rules"][E.R_ACTIONS] = 0
+        prep["rules"][R_ACTIONS] = 0
         return prep
 
     r = GAME.play(no_actions(3), 5, 0, 20)

@@ -11,18 +11,42 @@ from boardsim import cli
 from boardsim import tree as TR
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
-from boardsim.games.fliptoons import engine as E
-from boardsim.games.fliptoons import mcts as M
-from boardsim.games.fliptoons.mcts import determinize
+from boardsim.games.fliptoons.kernel import consts, custom_none, first_decision, rule_arrays
+from boardsim.games.fliptoons.mcts import (
+    SUB,
+    apply_action,
+    decide_at,
+    determinize,
+    legal_size,
+    playout_policies,
+    position,
+    search_actions,
+)
+from boardsim.games.fliptoons.state import (
+    A_DISMISS,
+    A_END,
+    DECK,
+    DN,
+    FREE_SET,
+    LOG_W,
+    N_STATS,
+    PIG_SET,
+    R_GOAL,
+    SPEND,
+    TN,
+    Outputs,
+    State,
+)
+from boardsim.games.fliptoons.step import legal_actions, to_move
 from boardsim.rng import seed_state
 
 
 def _state(players, index):
     prep = GAME.prepare(players, [Seat("lookahead", {"playouts": 1})] + [Seat("fame_per_cost", {})] * (players - 1),
                         {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = E.consts(prep)
-    S = E.first_decision(np.uint64(3), np.int64(index), players, C, E.rule_arrays(prep), E.custom_none(), maxc, T)[0]
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    C = consts(prep)
+    S = first_decision(np.uint64(3), np.int64(index), players, C, rule_arrays(prep), custom_none(), maxc, toon_size)[0]
     return S, C
 
 
@@ -30,7 +54,7 @@ def _world(S, C, seed):
     rng = np.empty(4, dtype=np.uint64)
     seed_state(np.uint64(seed), rng)
     W = tuple(a.copy() for a in S)
-    determinize(E.State(*W), C, rng)
+    determinize(State(*W), C, rng)
     return W
 
 
@@ -38,12 +62,12 @@ def test_states_differing_only_in_hidden_order_give_the_same_world():
     for players in (2, 1):
         S, C = _state(players, 5)
         other = tuple(a.copy() for a in S)
-        tn = int(S.shared[E.TN])
+        tn = int(S.shared[TN])
         other[4][:tn] = other[4][:tn][::-1]  # another toon deck order
         for p in range(players):
-            dn = int(S.seat[p, E.DN])
-            other[0][p, E.DECK, :dn] = other[0][p, E.DECK, :dn][::-1]  # another deck order
-        a, b = _world(S, C, 11), _world(E.State(*other), C, 11)
+            dn = int(S.seat[p, DN])
+            other[0][p, DECK, :dn] = other[0][p, DECK, :dn][::-1]  # another deck order
+        a, b = _world(S, C, 11), _world(State(*other), C, 11)
         for x, y in zip(a, b, strict=True):
             assert np.array_equal(x, y)
         # the hidden multisets are kept
@@ -58,17 +82,17 @@ def test_states_differing_only_in_hidden_order_give_the_same_world():
 def _mcts_position(players, index, iterations=40, decisions=0):
     seats = [Seat("mcts", {"iterations": iterations})] + [Seat("fame_per_cost")] * (players - 1)
     prep = GAME.prepare(players, seats, {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = E.consts(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
-    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, players)[0]))
-    S, X, U, L, _O, rng = M.position(np.uint64(7), np.int64(index), players, C, C2, E.rule_arrays(prep),
-                                     E.custom_none(), maxc, T, np.int64(decisions))
-    legal = np.empty(M.legal_size(C.prices.shape[0], maxc), dtype=np.int64)
+    C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, players)[0]))
+    S, X, U, L, _O, rng = position(np.uint64(7), np.int64(index), players, C, C2, rule_arrays(prep),
+                                     custom_none(), maxc, toon_size, np.int64(decisions))
+    legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
 
     def search(state, gen):
         stats = np.zeros(3)
-        a = M.decide_at(int(E.to_move(state)), state, C, C2, X, U, L, TR.new_tree(iterations + 1), legal,
+        a = decide_at(int(to_move(state)), state, C, C2, X, U, L, TR.new_tree(iterations + 1), legal,
                         mpar[0].copy(), gen.copy(), stats)
         return int(a), stats
 
@@ -79,12 +103,12 @@ def test_decision_is_blind_to_hidden_orders_and_the_real_generator():
     for players, decisions in ((2, 3), (3, 0), (1, 2)):
         S, rng, search, _legal, _C = _mcts_position(players, 2, decisions=decisions)
         a1, s1 = search(S, rng)
-        other = E.State(*(a.copy() for a in S))
-        tn = int(S.shared[E.TN])
+        other = State(*(a.copy() for a in S))
+        tn = int(S.shared[TN])
         other.toon[:tn] = other.toon[:tn][::-1]
         for p in range(players):
-            dn = int(S.seat[p, E.DN])
-            other.rows[p, E.DECK, :dn] = np.roll(other.rows[p, E.DECK, :dn], 1)
+            dn = int(S.seat[p, DN])
+            other.rows[p, DECK, :dn] = np.roll(other.rows[p, DECK, :dn], 1)
         a2, s2 = search(other, rng)
         assert (a1, list(s1)) == (a2, list(s2))
         assert s1[0] == 40 and 0 < s1[1] <= 40  # a real search ran (the position has several legal actions)
@@ -92,7 +116,7 @@ def test_decision_is_blind_to_hidden_orders_and_the_real_generator():
 
 def test_decision_is_one_of_the_legal_actions_and_the_most_visited():
     S, rng, search, legal, C = _mcts_position(2, 4, iterations=60, decisions=5)
-    n = M.search_actions(int(E.to_move(S)), S, C, legal)
+    n = search_actions(int(to_move(S)), S, C, legal)
     actions = list(legal[:n])  # the search reuses the buffer
     a, stats = search(S, rng)
     assert n > 1 and a in actions
@@ -103,21 +127,21 @@ def test_a_pig_hire_is_one_search_action_per_deck_and_goes_where_chosen():
     """The Pig's banner ("place this card in any deck") is the searching seat's choice: search_actions lists
     its hire once per deck (the toon deck, then each seat's), and apply_action puts it in that deck."""
     S, rng, _search, legal, C = _mcts_position(2, 1, decisions=0)
-    p = int(E.to_move(S))
+    p = int(to_move(S))
     pig = GAME.prepare(2, [Seat("fame_per_cost")] * 2, {}, GAME.card_table()).card_names.index("Pig")
     S.market[0, 0] = pig
-    S.seat[p, E.SPEND] = 99
-    n = M.search_actions(p, S, C, legal)
-    hires = [int(a) for a in legal[:n] if int(a) % M.SUB == 0 and int(a) != E.A_END]
-    assert hires == [M.SUB * k for k in (1, 2, 3)]  # slot 0: toon deck, seat 0's deck, seat 1's deck
-    O = (np.zeros((E.N_STATS, 2, len(C.values)), dtype=np.int32), np.zeros((2, 1), dtype=np.int16),
-         np.zeros((1, E.LOG_W), np.int32))
+    S.seat[p, SPEND] = 99
+    n = search_actions(p, S, C, legal)
+    hires = [int(a) for a in legal[:n] if int(a) % SUB == 0 and int(a) != A_END]
+    assert hires == [SUB * k for k in (1, 2, 3)]  # slot 0: toon deck, seat 0's deck, seat 1's deck
+    O = Outputs(np.zeros((N_STATS, 2, len(C.values)), dtype=np.int32), np.zeros((2, 1), dtype=np.int16),
+         np.zeros((1, LOG_W), np.int32))
     for k, dest in ((2, 0), (3, 1)):
-        T = type(S)(*(a.copy() for a in S))
-        size = int(T.seat[dest, E.DN])
-        M.apply_action(p, M.SUB * k, T, C, O, rng.copy())
-        assert int(T.seat[dest, E.DN]) == size + 1 and T.rows[dest, E.DECK, 0] == pig  # the deck's bottom
-        assert T.shared[E.PIG_SET] == 0 and T.shared[E.FREE_SET] == 0
+        toon_size = type(S)(*(a.copy() for a in S))
+        size = int(toon_size.seat[dest, DN])
+        apply_action(p, SUB * k, toon_size, C, O, rng.copy())
+        assert int(toon_size.seat[dest, DN]) == size + 1 and toon_size.rows[dest, DECK, 0] == pig  # the deck's bottom
+        assert toon_size.shared[PIG_SET] == 0 and toon_size.shared[FREE_SET] == 0
 
 
 def test_golden_decisions_are_pinned():
@@ -178,7 +202,7 @@ def test_play_traces_mcts_choices(capsys):
 
 def _plain(a: int) -> int:
     """The engine's action of a search action (its sub-choice dropped: mcts.SUB)."""
-    return a % M.SUB if a >= M.SUB else a
+    return a % SUB if a >= SUB else a
 
 
 def test_golden_solo_position_where_every_hire_loses_at_once():
@@ -186,26 +210,26 @@ def test_golden_solo_position_where_every_hire_loses_at_once():
     endgame latches and the cleanup ends the game as a loss; ending the turn (or a dismissal) lets the next
     Check Fame reach the lowered goal and win.  The search must not hire, at a small budget."""
     prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"decay_max_players": 0}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = E.consts(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
-    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, 1)[0]))
-    legal = np.empty(M.legal_size(C.prices.shape[0], maxc), dtype=np.int64)
+    C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, 1)[0]))
+    legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
     checked = 0
-    goal = int(C.rules[E.R_GOAL])  # C's rules are the prepared array itself
+    goal = int(C.rules[R_GOAL])  # C's rules are the prepared array itself
     for index in range(6):
-        S, X, U, L, _O, rng = M.position(np.uint64(9), np.int64(index), 1, C, C2, E.rule_arrays(prep),
-                                         E.custom_none(), maxc, T, np.int64(0))
-        n = E.legal_actions(0, S, C, legal)
-        hires = [a for a in legal[:n] if 0 <= a < E.A_DISMISS]
+        S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
+                                         custom_none(), maxc, toon_size, np.int64(0))
+        n = legal_actions(0, S, C, legal)
+        hires = [a for a in legal[:n] if 0 <= a < A_DISMISS]
         if not hires:
             continue
-        S.shared[E.TN] = 0
-        C.rules[E.R_GOAL] = 3
+        S.shared[TN] = 0
+        C.rules[R_GOAL] = 3
         stats = np.zeros(3)
-        a = M.decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
-        C.rules[E.R_GOAL] = goal
-        assert not 0 <= _plain(a) < E.A_DISMISS, (index, a)
+        a = decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
+        C.rules[R_GOAL] = goal
+        assert not 0 <= _plain(a) < A_DISMISS, (index, a)
         assert stats[2] > 0.5  # the chosen action's mean reward: the win ahead
         checked += 1
     assert checked >= 3
@@ -215,17 +239,17 @@ def test_golden_solo_position_where_ending_the_turn_wins_at_once():
     """Solo with ``solo_win = "instant"``: spendable fame at the goal wins as soon as an action leaves it
     there.  Ending the turn wins at once; every hire spends below the goal.  The search must end the turn."""
     prep = GAME.prepare(1, [Seat("mcts", {"iterations": 30})], {"solo_win": "instant"}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
-    C = E.consts(prep)
+    maxc, toon_size = (int(x) for x in prep["sizes"])
+    C = consts(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
-    C2 = C._replace(policies=np.ascontiguousarray(M.playout_policies(mpar, 1)[0]))
-    legal = np.empty(M.legal_size(C.prices.shape[0], maxc), dtype=np.int64)
+    C2 = C._replace(policies=np.ascontiguousarray(playout_policies(mpar, 1)[0]))
+    legal = np.empty(legal_size(C.prices.shape[0], maxc), dtype=np.int64)
     for index in range(3):
-        S, X, U, L, _O, rng = M.position(np.uint64(9), np.int64(index), 1, C, C2, E.rule_arrays(prep),
-                                         E.custom_none(), maxc, T, np.int64(0))
-        S.seat[0, E.SPEND] = int(C.rules[E.R_GOAL])
-        n = E.legal_actions(0, S, C, legal)
-        assert any(0 <= a < E.A_DISMISS for a in legal[:n])  # hires are affordable now
+        S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
+                                         custom_none(), maxc, toon_size, np.int64(0))
+        S.seat[0, SPEND] = int(C.rules[R_GOAL])
+        n = legal_actions(0, S, C, legal)
+        assert any(0 <= a < A_DISMISS for a in legal[:n])  # hires are affordable now
         stats = np.zeros(3)
-        a = M.decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
-        assert a == E.A_END and stats[2] == 1.0, (index, a, stats)
+        a = decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)
+        assert a == A_END and stats[2] == 1.0, (index, a, stats)

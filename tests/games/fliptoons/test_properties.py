@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, flip, score_grid
-from boardsim.games.fliptoons.engine import MAXX
+from boardsim.games.fliptoons.state import MAXX
 
 NAMES = [n for n in GAME.card_table()["name"] if n != "Axolotl"]
 BASE = ("r0c0", "r0c1", "r0c2", "r1c0", "r1c1", "r1c2")

@@ -1,4 +1,4 @@
-"""The step interface (issue 25): games played decision by decision through engine.to_move, legal_actions,
+"""The step interface (issue 25): games played decision by decision through step.to_move, legal_actions,
 _step_apply and _advance (stopping at every seat's decision), choosing what each seat's policy chooses, are
 the batch kernel's games exactly: the same final state (scores, wins, counters, decks) and statistics."""
 
@@ -9,7 +9,8 @@ import pytest
 
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.kernel import consts, custom_none, play_game, play_stepped, rule_arrays
+from boardsim.games.fliptoons.state import LOG_W, N_STATS, R_MAX_ROUNDS, ST_OWNED, Outputs
 
 CASES = {
     "fpc2": (("fame_per_cost", {}), ("fame_per_cost", {})),
@@ -22,24 +23,24 @@ CASES = {
 def _o(prep):
     P = prep.n_players
     K = prep["cards"].shape[0]
-    R = int(prep["rules"][E.R_MAX_ROUNDS])
-    return (np.zeros((E.N_STATS, P, K), np.int32), np.zeros((P, R), np.int16), np.zeros((1, E.LOG_W), np.int32))
+    R = int(prep["rules"][R_MAX_ROUNDS])
+    return Outputs(np.zeros((N_STATS, P, K), np.int32), np.zeros((P, R), np.int16), np.zeros((1, LOG_W), np.int32))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_stepped_games_equal_the_batch_kernel(case):
     seats = [Seat(p, params) for p, params in CASES[case]]
     prep = GAME.prepare(len(seats), seats, {}, GAME.card_table())
-    maxc, T = (int(x) for x in prep["sizes"])
+    maxc, toon_size = (int(x) for x in prep["sizes"])
     for index in range(4 if case == "lookahead" else 12):
         Oa, Ob = _o(prep), _o(prep)
-        a = E.play_game(prep, 0x5EED, index, Oa)
-        b, bad = E.play_stepped(np.uint64(0x5EED), np.int64(index), prep.n_players, E.consts(prep),
-                                E.rule_arrays(prep), E.custom_none(), maxc, T, Ob)
+        a = play_game(prep, 0x5EED, index, Oa)
+        b, bad = play_stepped(np.uint64(0x5EED), np.int64(index), prep.n_players, consts(prep),
+                                rule_arrays(prep), custom_none(), maxc, toon_size, Ob)
         assert bad == 0
         for x, y in zip(a, b, strict=True):
             assert np.array_equal(x, y)
         # statistics: hired, dismissed, fame, appearances (ST_OWNED is counted by the batch loop at the end)
-        assert E.ST_OWNED == 0
-        assert np.array_equal(Oa[0][1:], Ob[0][1:])
-        assert np.array_equal(Oa[1], Ob[1])
+        assert ST_OWNED == 0
+        assert np.array_equal(Oa.stats[1:], Ob.stats[1:])
+        assert np.array_equal(Oa.round_fame, Ob.round_fame)

@@ -8,7 +8,7 @@ import pytest
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME, decide
-from boardsim.games.fliptoons import engine as E
+from boardsim.games.fliptoons.kernel import _play_range, play_batch
 
 # fame_per_cost with its default parameters, as rules: its junk dismissal when it beats its hire, else its hire
 FPC_RULES = [
@@ -98,15 +98,15 @@ def test_a_swept_param_changes_games_without_compiling():
         return play(seats, 2, 12, n=150)
 
     low = run(-5.0)
-    kernels = (len(E.play_batch.signatures), len(E._play_range.signatures))
+    kernels = (len(play_batch.signatures), len(_play_range.signatures))
     high = run(1.0)
-    assert (len(E.play_batch.signatures), len(E._play_range.signatures)) == kernels == (1, 1)
+    assert (len(play_batch.signatures), len(_play_range.signatures)) == kernels == (1, 1)
     assert low["hires"][:, 0].sum() > high["hires"][:, 0].sum()
     c0 = play([Seat("custom", {"function": "tests.games.fliptoons.scorers:cheapest_with", "t": -5.0}),
                Seat("fame_per_cost")], 2, 12, n=150)
     c1 = play([Seat("custom", {"function": "tests.games.fliptoons.scorers:cheapest_with", "t": 1.0}),
                Seat("fame_per_cost")], 2, 12, n=150)
-    assert (len(E.play_batch.signatures), len(E._play_range.signatures)) == (1, 1)
+    assert (len(play_batch.signatures), len(_play_range.signatures)) == (1, 1)
     assert c0["hires"][:, 0].sum() > c1["hires"][:, 0].sum()
     assert_same(c0, low)  # the same strategy as rules and as a scorer
 

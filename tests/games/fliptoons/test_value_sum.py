@@ -14,28 +14,40 @@ import pytest
 
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
-from boardsim.games.fliptoons import engine as E
 from boardsim.games.fliptoons.explain import Table
+from boardsim.games.fliptoons.state import (
+    DECK,
+    DN,
+    END_FAME,
+    GK,
+    GN,
+    NP,
+    POL_RANDOM,
+    VALUE_SCALE,
+    VHI,
+    VLO,
+    _recount_values,
+)
 from tests.games.fliptoons.kept_state import CELLS, final_states, random_steps
 
 
 def running_sum(pv: np.ndarray, p: int) -> int:
     """The seat's running sum as engine._value_sum reads it (low word unsigned, high word signed)."""
-    return (int(pv[p, E.VHI]) << 32) | (int(pv[p, E.VLO]) & 0xFFFFFFFF)
+    return (int(pv[p, VHI]) << 32) | (int(pv[p, VLO]) & 0xFFFFFFFF)
 
 
 def recount(pc: np.ndarray, pv: np.ndarray, p: int, values: np.ndarray) -> int:
     """The sum from scratch in plain Python: every owned card's round(value * VALUE_SCALE)."""
-    owned = list(pc[p, E.DECK, : pv[p, E.DN]]) + list(pc[p, E.GK, : pv[p, E.GN]])
-    return sum(int(np.floor(values[k] * E.VALUE_SCALE + 0.5)) for k in owned)
+    owned = list(pc[p, DECK, : pv[p, DN]]) + list(pc[p, GK, : pv[p, GN]])
+    return sum(int(np.floor(values[k] * VALUE_SCALE + 0.5)) for k in owned)
 
 
 def assert_sums(S, values) -> None:
     pc, pv = S[0], S[1]
-    for p in range(int(S[3][E.NP])):
+    for p in range(int(S[3][NP])):
         expected = recount(pc, pv, p, values)
         assert running_sum(pv, p) == expected
-        assert E._recount_values(p, pc, pv, values) == expected
+        assert _recount_values(p, pc, pv, values) == expected
 
 
 @pytest.mark.parametrize("cell", sorted(CELLS))
@@ -54,7 +66,7 @@ def test_running_sum_equals_recount_after_random_steps():
     checked = 0
     for seed in range(80):
         t = Table(2, seed=seed)
-        t.set_policy(1, E.POL_RANDOM)  # a random seat sends its Pig to any deck, the toon deck included
+        t.set_policy(1, POL_RANDOM)  # a random seat sends its Pig to any deck, the toon deck included
         t.set_toon(list(rng.choice(names, 30)))
         t.set_market(list(rng.choice(names, 5)))
         for p in range(2):
@@ -89,7 +101,7 @@ def summary_figures(r: dict) -> dict[str, float]:
         "score_0": float(r["score"][:, 0].mean()),
         "score_1": float(r["score"][:, 1].mean()),
         "rounds": float(r["rounds"].mean()),
-        "end_fame": float((r["end"] == E.END_FAME).mean()),
+        "end_fame": float((r["end"] == END_FAME).mean()),
         "hires_0": float(r["hires"][:, 0].mean()),
         "dismissals_0": float(r["dismissals"][:, 0].mean()),
         "deck_size_0": float(r["deck_size"][:, 0].mean()),
