@@ -12,7 +12,7 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.art_deco import balance, engine, mcts, rules
+from boardsim.games.art_deco import balance, engine, kernel, mcts, rules
 from boardsim.games.art_deco import cards as _cards
 from boardsim.games.art_deco.decide import (
     ACTIONS,
@@ -107,7 +107,7 @@ class ArtDeco(Game):
         win = np.zeros((count, p), dtype=np.float64)
         seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
-        engine.play_batch(
+        kernel.play_batch(
             np.uint64(cell_key), start, p, *_inputs(prepared), self._scorers(prepared),
             score, win, seat_out, game_out,
         )
@@ -119,7 +119,7 @@ class ArtDeco(Game):
                 _inputs(prepared), self._scorers(prepared), prepared["mcts"], np.uint64(cell_key), index,
                 prepared.n_players, 100_000)
             return format_trace(prepared, score, win, seat_out, game_out, log, visits)
-        score, win, seat_out, game_out, log = engine.trace_game(
+        score, win, seat_out, game_out, log = kernel.trace_game(
             np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
             100_000,
         )

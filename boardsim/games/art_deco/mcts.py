@@ -47,6 +47,7 @@ from boardsim.games.art_deco import engine as E
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step as S
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
+from boardsim.games.blocks import block_count, block_range
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, bids, widening k0, opponents (1 = playout), then
 # the playout policy's policy-matrix row
@@ -55,6 +56,9 @@ M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids
 BRANCHING = MAX_BIDS
+# Games per block of a batch: an mcts game takes milliseconds, so small blocks keep every thread busy and
+# the search tree each block allocates costs nothing beside its games.
+BLOCK = 4
 # candidate kinds (the tree's actions): pass / leave / keep, the minimum bid, buy / sell, then the jump bids
 # (the playout's reservation, the value, 1.25 and 1.5 x the value, the minimum + 1)
 K_PASS, K_MIN, K_TAKE, K_JUMP = 0, 1, 1, 2
@@ -280,7 +284,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
 @njit(cache=True, nogil=True)
 def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
                visits):
-    """Games first+lo .. first+hi-1 through the step interface (engine._play_range's outputs); ``log`` and
+    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs); ``log`` and
     ``visits`` (per log row: the mcts choice's root visits, 0 for other rows) keep the last game's."""
     n_players = pol.shape[0]
     n_deck = deck.shape[0]
@@ -331,10 +335,8 @@ def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score
 def play_batch(key, first, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell in blocks; each game writes only its own rows."""
     n = score.shape[0]
-    n_blocks = min(n, 256)
-    for b in prange(n_blocks):
-        lo = b * n // n_blocks
-        hi = (b + 1) * n // n_blocks
+    for b in prange(block_count(n, BLOCK)):
+        lo, hi = block_range(b, n, BLOCK)
         log = np.zeros((0, E.LOG_WIDTH), dtype=np.int64)
         visits = np.zeros(0, dtype=np.int64)
         play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
@@ -345,7 +347,7 @@ _LOCK = threading.Lock()
 
 
 def _helpers() -> None:
-    """The engine's fixed-signature helpers, compiled for their own signatures first (engine._engine)."""
+    """The engine's fixed-signature helpers, compiled for their own signatures first (kernel._engine)."""
     with _LOCK:
         for fn, sig in HELPERS:
             if hasattr(fn, "signatures") and not fn.signatures:

@@ -90,7 +90,7 @@ class World(NamedTuple):
 
 # Small helpers called at several places in the engine are compiled once, for one signature, and inlined by
 # LLVM (forceinline).  Inlined by numba at the IR level instead (inline="always"), every call site was typed,
-# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``engine._engine`` compiles each helper for
+# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``kernel._engine`` compiles each helper for
 # its signature before the engine and then forbids others, so a call with a literal argument converts to that
 # signature instead of compiling a variant.  _nrt=False: no reference counting of the arrays passed; no
 # wrappers: only compiled code calls them.

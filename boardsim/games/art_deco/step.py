@@ -147,7 +147,7 @@ def copy_world(src, dst):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def set_codes(w, pol, rules):
-    """The world's policy codes (engine._play_range's), for the policy matrix ``pol`` it is played with.
+    """The world's policy codes (kernel._play_range's), for the policy matrix ``pol`` it is played with.
     An mcts seat may sell only when a card can sell above its value (sale factor > 1)."""
     codes = w.S.codes
     for q in range(codes.shape[0]):
@@ -539,7 +539,7 @@ def apply(w, a, rules, pol, T):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def outputs(w, row, score, win, seat_out, game_out):
-    """Write a finished game into row ``row`` of the batch outputs (engine._play_games' layout)."""
+    """Write a finished game into row ``row`` of the batch outputs (kernel._play_games' layout)."""
     n_players = w.st.shape[0]
     for p in range(n_players):
         score[row, p] = w.score[p]

@@ -3,7 +3,7 @@
 import numpy as np
 
 from boardsim.games import get
-from boardsim.games.art_deco import engine
+from boardsim.games.art_deco import kernel
 from boardsim.games.base import Seat
 from boardsim.runner import simulate
 
@@ -16,11 +16,11 @@ def test_policy_list_is_pinned():
 
 def test_new_parameter_values_do_not_recompile():
     simulate("art_deco", 100, [("multiple", {"multiple": 1.1})] * 4, seed=1)
-    before = len(engine._play_range.signatures)
+    before = len(kernel._play_range.signatures)
     for m in (0.5, 1.7, 2.3):
         simulate("art_deco", 100, [("multiple", {"multiple": m}), "blocker"], seed=1, players=3,
                  rules={"rounds": 7, "sale_price_factor": 1.3}, cards={"v12": {"copies": 2}})
-    assert len(engine._play_range.signatures) == before
+    assert len(kernel._play_range.signatures) == before
 
 
 def test_higher_multiple_pays_more():
