@@ -29,6 +29,7 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEA
     C_PAID,
     C_SOLD_N,
     C_SOLD_VAL,
+    CODE_SELLS,
     N_SEAT,
     SEAT_COUNTERS,
     helper,
@@ -39,10 +40,12 @@ GAME_COUNTERS = ("pile_left", "unsold")
 END_REASONS = ("rounds", "pile_empty")
 END_ROUNDS, END_PILE = 0, 1
 # game_out columns: rounds, first_player, end, then GAME_COUNTERS
+G_ROUNDS, G_FIRST, G_END, G_PILE_LEFT, G_UNSOLD = range(5)
 N_GAME = 3 + len(GAME_COUNTERS)
 
 # trace log: one row per event (round, event, seat, a, b)
 EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP, EV_SELL, EV_END = range(11)
+LOG_RND, LOG_EVENT, LOG_SEAT, LOG_A, LOG_B = range(5)  # its columns
 LOG_WIDTH = 5
 
 
@@ -87,11 +90,11 @@ def _to_bottom(ring, tail, n_deck, value):
 @helper(_I64(_C2I, *(_I64,) * 6))
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
-        log[n_log, 0] = rnd
-        log[n_log, 1] = ev
-        log[n_log, 2] = seat
-        log[n_log, 3] = a
-        log[n_log, 4] = b
+        log[n_log, LOG_RND] = rnd
+        log[n_log, LOG_EVENT] = ev
+        log[n_log, LOG_SEAT] = seat
+        log[n_log, LOG_A] = a
+        log[n_log, LOG_B] = b
         return n_log + 1
     return n_log
 
@@ -132,24 +135,24 @@ def _remove_card(cval, cround, st, p, k):
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True)
-def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
+def play_game(seed, n_players, rules, deck, pol, tables, rl, scorers, st, score, win, scratch, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
     Every choice a seat makes is asked of ``decide`` (``pol``: the built-in policy rows; ``rl``: the
-    rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``S`` is the
+    rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``scratch`` is the
     :class:`~boardsim.games.art_deco.state.Scratch` the game works in.  Returns (rounds played, end
     reason, log rows written, pile left, unsold count).
     """
-    ring = S.ring
-    cval = S.cval
-    cround = S.cround
-    passed = S.passed
-    shown = S.shown
-    rng.seed_state(seed, S.rng)
-    s0 = S.rng[0]
-    s1 = S.rng[1]
-    s2 = S.rng[2]
-    s3 = S.rng[3]
+    ring = scratch.ring
+    cval = scratch.cval
+    cround = scratch.cround
+    passed = scratch.passed
+    shown = scratch.shown
+    rng.seed_state(seed, scratch.rng)
+    s0 = scratch.rng[0]
+    s1 = scratch.rng[1]
+    s2 = scratch.rng[2]
+    s3 = scratch.rng[3]
     n_deck = deck.shape[0]
     n_rounds = int(rules[R.R_ROUNDS])
     hand = int(rules[R.R_HAND])
@@ -175,7 +178,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
 
     any_seller = False
     for q in range(n_players):
-        any_seller = any_seller or S.codes[q, 1] != 0
+        any_seller = any_seller or scratch.codes[q, CODE_SELLS] != 0
 
     for p in range(n_players):
         for _ in range(hand):
@@ -214,7 +217,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
             n_passed = 0
             for q in range(n_players):
                 passed[q] = 0
-                D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
+                D.auction_start(scratch, st, pol, tables, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
                 if high < 0 and n_passed == n_players:
@@ -226,13 +229,13 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                     # scorers is None: the kernel for built-ins and tabled rule lists, without this branch
-                    if scorers is not None and D.asked_each_time(S, s, D.BID):
-                        b = D.open_bid(S, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid, high,
-                                       bid, n_players - n_passed)
+                    if scorers is not None and D.asked_each_time(scratch, s, D.BID):
+                        b = D.open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid,
+                                       high, bid, n_players - n_passed)
                     else:
-                        b = D.bid(S, st, pol, s, r, v, min_bid, high)
+                        b = D.bid(scratch, st, pol, s, r, v, min_bid, high)
                     # decide returns only legal bids; debug mode checks (A_MAX: min(ceiling, what it can pay))
-                    if debug and b >= 0 and (b < min_bid or b > S.aux[s, A_MAX]):
+                    if debug and b >= 0 and (b < min_bid or b > scratch.aux[s, A_MAX]):
                         st[s, C_ILLEGAL] += 1
                         b = -1
                     if b >= 0:
@@ -274,10 +277,10 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     take = False
                     if not affordable:
                         pass
-                    elif scorers is not None and D.asked_each_time(S, high, D.BUY):
-                        take = D.open_buy(S, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
+                    elif scorers is not None and D.asked_each_time(scratch, high, D.BUY):
+                        take = D.open_buy(scratch, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
                     else:
-                        take = D.buy(S, st, pol, T, high, r, c, cost)
+                        take = D.buy(scratch, st, pol, tables, high, r, c, cost)
                     if take:
                         st[high, C_CASH] -= cost
                         st[high, C_PAID] += cost
@@ -306,10 +309,10 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     if p == n_players:
                         p = 0
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    if scorers is not None and D.asked_each_time(S, p, D.SELL):
-                        pick = D.open_sell(S, st, rules, rl, scorers, n_players, p, rnd, tail - head)
+                    if scorers is not None and D.asked_each_time(scratch, p, D.SELL):
+                        pick = D.open_sell(scratch, st, rules, rl, scorers, n_players, p, rnd, tail - head)
                     else:
-                        pick = D.sell(S, st, pol, rules, p, r, rnd)
+                        pick = D.sell(scratch, st, pol, rules, p, r, rnd)
                     if debug and pick >= 0 and (pick >= st[p, C_CARDS] or cround[p, pick] >= rnd):
                         st[p, C_ILLEGAL] += 1
                         pick = -1

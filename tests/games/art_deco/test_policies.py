@@ -3,7 +3,7 @@
 import numpy as np
 
 from boardsim.games import get
-from boardsim.games.art_deco import kernel
+from boardsim.games.art_deco import decide, kernel
 from boardsim.games.base import Seat
 from boardsim.runner import simulate
 
@@ -12,6 +12,26 @@ GAME = get("art_deco")
 
 def test_policy_list_is_pinned():
     assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom", "mcts"]
+
+
+def test_policy_matrix_columns_are_the_options_in_order():
+    # decide.py reads the built-ins' parameters by these named columns: each must be the option it names
+    columns = {
+        "random": {"pass_prob": decide.RANDOM_PASS, "max_raise": decide.RANDOM_RAISE, "buy_prob": decide.RANDOM_BUY,
+                   "sell_prob": decide.RANDOM_SELL},
+        "par": {"sell_margin": decide.PAR_MARGIN},
+        "multiple": {"multiple": decide.COL_MULTIPLE, "sell_margin": decide.MULTIPLE_MARGIN},
+        "eligibility": {"hard": decide.COL_MULTIPLE, "target": decide.ELIGIBILITY_TARGET,
+                        "sell_margin": decide.ELIGIBILITY_MARGIN},
+        "blocker": {"multiple": decide.COL_MULTIPLE, "cap": decide.BLOCKER_CAP, "sell_margin": decide.BLOCKER_MARGIN},
+    }
+    for name, cols in columns.items():
+        values = {opt: 0.125 * (k + 1) if name == "random" and opt != "max_raise" else k + 2
+                  for k, opt in enumerate(cols)}
+        row = GAME.policy_matrix([Seat(name, values)], decide.POLICY_WIDTH)[0]
+        assert row[decide.COL_CODE] == GAME.policy(name).code
+        assert {opt: row[col] for opt, col in cols.items()} == values, name
+        assert [p.name for p in GAME.policy(name).params] == list(cols), name
 
 
 def test_new_parameter_values_do_not_recompile():
