@@ -46,9 +46,9 @@ from boardsim.rulelist import STACK, RuleArrays, pack_seats
 # the rule arrays and rule tables as Prepared.arrays names
 RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
 TABLE_KEYS = tuple("table_" + f for f in D.RuleTables._fields)
-# Games per block of a batch: each block allocates its scratch arrays once (small for Art Deco) and a game
-# takes ~10 us, so blocks this small cost nothing measurable and keep every thread busy in a small call.
-BLOCK = 32
+# Games per block of a batch: each block allocates its scratch arrays (a dozen) and a game takes about a
+# microsecond of CPU, so a block must hold a few hundred games for the allocations to cost under 1%.
+BLOCK = 256
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
