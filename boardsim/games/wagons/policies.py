@@ -48,7 +48,7 @@ START_FIRST, START_RANDOM, START_SPOIL = range(3)
 # that are lower bounds; each card's value at one spot (a floor); one card's exact best unless it settles a
 # two-card draft for the first card first (the gift search after a floor)
 RANK_NONE, RANK_PICK, RANK_FLOOR, RANK_SPOT, RANK_TARGET = (np.int64(0), np.int64(1), np.int64(2), np.int64(3),
-                                                            np.int64(4))
+                                                          np.int64(4))
 COL_CODE, COL_PLACE, COL_START, COL_LOOK, COL_GIFT, COL_GOALW, COL_NEEDS = range(7)
 POLICY_WIDTH = 7
 PLACEMENTS = ("random", "greedy", "lands", "fast", "quick")
@@ -105,7 +105,7 @@ POLICIES = (
     Policy("gain_minus_gift", GAIN_MINUS_GIFT, "best gain minus gift_weight x what skipped cards give "
            "the opponent", (_placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW)),
     Policy("random", RANDOM, "a random card among the first lookahead", (_placement("random"),
-                                                                         _start("random"), _lookahead(15), _GOALW)),
+                                                                       _start("random"), _lookahead(15), _GOALW)),
     # the open policies: drafting is the user's; start and placement are the seat's own parameters
     _open(rules_policy(RULES, "the first rule of an ordered list whose condition holds (decision view: "
                               "docs/rules/circle-the-wagons.md)"),
