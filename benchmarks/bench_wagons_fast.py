@@ -25,11 +25,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's boardsim, not an installed one
 
 from boardsim.games.base import Seat  # noqa: E402
-from boardsim.games.wagons import GAME  # noqa: E402
+from boardsim.games.wagons import (
+    GAME,  # noqa: E402
+    policies,  # noqa: E402
+)
 from boardsim.games.wagons import fast as F  # noqa: E402
-from boardsim.games.wagons import policies as P  # noqa: E402
-from boardsim.games.wagons import search as S  # noqa: E402
-from boardsim.games.wagons import town as T  # noqa: E402
+from boardsim.games.wagons import search as SR  # noqa: E402
+from boardsim.games.wagons import town as TW  # noqa: E402
 
 KEY = 0x10CA1
 
@@ -44,10 +46,11 @@ def best_spot(town, mode, card, opp_cnt, goals, prep, scratch):
     land, sym, idx, cx, cy, meta = town
     ws, detail, saved, state, bestv, spots, gifts = scratch
     cards = np.array([card], dtype=np.int64)
-    P.analyse(land, sym, idx, cx, cy, meta, goals, prep["goal_params"], opp_cnt, mode, 1.0, ws, detail)
-    P.search(land, sym, idx, cx, cy, meta, prep["card_land"], prep["card_sym"], cards, np.int64(0), np.int64(1), goals,
-             prep["goal_params"], opp_cnt, mode, 1.0, ws, detail, saved, state, bestv, spots, P.RANK_NONE, 0.0,
-             0.0, gifts)
+    policies.analyse(land, sym, idx, cx, cy, meta, goals, prep["goal_params"], opp_cnt, mode, 1.0, ws, detail)
+    policies.search(land, sym, idx, cx, cy, meta, prep["card_land"], prep["card_sym"], cards, np.int64(0),
+                    np.int64(1), goals,
+                    prep["goal_params"], opp_cnt, mode, 1.0, ws, detail, saved, state, bestv, spots,
+                    policies.RANK_NONE, 0.0, 0.0, gifts)
     return int(spots[0, 0]), int(spots[0, 1]), int(spots[0, 2]), float(bestv[0])
 
 
@@ -55,41 +58,42 @@ def exact_value(town, prep, card, x, y, rot, goals, opp_cnt, scratch):
     """The town's full score (lands + goals) with the card placed at (x, y, rot)."""
     land, sym, idx, cx, cy, meta = town
     ws, detail, saved = scratch[0], scratch[1], scratch[2]
-    T.place(land, sym, idx, cx, cy, meta, prep["card_land"][card], prep["card_sym"][card], x, y, rot, saved)
-    v = T.score(land, sym, idx, cx, cy, meta[0], goals, prep["goal_params"], opp_cnt, np.bool_(True), ws, detail)
-    T.unplace(land, sym, idx, meta, x, y, saved)
+    TW.place(land, sym, idx, cx, cy, meta, prep["card_land"][card], prep["card_sym"][card], x, y, rot, saved)
+    v = TW.score(land, sym, idx, cx, cy, meta[TW.META_N], goals, prep["goal_params"], opp_cnt, np.bool_(True), ws,
+                 detail)
+    TW.unplace(land, sym, idx, meta, x, y, saved)
     return int(v)
 
 
-def fidelity(n_games: int, mode: int = P.PLACE_FAST) -> tuple[int, int, float]:
+def fidelity(n_games: int, mode: int = policies.PLACE_FAST) -> tuple[int, int, float]:
     """(placements, same-value placements, mean points lost) of a placement mode over the placements of
     exact greedy games."""
     prep = prepared("greedy", "greedy")
     result = GAME.play(prep, KEY, 0, n_games)
-    scratch = (np.zeros((F.WS_ROWS, S.FS_WIDTH), dtype=np.int64), np.zeros(T.N_LANDS + 3, dtype=np.int64),
-               np.zeros(9, dtype=np.int64), np.zeros(4, dtype=np.uint64), np.zeros(15),
+    scratch = (np.zeros((F.WS_ROWS, SR.FS_WIDTH), dtype=np.int64), np.zeros(TW.N_LANDS + 3, dtype=np.int64),
+               np.zeros(TW.N_SAVED, dtype=np.int64), np.zeros(4, dtype=np.uint64), np.zeros(15),
                np.zeros((15, 3), dtype=np.int64), np.zeros(15))
     placements = same = 0
     lost = 0
     for i in range(n_games):
         events = GAME.trace_events(prep, KEY, i)
         goals = np.array([result[f"goal{g}"][i] for g in range(3)], dtype=np.int64)
-        land, sym, idx, cx, cy, meta = T.new_towns(2)
-        cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
+        land, sym, idx, cx, cy, meta = TW.new_towns(2)
+        cnt = np.zeros((2, TW.N_SYMBOLS), dtype=np.int64)
         for e in events:
             p, c, x, y, rot = (int(v) for v in e[:5])
             town = (land[p], sym[p], idx[p], cx[p], cy[p], meta[p])
-            if meta[p, 0] > 0:
+            if meta[p, TW.META_N] > 0:
                 best = exact_value(town, prep, c, x, y, rot, goals, cnt[1 - p], scratch)
                 fx, fy, frot, _ = best_spot(town, mode, c, cnt[1 - p], goals, prep, scratch)
                 got = exact_value(town, prep, c, fx, fy, frot, goals, cnt[1 - p], scratch)
                 placements += 1
                 same += got == best
                 lost += best - got
-            was_empty = meta[p, 0] == 0
-            T.place(*town[:6], prep["card_land"][c], prep["card_sym"][c], x, y, rot, scratch[2])
-            T.commit(meta[p], x, y, was_empty)
-            T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+            was_empty = meta[p, TW.META_N] == 0
+            TW.place(*town[:6], prep["card_land"][c], prep["card_sym"][c], x, y, rot, scratch[2])
+            TW.commit(meta[p], x, y, was_empty)
+            TW.count_symbols(sym[p], cx[p], cy[p], meta[p, TW.META_N], cnt[p])
     return placements, same, lost / max(1, placements)
 
 
@@ -129,11 +133,11 @@ def main() -> None:
     args = ap.parse_args()
     modes = tuple(args.modes.split(","))
     for m in modes:
-        if m not in P.PLACEMENTS or m in ("greedy", "random"):
+        if m not in policies.PLACEMENTS or m in ("greedy", "random"):
             ap.error(f"--modes: {m!r} is not an estimated placement mode")
     GAME.play(prepared(modes[0], "greedy"), 1, 0, 50)  # compile or load from cache
     for m in modes:
-        n, same, lost = fidelity(args.games, P.PLACEMENTS.index(m))
+        n, same, lost = fidelity(args.games, policies.PLACEMENTS.index(m))
         print(f"{m}: placements compared: {n} (from {args.games} greedy games)")
         print(f"{m}: same value as greedy: {same / n:.1%}")
         print(f"{m}: mean points lost per placement: {lost:.3f}")

@@ -12,7 +12,7 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.art_deco import balance, engine, mcts, rules
+from boardsim.games.art_deco import balance, engine, kernel, mcts, rules
 from boardsim.games.art_deco import cards as _cards
 from boardsim.games.art_deco.decide import (
     ACTIONS,
@@ -20,17 +20,13 @@ from boardsim.games.art_deco.decide import (
     MCTS,
     POLICIES,
     POLICY_WIDTH,
-    RuleTables,
     asks_each_time,
     rule_tables,
 )
 from boardsim.games.art_deco.explain import format_trace
+from boardsim.games.art_deco.kernel import RULE_KEYS, TABLE_KEYS
+from boardsim.games.art_deco.kernel import inputs as _inputs
 from boardsim.games.base import Game, Prepared, Seat, stable_hash
-from boardsim.rulelist import RuleArrays
-
-# the rule arrays and rule tables as Prepared.arrays names
-RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
-TABLE_KEYS = tuple("table_" + f for f in RuleTables._fields)
 
 
 class ArtDeco(Game):
@@ -107,7 +103,7 @@ class ArtDeco(Game):
         win = np.zeros((count, p), dtype=np.float64)
         seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
         game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
-        engine.play_batch(
+        kernel.play_batch(
             np.uint64(cell_key), start, p, *_inputs(prepared), self._scorers(prepared),
             score, win, seat_out, game_out,
         )
@@ -119,7 +115,7 @@ class ArtDeco(Game):
                 _inputs(prepared), self._scorers(prepared), prepared["mcts"], np.uint64(cell_key), index,
                 prepared.n_players, 100_000)
             return format_trace(prepared, score, win, seat_out, game_out, log, visits)
-        score, win, seat_out, game_out, log = engine.trace_game(
+        score, win, seat_out, game_out, log = kernel.trace_game(
             np.uint64(cell_key), index, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
             100_000,
         )
@@ -142,16 +138,6 @@ def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:
 
     return tree.seat_rows(seats, game.policy("mcts"), mcts, mcts.BRANCHING, int(numba.config.NUMBA_NUM_THREADS),
                           lambda v: game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0], extra)
-
-
-def _inputs(prepared: Prepared) -> tuple:
-    """The rule vector, deck, policy matrix, rule tables and rule arrays as the compiled engine takes them
-    (C-contiguous and writeable, e.g. after a worker unpickles them)."""
-    def arr(name: str) -> np.ndarray:
-        return np.require(prepared[name], requirements=["C", "W"])
-
-    return (arr("rules"), arr("deck"), arr("policies"), RuleTables(*(arr(k) for k in TABLE_KEYS)),
-            RuleArrays(*(arr(k) for k in RULE_KEYS)))
 
 
 def _check_playable(n_players: int, resolved: Mapping[str, Any], deck: np.ndarray) -> None:

@@ -36,6 +36,10 @@ from boardsim.games.art_deco.state import (
     C_CARDS,
     C_CASH,
     C_HELD_VAL,
+    CODE_BID_TABLE,
+    CODE_BUY_TABLE,
+    CODE_POLICY,
+    CODE_SELLS,
     NO_CREDIT_LIMIT,
     helper,
     price,
@@ -190,6 +194,16 @@ N_COLUMNS = len(COLUMNS)
 DO_NOTHING, DO_BID, DO_BUY, DO_SELL = 0, 1, 2, 3  # values of the ``action`` column
 
 
+# -- policy-matrix columns: the code, then a built-in's parameters in the order of its options -------------
+COL_CODE = 0
+COL_MULTIPLE = 1  # multiple's and blocker's multiple, eligibility's hard
+RANDOM_PASS, RANDOM_RAISE, RANDOM_BUY, RANDOM_SELL = 1, 2, 3, 4  # pass_prob, max_raise, buy_prob, sell_prob
+ELIGIBILITY_TARGET = 2
+BLOCKER_CAP = 2
+# sell_margin, each built-in's last option
+PAR_MARGIN, MULTIPLE_MARGIN, ELIGIBILITY_MARGIN, BLOCKER_MARGIN = 1, 2, 3, 3
+
+
 # == built-in policies =====================================================================================
 @helper(types.int64(types.float64[:, ::1], types.int64, types.int64, types.int64, types.boolean))
 def reservation(pol, seat, value, n_cards, leader_is_high):
@@ -198,19 +212,19 @@ def reservation(pol, seat, value, n_cards, leader_is_high):
     Policies take the whole matrix and a seat index rather than a row view:
     a view costs reference counting on every call in the hot loop.
     """
-    code = int(pol[seat, 0])
+    code = int(pol[seat, COL_CODE])
     if code == PAR:
         return value
     if code == MULTIPLE:
-        return int(math.floor(pol[seat, 1] * value + 1e-9))
+        return int(math.floor(pol[seat, COL_MULTIPLE] * value + 1e-9))
     if code == ELIGIBILITY:
-        if n_cards < pol[seat, 2]:
-            return int(math.floor(pol[seat, 1] * value + 1e-9))
+        if n_cards < pol[seat, ELIGIBILITY_TARGET]:
+            return int(math.floor(pol[seat, COL_MULTIPLE] * value + 1e-9))
         return value
     if code == BLOCKER:
-        r = int(math.floor(pol[seat, 1] * value + 1e-9))
+        r = int(math.floor(pol[seat, COL_MULTIPLE] * value + 1e-9))
         if leader_is_high:
-            r = max(r, value + int(pol[seat, 2]))
+            r = max(r, value + int(pol[seat, BLOCKER_CAP]))
         return r
     return -1
 
@@ -224,11 +238,11 @@ def choose_bid(pol, seat, r, value, min_bid, max_bid, n_cards, leader_is_high):
     """
     if min_bid > max_bid:
         return -1
-    if int(pol[seat, 0]) == RANDOM:
-        pass_prob = pol[seat, 1]
+    if int(pol[seat, COL_CODE]) == RANDOM:
+        pass_prob = pol[seat, RANDOM_PASS]
         if r < pass_prob:
             return -1
-        step = int((r - pass_prob) / (1.0 - pass_prob) * pol[seat, 2])  # r is uniform above pass_prob
+        step = int((r - pass_prob) / (1.0 - pass_prob) * pol[seat, RANDOM_RAISE])  # r is uniform above pass_prob
         return min(max_bid, min_bid + step)
     if min_bid <= reservation(pol, seat, value, n_cards, leader_is_high):
         return min_bid
@@ -246,34 +260,34 @@ def bid_limits(pol, seat, value, n_cards, max_bid):
     """
     lo = min(max_bid, reservation(pol, seat, value, n_cards, False))
     hi = lo
-    if int(pol[seat, 0]) == BLOCKER:
+    if int(pol[seat, COL_CODE]) == BLOCKER:
         hi = min(max_bid, reservation(pol, seat, value, n_cards, True))
     return lo, hi
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wants_direct(pol, seat, r, value, price, n_cards):
-    if int(pol[seat, 0]) == RANDOM:
-        return r < pol[seat, 3]
+    if int(pol[seat, COL_CODE]) == RANDOM:
+        return r < pol[seat, RANDOM_BUY]
     return price <= reservation(pol, seat, value, n_cards, False)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def sell_margin(pol, seat):
     """Minimum sale gain for the deterministic policies (their last parameter)."""
-    code = int(pol[seat, 0])
+    code = int(pol[seat, COL_CODE])
     if code == PAR:
-        return pol[seat, 1]
+        return pol[seat, PAR_MARGIN]
     if code == MULTIPLE:
-        return pol[seat, 2]
-    return pol[seat, 3]  # ELIGIBILITY and BLOCKER
+        return pol[seat, MULTIPLE_MARGIN]
+    return pol[seat, ELIGIBILITY_MARGIN]  # ELIGIBILITY and BLOCKER (BLOCKER_MARGIN, the same column)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def may_sell(pol, seat, sale_factor):
     """Whether ``seat`` can ever sell: at a sale factor <= 1 no card sells above its value, so a
     deterministic built-in sells only with a margin <= 0; random and custom seats may."""
-    code = int(pol[seat, 0])
+    code = int(pol[seat, COL_CODE])
     if code == RULES:  # unless its sell rules can never hold (rule_tables)
         return pol[seat, P_MAY_SELL] != 0.0
     return code == RANDOM or code == CUSTOM or sale_factor > 1.0 or sell_margin(pol, seat) <= 0
@@ -281,81 +295,82 @@ def may_sell(pol, seat, sale_factor):
 
 # == the three decisions the engine asks for =================================================================
 @njit(cache=True, nogil=True, inline="always")
-def auction_start(S, st, pol, T, n_players, q, value, max_bid):
+def auction_start(scratch, st, pol, tables, n_players, q, value, max_bid):
     """Seat ``q``'s limits for the auction of a card of ``value`` (``max_bid``: ceiling and credit).
 
     Cash, cards and standings stay fixed during an auction, so each seat's spending limit, the leader
     it watches and a deterministic policy's reservation are worked out once here rather than at each of
     its bidding turns.
     """
-    code = S.codes[q, 0]
-    S.aux[q, A_MAX] = max_bid
-    S.aux[q, A_LEADER] = leader_other(st, n_players, q) if code == BLOCKER or code >= RULES else -2
+    code = scratch.codes[q, CODE_POLICY]
+    scratch.aux[q, A_MAX] = max_bid
+    scratch.aux[q, A_LEADER] = leader_other(st, n_players, q) if code == BLOCKER or code >= RULES else -2
     if code != RANDOM and code < RULES:
         lo, hi = bid_limits(pol, q, value, st[q, C_CARDS], max_bid)
-        S.aux[q, A_LIM] = lo
-        S.aux[q, A_LIM_LEADER] = hi
-    elif S.codes[q, 2] != 0:  # a rule list's limits from its tables
-        i = T.vidx[value]
-        S.aux[q, A_LIM] = min(max_bid, T.bid[q, 0, i, st[q, C_CARDS]])
-        S.aux[q, A_LIM_LEADER] = min(max_bid, T.bid[q, 1, i, st[q, C_CARDS]])
+        scratch.aux[q, A_LIM] = lo
+        scratch.aux[q, A_LIM_LEADER] = hi
+    elif scratch.codes[q, CODE_BID_TABLE] != 0:  # a rule list's limits from its tables
+        i = tables.vidx[value]
+        scratch.aux[q, A_LIM] = min(max_bid, tables.bid[q, 0, i, st[q, C_CARDS]])
+        scratch.aux[q, A_LIM_LEADER] = min(max_bid, tables.bid[q, 1, i, st[q, C_CARDS]])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def asked_each_time(S, p, decision):
+def asked_each_time(scratch, p, decision):
     """Whether seat ``p`` is a rule list or scorer asked at each such decision (``open_bid``,
     ``open_buy``, ``open_sell``) rather than answered by ``bid``, ``buy`` and ``sell``."""
-    if S.codes[p, 0] < RULES:
+    if scratch.codes[p, CODE_POLICY] < RULES:
         return False
     if decision == BID:
-        return S.codes[p, 2] == 0  # no bid table
+        return scratch.codes[p, CODE_BID_TABLE] == 0  # no bid table
     if decision == BUY:
-        return S.codes[p, 3] == 0  # no buy table
-    return S.codes[p, 1] != 0  # a rule list whose sell rules can never hold keeps its cards without asking
+        return scratch.codes[p, CODE_BUY_TABLE] == 0  # no buy table
+    # a rule list whose sell rules can never hold keeps its cards without asking
+    return scratch.codes[p, CODE_SELLS] != 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def bid(S, st, pol, s, r, value, min_bid, high):
+def bid(scratch, st, pol, s, r, value, min_bid, high):
     """What seat ``s`` bids at its turn, or -1 to pass (``high``: the high bidder, -1 for none yet)."""
-    if S.codes[s, 0] == RANDOM:
-        return choose_bid(pol, s, r, value, min_bid, S.aux[s, A_MAX], st[s, C_CARDS], False)
+    if scratch.codes[s, CODE_POLICY] == RANDOM:
+        return choose_bid(pol, s, r, value, min_bid, scratch.aux[s, A_MAX], st[s, C_CARDS], False)
     # the minimum bid while it is within the auction's limit (auction_start)
-    lim = S.aux[s, A_LIM_LEADER] if high == S.aux[s, A_LEADER] else S.aux[s, A_LIM]
+    lim = scratch.aux[s, A_LIM_LEADER] if high == scratch.aux[s, A_LEADER] else scratch.aux[s, A_LIM]
     return min_bid if min_bid <= lim else -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def buy(S, st, pol, T, p, r, value, cost):
+def buy(scratch, st, pol, tables, p, r, value, cost):
     """Whether the auction winner ``p`` buys a shown card of ``value`` at ``cost`` (which it can pay)."""
-    if S.codes[p, 0] < RULES:
+    if scratch.codes[p, CODE_POLICY] < RULES:
         return wants_direct(pol, p, r, value, cost, st[p, C_CARDS])
-    return T.buy[p, T.vidx[value], st[p, C_CARDS]] != 0
+    return tables.buy[p, tables.vidx[value], st[p, C_CARDS]] != 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sell(S, st, pol, rules, p, r, rnd):
+def sell(scratch, st, pol, rules, p, r, rnd):
     """The collection slot of the card seat ``p`` sells this round, or -1 to keep them all.
 
     Only cards acquired before round ``rnd`` may be sold.
     """
-    cround = S.cround
-    cval = S.cval
+    cround = scratch.cround
+    cval = scratch.cval
     n_cards = st[p, C_CARDS]
     pick = -1
-    if S.codes[p, 0] == RANDOM:
+    if scratch.codes[p, CODE_POLICY] == RANDOM:
         n_ok = 0
         for k in range(n_cards):
             if cround[p, k] < rnd:
                 n_ok += 1
-        if n_ok > 0 and r < pol[p, 4]:
-            which = int(r / pol[p, 4] * n_ok)  # r is uniform below sell_prob
+        if n_ok > 0 and r < pol[p, RANDOM_SELL]:
+            which = int(r / pol[p, RANDOM_SELL] * n_ok)  # r is uniform below sell_prob
             for k in range(n_cards):
                 if cround[p, k] < rnd:
                     if which == 0:
                         pick = k
                         break
                     which -= 1
-    elif S.codes[p, 1] != 0 and n_cards > rules[R.R_MIN_CARDS]:  # a built-in keeps enough cards to win
+    elif scratch.codes[p, CODE_SELLS] != 0 and n_cards > rules[R.R_MIN_CARDS]:  # a built-in keeps enough cards to win
         best_gain = 0
         margin = sell_margin(pol, p)
         sale_factor = rules[R.R_SALE_FACTOR]
@@ -473,52 +488,52 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_bid(S, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
+def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
     """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
-    if min_bid > S.aux[s, A_MAX]:  # passing is the only legal move
+    if min_bid > scratch.aux[s, A_MAX]:  # passing is the only legal move
         return -1
-    f = S.feats[s]
+    f = scratch.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
     f[F_VALUE] = value
     f[F_PRICE] = min_bid
     f[F_GAIN] = value - min_bid
     f[F_MIN_BID] = min_bid
     f[F_HIGH_BID] = high_bid if high >= 0 else 0
-    f[F_LEADER_IS_HIGH] = 1.0 if high >= 0 and high == S.aux[s, A_LEADER] else 0.0
+    f[F_LEADER_IS_HIGH] = 1.0 if high >= 0 and high == scratch.aux[s, A_LEADER] else 0.0
     f[F_BIDDERS] = n_in - 1
-    f[F_MAX_PAY] = S.aux[s, A_MAX]
-    if S.codes[s, 0] == RULES:
-        return min_bid if _up_to(rl, s, f, S.stack, min_bid, ACT_BID_UP_TO, ACT_PASS) else -1
-    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
-    _row(S.cand, 1, DO_BID, value, min_bid, value - min_bid, -1, -1)
-    return min_bid if _best(scorers[s], f, S.cand, 2, rl.params[s], S.scores) == 1 else -1
+    f[F_MAX_PAY] = scratch.aux[s, A_MAX]
+    if scratch.codes[s, CODE_POLICY] == RULES:
+        return min_bid if _up_to(rl, s, f, scratch.stack, min_bid, ACT_BID_UP_TO, ACT_PASS) else -1
+    _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    _row(scratch.cand, 1, DO_BID, value, min_bid, value - min_bid, -1, -1)
+    return min_bid if _best(scorers[s], f, scratch.cand, 2, rl.params[s], scratch.scores) == 1 else -1
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_buy(S, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
+def open_buy(scratch, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
     """``buy`` for a seat asked at each decision."""
-    f = S.feats[p]
+    f = scratch.feats[p]
     _view(f, st, rules, n_players, p, rnd, pile, BUY)
     f[F_VALUE] = value
     f[F_PRICE] = cost
     f[F_GAIN] = value - cost
     f[F_MAX_PAY] = spend_limit(st, p, int(rules[R.R_CREDIT]))
-    if S.codes[p, 0] == RULES:
-        return _up_to(rl, p, f, S.stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
-    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
-    _row(S.cand, 1, DO_BUY, value, cost, value - cost, -1, -1)
-    return _best(scorers[p], f, S.cand, 2, rl.params[p], S.scores) == 1
+    if scratch.codes[p, CODE_POLICY] == RULES:
+        return _up_to(rl, p, f, scratch.stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
+    _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    _row(scratch.cand, 1, DO_BUY, value, cost, value - cost, -1, -1)
+    return _best(scorers[p], f, scratch.cand, 2, rl.params[p], scratch.scores) == 1
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _target(S, p, n_cards, rnd, sale_factor, target):
+def _target(scratch, p, n_cards, rnd, sale_factor, target):
     """The sellable card (acquired before ``rnd``) a ``sell`` rule's target picks; first on ties; -1: none."""
     pick = -1
     best = 0.0
     for k in range(n_cards):
-        if S.cround[p, k] >= rnd:
+        if scratch.cround[p, k] >= rnd:
             continue
-        v = S.cval[p, k]
+        v = scratch.cval[p, k]
         if target == T_BEST_GAIN:
             key = price(v, sale_factor) - v
         elif target == T_LOWEST:
@@ -526,7 +541,7 @@ def _target(S, p, n_cards, rnd, sale_factor, target):
         elif target == T_HIGHEST:
             key = v
         else:  # T_OLDEST
-            key = -S.cround[p, k]
+            key = -scratch.cround[p, k]
         if pick < 0 or key > best:
             pick = k
             best = key
@@ -534,49 +549,49 @@ def _target(S, p, n_cards, rnd, sale_factor, target):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_sell(S, st, rules, rl, scorers, n_players, p, rnd, pile):
+def open_sell(scratch, st, rules, rl, scorers, n_players, p, rnd, pile):
     """``sell`` for a rules or custom seat."""
     n_cards = st[p, C_CARDS]
     n_ok = 0
     for k in range(n_cards):
-        if S.cround[p, k] < rnd:
+        if scratch.cround[p, k] < rnd:
             n_ok += 1
     if n_ok == 0:  # keeping is the only legal move
         return -1
-    f = S.feats[p]
+    f = scratch.feats[p]
     _view(f, st, rules, n_players, p, rnd, pile, SELL)
     f[F_SELLABLE] = n_ok
     sale_factor = rules[R.R_SALE_FACTOR]
-    if S.codes[p, 0] == RULES:
+    if scratch.codes[p, CODE_POLICY] == RULES:
         for r in range(rl.span[p, 0], rl.span[p, 1]):
             act = rl.meta[r, 0]
             if act == ACT_SELL:
-                k = _target(S, p, n_cards, rnd, sale_factor, rl.meta[r, 1])
-                v = S.cval[p, k]
+                k = _target(scratch, p, n_cards, rnd, sale_factor, rl.meta[r, 1])
+                v = scratch.cval[p, k]
                 f[F_VALUE] = v
                 f[F_PRICE] = price(v, sale_factor)
                 f[F_GAIN] = f[F_PRICE] - v
-                f[F_ACQUIRED] = S.cround[p, k]
-                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], S.stack) != 0.0:
+                f[F_ACQUIRED] = scratch.cround[p, k]
+                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], scratch.stack) != 0.0:
                     return k
             elif act == ACT_KEEP:
                 f[F_VALUE] = 0.0
                 f[F_PRICE] = 0.0
                 f[F_GAIN] = 0.0
                 f[F_ACQUIRED] = 0.0
-                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], S.stack) != 0.0:
+                if _evaluate(rl.ops, rl.args, 2 * r, f, rl.params[p], scratch.stack) != 0.0:
                     return -1
         return -1
-    _row(S.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
     n = 1
     for k in range(n_cards):
-        if S.cround[p, k] < rnd:
-            v = S.cval[p, k]
+        if scratch.cround[p, k] < rnd:
+            v = scratch.cval[p, k]
             c = price(v, sale_factor)
-            _row(S.cand, n, DO_SELL, v, c, c - v, S.cround[p, k], k)
+            _row(scratch.cand, n, DO_SELL, v, c, c - v, scratch.cround[p, k], k)
             n += 1
-    best = _best(scorers[p], f, S.cand, n, rl.params[p], S.scores)
-    return -1 if best == 0 else int(S.cand[best, K_SLOT])
+    best = _best(scorers[p], f, scratch.cand, n, rl.params[p], scratch.scores)
+    return -1 if best == 0 else int(scratch.cand[best, K_SLOT])
 
 
 # == rule lists as tables ====================================================================================
@@ -619,34 +634,34 @@ def rule_tables(pol: np.ndarray, rl: RuleArrays, rules_vec: np.ndarray, deck: np
     vidx[values] = np.arange(values.size)
     small = values.size * (cap + 1) <= MAX_TABLE
     for q in range(n):
-        if int(pol[q, 0]) != RULES:
+        if int(pol[q, COL_CODE]) != RULES:
             continue
         pol[q, P_BID_TABLE] = small and _reads(rl, q, (ACT_BID_UP_TO, ACT_PASS)) <= BID_TABLE_FEATURES
         pol[q, P_BUY_TABLE] = small and _reads(rl, q, (ACT_BUY_UP_TO, ACT_DECLINE)) <= BUY_TABLE_FEATURES
         pol[q, P_MAY_SELL] = 1.0
     shape = (values.size, cap + 1) if small else (0, 0)
     tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64))
-    if small and (pol[:, 0] == RULES).any():  # no rules seat: nothing to fill, nothing to compile
+    if small and (pol[:, COL_CODE] == RULES).any():  # no rules seat: nothing to fill, nothing to compile
         _fill_tables(pol, rl, rules_vec, values, tables)
     for q in range(n):  # a seat whose sell rules can never hold never sells: skip its sales, as for a built-in
-        if int(pol[q, 0]) == RULES and small and _reads(rl, q, (ACT_SELL,)) <= SELL_DOMAIN_FEATURES:
+        if int(pol[q, COL_CODE]) == RULES and small and _reads(rl, q, (ACT_SELL,)) <= SELL_DOMAIN_FEATURES:
             pol[q, P_MAY_SELL] = _may_sell(rl, q, rules_vec, values, cap)
     return tables
 
 
 @njit(cache=True, nogil=True)
-def _fill_tables(pol, rl, rules, values, T):
+def _fill_tables(pol, rl, rules, values, tables):
     f = np.zeros(N_FEATURES)
     stack = np.zeros(STACK)
     min_cards = int(rules[R.R_MIN_CARDS])
     direct_factor = rules[R.R_DIRECT_FACTOR]
     for q in range(pol.shape[0]):
-        if int(pol[q, 0]) != RULES:
+        if int(pol[q, COL_CODE]) != RULES:
             continue
         params = rl.params[q]
         for i in range(values.size):
             v = values[i]
-            for n in range(T.bid.shape[3]):
+            for n in range(tables.bid.shape[3]):
                 f[:] = 0.0
                 f[F_VALUE] = v
                 f[F_CARDS] = n
@@ -656,14 +671,14 @@ def _fill_tables(pol, rl, rules, values, T):
                     f[F_DECISION] = BID
                     for lead in range(2):
                         f[F_LEADER_IS_HIGH] = lead
-                        T.bid[q, lead, i, n] = _bid_limit(rl, q, f, params, stack)
+                        tables.bid[q, lead, i, n] = _bid_limit(rl, q, f, params, stack)
                     f[F_LEADER_IS_HIGH] = 0.0
                 if pol[q, P_BUY_TABLE] != 0:
                     cost = price(v, direct_factor)
                     f[F_DECISION] = BUY
                     f[F_PRICE] = cost
                     f[F_GAIN] = v - cost
-                    T.buy[q, i, n] = _up_to(rl, q, f, stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
+                    tables.buy[q, i, n] = _up_to(rl, q, f, stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
 
 
 @njit(cache=True, nogil=True)
@@ -714,7 +729,7 @@ def _may_sell(rl, q, rules, values, cap):
 def asks_each_time(pol: np.ndarray) -> bool:
     """Whether any seat of this policy matrix (after ``rule_tables``) is asked at each decision."""
     for row in pol:
-        code = int(row[0])
+        code = int(row[COL_CODE])
         if code == CUSTOM or code == RULES and not (row[P_BID_TABLE] and row[P_BUY_TABLE] and not row[P_MAY_SELL]):
             return True
     return False

@@ -1,4 +1,4 @@
-"""The jitted Art Deco engine: one game in ``play_game``, a batch in ``play_batch``.
+"""The jitted Art Deco rules: one game in ``play_game`` (the batch kernels are ``kernel.py``'s).
 
 State lives in small NumPy arrays.  The pile is a ring buffer shuffled lazily
 (a forward Fisher-Yates step per draw), which deals the same distribution as a
@@ -9,13 +9,10 @@ unbought go to the ring's tail, i.e. the bottom of the pile.
 from __future__ import annotations
 
 import math
-import threading
 
-import numba
-import numpy as np
-from numba import njit, prange, types
+from numba import njit, types
 
-from boardsim import custom, rng
+from boardsim import rng
 from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEAT: the engine's output layout)
@@ -32,25 +29,23 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (SEAT_COUNTERS, N_SEA
     C_PAID,
     C_SOLD_N,
     C_SOLD_VAL,
-    HELPERS,
-    N_AUX,
+    CODE_SELLS,
     N_SEAT,
     SEAT_COUNTERS,
-    Scratch,
     helper,
     price,
 )
-from boardsim.games.base import pointer_kernel
-from boardsim.rulelist import STACK, RuleArrays, pack_seats
 
 GAME_COUNTERS = ("pile_left", "unsold")
 END_REASONS = ("rounds", "pile_empty")
 END_ROUNDS, END_PILE = 0, 1
 # game_out columns: rounds, first_player, end, then GAME_COUNTERS
+G_ROUNDS, G_FIRST, G_END, G_PILE_LEFT, G_UNSOLD = range(5)
 N_GAME = 3 + len(GAME_COUNTERS)
 
 # trace log: one row per event (round, event, seat, a, b)
 EV_DEAL, EV_ACTIVE, EV_BID, EV_PASS, EV_WIN, EV_UNSOLD, EV_SHOW, EV_BUY, EV_SKIP, EV_SELL, EV_END = range(11)
+LOG_RND, LOG_EVENT, LOG_SEAT, LOG_A, LOG_B = range(5)  # its columns
 LOG_WIDTH = 5
 
 
@@ -95,11 +90,11 @@ def _to_bottom(ring, tail, n_deck, value):
 @helper(_I64(_C2I, *(_I64,) * 6))
 def _log(log, n_log, rnd, ev, seat, a, b):
     if n_log < log.shape[0]:
-        log[n_log, 0] = rnd
-        log[n_log, 1] = ev
-        log[n_log, 2] = seat
-        log[n_log, 3] = a
-        log[n_log, 4] = b
+        log[n_log, LOG_RND] = rnd
+        log[n_log, LOG_EVENT] = ev
+        log[n_log, LOG_SEAT] = seat
+        log[n_log, LOG_A] = a
+        log[n_log, LOG_B] = b
         return n_log + 1
     return n_log
 
@@ -140,24 +135,24 @@ def _remove_card(cval, cround, st, p, k):
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True)
-def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log):
+def play_game(seed, n_players, rules, deck, pol, tables, rl, scorers, st, score, win, scratch, log):
     """Play one game.  Writes seat counters into ``st`` (P, N_SEAT), ``score`` and ``win`` (P,).
 
     Every choice a seat makes is asked of ``decide`` (``pol``: the built-in policy rows; ``rl``: the
-    rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``S`` is the
+    rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``scratch`` is the
     :class:`~boardsim.games.art_deco.state.Scratch` the game works in.  Returns (rounds played, end
     reason, log rows written, pile left, unsold count).
     """
-    ring = S.ring
-    cval = S.cval
-    cround = S.cround
-    passed = S.passed
-    shown = S.shown
-    rng.seed_state(seed, S.rng)
-    s0 = S.rng[0]
-    s1 = S.rng[1]
-    s2 = S.rng[2]
-    s3 = S.rng[3]
+    ring = scratch.ring
+    cval = scratch.cval
+    cround = scratch.cround
+    passed = scratch.passed
+    shown = scratch.shown
+    rng.seed_state(seed, scratch.rng)
+    s0 = scratch.rng[0]
+    s1 = scratch.rng[1]
+    s2 = scratch.rng[2]
+    s3 = scratch.rng[3]
     n_deck = deck.shape[0]
     n_rounds = int(rules[R.R_ROUNDS])
     hand = int(rules[R.R_HAND])
@@ -183,7 +178,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
 
     any_seller = False
     for q in range(n_players):
-        any_seller = any_seller or S.codes[q, 1] != 0
+        any_seller = any_seller or scratch.codes[q, CODE_SELLS] != 0
 
     for p in range(n_players):
         for _ in range(hand):
@@ -222,7 +217,7 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
             n_passed = 0
             for q in range(n_players):
                 passed[q] = 0
-                D.auction_start(S, st, pol, T, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
+                D.auction_start(scratch, st, pol, tables, n_players, q, v, min(top, D.spend_limit(st, q, credit)))
             s = start
             while True:
                 if high < 0 and n_passed == n_players:
@@ -234,13 +229,13 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     # drawn for every decision, used only by the random policy (see _draw)
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
                     # scorers is None: the kernel for built-ins and tabled rule lists, without this branch
-                    if scorers is not None and D.asked_each_time(S, s, D.BID):
-                        b = D.open_bid(S, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid, high,
-                                       bid, n_players - n_passed)
+                    if scorers is not None and D.asked_each_time(scratch, s, D.BID):
+                        b = D.open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, tail - head, v, min_bid,
+                                       high, bid, n_players - n_passed)
                     else:
-                        b = D.bid(S, st, pol, s, r, v, min_bid, high)
+                        b = D.bid(scratch, st, pol, s, r, v, min_bid, high)
                     # decide returns only legal bids; debug mode checks (A_MAX: min(ceiling, what it can pay))
-                    if debug and b >= 0 and (b < min_bid or b > S.aux[s, A_MAX]):
+                    if debug and b >= 0 and (b < min_bid or b > scratch.aux[s, A_MAX]):
                         st[s, C_ILLEGAL] += 1
                         b = -1
                     if b >= 0:
@@ -282,10 +277,10 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     take = False
                     if not affordable:
                         pass
-                    elif scorers is not None and D.asked_each_time(S, high, D.BUY):
-                        take = D.open_buy(S, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
+                    elif scorers is not None and D.asked_each_time(scratch, high, D.BUY):
+                        take = D.open_buy(scratch, st, rules, rl, scorers, n_players, high, rnd, tail - head, c, cost)
                     else:
-                        take = D.buy(S, st, pol, T, high, r, c, cost)
+                        take = D.buy(scratch, st, pol, tables, high, r, c, cost)
                     if take:
                         st[high, C_CASH] -= cost
                         st[high, C_PAID] += cost
@@ -314,10 +309,10 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
                     if p == n_players:
                         p = 0
                     r, s0, s1, s2, s3 = _rand(s0, s1, s2, s3)
-                    if scorers is not None and D.asked_each_time(S, p, D.SELL):
-                        pick = D.open_sell(S, st, rules, rl, scorers, n_players, p, rnd, tail - head)
+                    if scorers is not None and D.asked_each_time(scratch, p, D.SELL):
+                        pick = D.open_sell(scratch, st, rules, rl, scorers, n_players, p, rnd, tail - head)
                     else:
-                        pick = D.sell(S, st, pol, rules, p, r, rnd)
+                        pick = D.sell(scratch, st, pol, rules, p, r, rnd)
                     if debug and pick >= 0 and (pick >= st[p, C_CARDS] or cround[p, pick] >= rnd):
                         st[p, C_ILLEGAL] += 1
                         pick = -1
@@ -369,153 +364,3 @@ def play_game(seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win,
 def collection_capacity(rules):
     """Cards a seat can ever hold (``prepare`` calls it through ``py_func``)."""
     return int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
-
-
-@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                log, S):
-    """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
-    arrays and taking the per-game row views costs no reference counting.  ``play`` is ``play_game``
-    as a function pointer: LLVM optimises the game once, not again in each caller linking it."""
-    n_log = 0
-    for i in range(lo, hi):
-        seed = rng.game_seed(key, first + i)
-        rounds, end, n_log, left, unsold = play(
-            seed, n_players, rules, deck, pol, T, rl, scorers, seat_out[i], score[i], win[i], S, log,
-        )
-        game_out[i, 0] = rounds
-        game_out[i, 1] = 0  # round 1 always opens with seat 0; the runner rotates seats
-        game_out[i, 2] = end
-        game_out[i, 3] = left
-        game_out[i, 4] = unsold
-    return n_log
-
-
-@njit(cache=True, nogil=True)
-def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out,
-                log):
-    """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
-    cap = collection_capacity(rules)
-    codes = np.zeros((n_players, 4), dtype=np.int64)
-    for q in range(n_players):
-        codes[q, 0] = int(pol[q, 0])
-        codes[q, 1] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
-        if codes[q, 0] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
-            codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
-            codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
-    # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
-    # signature compiles a numba implementation of its own (~0.2 s each, cold).
-    S = Scratch(
-        np.zeros((1, deck.shape[0]), dtype=np.int64)[0],
-        np.zeros((n_players, cap), dtype=np.int64),
-        np.zeros((n_players, cap), dtype=np.int64),
-        np.zeros((1, n_players), dtype=np.int64)[0],
-        np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
-        np.zeros((n_players, N_AUX), dtype=np.int64),
-        np.zeros((1, 4), dtype=np.uint64)[0],
-        codes,
-        np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
-        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
-        np.zeros((1, cap + 1), dtype=np.float64)[0],
-        np.zeros((1, STACK), dtype=np.float64)[0],
-    )
-    return _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
-                       game_out, log, S)
-
-
-# The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
-# naming their function type (custom.SCORERS) turns them into function pointers, so the engine (_play_range)
-# is compiled for these argument types and then refuses any other.  With scorers = None (no seat is asked at
-# each decision: built-ins and tabled rule lists only) numba prunes every call to decide.open_*: their many
-# arguments in the bidding loop cost the built-ins ~15% of their speed.  So there are two variants, each
-# compiled only when a cell first needs it.
-_C1F = types.float64[::1]
-_C2F = types.float64[:, ::1]
-RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
-RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
-                                          np.zeros((1, 1, 1), np.int64)))
-_IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, T, rl
-_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
-_SCORERS = {True: custom.SCORERS, False: types.none}
-SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
-    (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
-    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
-# seed, n_players, rules, deck, pol, T, rl, scorers, st, score, win, S, log -> rounds, end, n_log, left, unsold
-GAME_SIG = {k: types.UniTuple(_I64, 5)(types.uint64, _I64, *_IN, sc, _C2I, _C1I, _C1F, SCRATCH, _C2I)
-            for k, sc in _SCORERS.items()}
-# play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out, log
-RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
-             for k, sc in _SCORERS.items()}
-BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(GAME_SIG[k]), types.uint64, _I64,
-                           _I64, *_IN, sc, *_OUT)
-             for k, sc in _SCORERS.items()}
-
-
-def _batch(play_range, play, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out):
-    """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
-    ``_play_range`` and ``play`` is ``play_game``, both as function pointers: the kernel does not link (and
-    re-optimise) the engine's code."""
-    n = score.shape[0]
-    n_blocks = min(n, 256)
-    no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
-    for b in prange(n_blocks):
-        lo = b * n // n_blocks
-        hi = (b + 1) * n // n_blocks
-        play_range(play, key, first, lo, hi, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out,
-                   game_out, no_log)
-
-
-# one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
-_BATCH = {k: njit(parallel=True, cache=True, nogil=True)(_batch) for k in (True, False)}
-_COMPILING = threading.Lock()
-_READY: dict[bool, tuple] = {}  # variants compiled: asking numba for a dispatcher's signatures costs ~0.3 ms
-
-
-def _engine(asks: bool) -> tuple:
-    """(kernel, engine) for the scorer variant, compiled on first use (no-ops under NUMBA_DISABLE_JIT)."""
-    ready = _READY.get(asks)
-    if ready is not None:
-        return ready
-    kernel = _BATCH[asks]
-    if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
-        with _COMPILING:
-            if RANGE_SIG[asks] not in _play_range.signatures:
-                for fn, sig in HELPERS:  # before the engine, which calls them (state.helper)
-                    if not fn.signatures:
-                        fn.compile(sig)
-                        fn.disable_compile()
-                # play_game's own signature first: the engine and the kernel take it as a function pointer
-                play_game.disable_compile(False)
-                play_game.compile(GAME_SIG[asks])
-                play_game.disable_compile()
-                _play_range.disable_compile(False)
-                pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
-                # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
-                _play_range.disable_compile()
-    _READY[asks] = (kernel, _play_range)
-    return kernel, _play_range
-
-
-def play_batch(key, first, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, score, win, seat_out,
-               game_out):
-    """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
-
-    ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
-    (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
-    """
-    kernel, engine = _engine(scorers is not None)
-    kernel(engine, play_game, key, first, n_players, rules, deck, pol, T, rl, scorers, score, win, seat_out, game_out)
-
-
-def trace_game(key, index, n_players, rules, deck, pol, T: D.RuleTables, rl: RuleArrays, scorers, max_events):
-    """One game's results and its event log (at most ``max_events`` rows): plain Python around the batch's
-    own compiled ``_play_range`` (one game, log on); a jitted wrapper would link and re-optimise the engine."""
-    _, engine = _engine(scorers is not None)
-    score = np.zeros((1, n_players), dtype=np.int64)
-    win = np.zeros((1, n_players), dtype=np.float64)
-    seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
-    game_out = np.zeros((1, N_GAME), dtype=np.int64)
-    log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = engine(play_game, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
-                   deck, pol, T, rl, scorers, score, win, seat_out, game_out, log)
-    return score[0], win[0], seat_out[0], game_out[0], log[:n_log]

@@ -45,8 +45,9 @@ from boardsim import tree as TR
 from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import engine as E
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco import step as S
+from boardsim.games.art_deco import step
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
+from boardsim.games.blocks import block_count, block_range
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, bids, widening k0, opponents (1 = playout), then
 # the playout policy's policy-matrix row
@@ -55,6 +56,9 @@ M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids
 BRANCHING = MAX_BIDS
+# Games per block of a batch: an mcts game takes milliseconds, so small blocks keep every thread busy and
+# the search tree each block allocates costs nothing beside its games.
+BLOCK = 4
 # candidate kinds (the tree's actions): pass / leave / keep, the minimum bid, buy / sell, then the jump bids
 # (the playout's reservation, the value, 1.25 and 1.5 x the value, the minimum + 1)
 K_PASS, K_MIN, K_TAKE, K_JUMP = 0, 1, 1, 2
@@ -73,24 +77,24 @@ def candidates(w, buf, nbids, ppol, rules):
     ``buf[:BRANCHING]`` gets the actions (step.py's numbers), ``buf[BRANCHING:]`` their kinds (K_*), the
     names the tree knows them by: a kind means the same move in every determinization (the minimum bid,
     a bid of the card's value, ...), while an amount bid means another move on another card."""
-    ph = w.v[S.V_PHASE]
+    ph = w.v[step.V_PHASE]
     st = w.st
-    s = w.v[S.V_SEAT]
-    _put(buf, 0, S.PASS, K_PASS)
-    if ph == S.PH_BID:
-        mb = S.min_bid(w)
-        top = w.S.aux[s, A_MAX]
+    s = w.v[step.V_SEAT]
+    _put(buf, 0, step.PASS, K_PASS)
+    if ph == step.PH_BID:
+        mb = step.min_bid(w)
+        top = w.scratch.aux[s, A_MAX]
         if mb > top:
             return 1
-        c = w.v[S.V_ACTIVE]
-        if int(ppol[s, 0]) == D.RANDOM:
+        c = w.v[step.V_ACTIVE]
+        if int(ppol[s, D.COL_CODE]) == D.RANDOM:
             lim = mb
         else:
             lo, hi = D.bid_limits(ppol, s, c, st[s, C_CARDS], top)
-            lim = hi if w.v[S.V_HIGH] >= 0 and w.v[S.V_HIGH] == D.leader_other(st, st.shape[0], s) else lo
+            lim = hi if w.v[step.V_HIGH] >= 0 and w.v[step.V_HIGH] == D.leader_other(st, st.shape[0], s) else lo
         if mb <= lim:
             _put(buf, 0, mb + 1, K_MIN)
-            _put(buf, 1, S.PASS, K_PASS)
+            _put(buf, 1, step.PASS, K_PASS)
         else:
             _put(buf, 1, mb + 1, K_MIN)
         n = 2
@@ -117,23 +121,23 @@ def candidates(w, buf, nbids, ppol, rules):
                 _put(buf, n, b + 1, K_JUMP + j)
                 n += 1
         return n
-    if ph == S.PH_BUY:
-        c, cost, ok = S.shown_cost(w, rules)
+    if ph == step.PH_BUY:
+        c, cost, ok = step.shown_cost(w, rules)
         if not ok:
             return 1
         if D.wants_direct(ppol, s, 0.0, c, cost, st[s, C_CARDS]):
             _put(buf, 0, 1, K_TAKE)
-            _put(buf, 1, S.PASS, K_PASS)
+            _put(buf, 1, step.PASS, K_PASS)
         else:
             _put(buf, 1, 1, K_TAKE)
         return 2
-    if ph == S.PH_SELL:
+    if ph == step.PH_SELL:
         pick = -1
         best = 0
         factor = rules[R.R_SALE_FACTOR]
         for k in range(st[s, C_CARDS]):
-            if w.S.cround[s, k] < w.v[S.V_RND]:
-                v = w.S.cval[s, k]
+            if w.scratch.cround[s, k] < w.v[step.V_RND]:
+                v = w.scratch.cval[s, k]
                 g = price(v, factor) - v
                 if g > best:
                     best = g
@@ -159,12 +163,12 @@ def evaluate(w, rules, out):
     """A rollout's reward per seat into ``out``: the win shares of a finished game; at a horizon, the
     rules' scoring as if the game ended there, a seat eligible when cards + rounds left >= the minimum."""
     n_players = w.st.shape[0]
-    if w.v[S.V_PHASE] == S.PH_OVER:
+    if w.v[step.V_PHASE] == step.PH_OVER:
         for p in range(n_players):
             out[p] = w.win[p]
         return
     st = w.st
-    need = int(rules[R.R_MIN_CARDS]) - (int(rules[R.R_ROUNDS]) - w.v[S.V_RND] + 1)
+    need = int(rules[R.R_MIN_CARDS]) - (int(rules[R.R_ROUNDS]) - w.v[step.V_RND] + 1)
     best = 0
     best_cards = 0
     n_best = 0
@@ -186,35 +190,35 @@ def evaluate(w, rules, out):
 
 @njit(cache=True, nogil=True, inline="always")
 def _over(w, stop):
-    return w.v[S.V_PHASE] == S.PH_OVER or w.v[S.V_RND] >= stop
+    return w.v[step.V_PHASE] == step.PH_OVER or w.v[step.V_RND] >= stop
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def rollout(world, stop, rules, ppol, T, rl):
+def rollout(world, stop, rules, ppol, tables, rl):
     """Play the playout policy ``ppol`` on every seat until the game ends or round ``stop`` begins (a
     function of its own: inlined into ``decide`` it ran several times slower)."""
     while not _over(world, stop):
-        S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+        step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me):
+def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
     """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
     it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node.
     With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
     node = 0
     while not _over(world, stop):
-        if me >= 0 and S.to_move(world) != me:  # an opponent plays the playout policy
-            S.apply(world, S.builtin(world, rules, ppol, T, rl, None), rules, ppol, T)
+        if me >= 0 and step.to_move(world) != me:  # an opponent plays the playout policy
+            step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
             continue
         n = candidates(world, buf, nbids, ppol, rules)
         if n == 1:
-            S.apply(world, buf[0], rules, ppol, T)
+            step.apply(world, buf[0], rules, ppol, tables)
             continue
         n = TR.widened(tr, node, n, k0, ALPHA)
         parent = node
-        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, S.to_move(world), c)
-        S.apply(world, action_of(buf, n, kind), rules, ppol, T)
+        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, step.to_move(world), c)
+        step.apply(world, action_of(buf, n, kind), rules, ppol, tables)
         if node < 0:
             return parent
         if expanded:
@@ -223,7 +227,7 @@ def select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me):
 
 
 @njit(cache=True, nogil=True)
-def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
+def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, reward):
     """The mcts seat's action at ``real``'s decision; stats[0:3] = iterations run, the action's visits and
     mean reward.  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
     The search's generator is seeded from one draw of the real game's.  With iterations < 0 it runs
@@ -234,7 +238,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
     horizon = int(mrow[M_HOR])
     nbids = int(mrow[M_BIDS])
     k0 = mrow[M_WIDEN]
-    me = S.to_move(real) if mrow[M_OPP] != 0 else -1
+    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
     stats[0] = 0.0
     stats[1] = 0.0
     stats[2] = 0.0
@@ -243,31 +247,31 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
         if n == 1:
             return buf[0]
     # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
-    S.copy_world(real, base)
-    n_deck = base.S.ring.shape[0]
-    head = base.v[S.V_HEAD]
+    step.copy_world(real, base)
+    n_deck = base.scratch.ring.shape[0]
+    head = base.v[step.V_HEAD]
     if rules[R.R_SHUFFLE] != 0.0 and head < n_deck:
-        base.S.ring[head:n_deck].sort()
-    S.refresh(base, ppol, T, rules)
-    rng.seed_state(rng.next_u64(real.S.rng), base.S.rng)
+        base.scratch.ring[head:n_deck].sort()
+    step.refresh(base, ppol, tables, rules)
+    rng.seed_state(rng.next_u64(real.scratch.rng), base.scratch.rng)
     if iterations == 0:
-        return S.builtin(base, rules, ppol, T, rl, None)
-    stop = base.v[S.V_RND] + horizon if horizon > 0 else 1 << 30
+        return step.builtin(base, rules, ppol, tables, rl, None)
+    stop = base.v[step.V_RND] + horizon if horizon > 0 else 1 << 30
     if iterations < 0:
         for _it in range(-iterations):
-            S.copy_world(base, world)
-            rollout(world, stop, rules, ppol, T, rl)
+            step.copy_world(base, world)
+            rollout(world, stop, rules, ppol, tables, rl)
             evaluate(world, rules, reward)
-            base.S.rng[:] = world.S.rng
+            base.scratch.rng[:] = world.scratch.rng
         return -1
     TR.reset(tr)
     for _it in range(iterations):
-        S.copy_world(base, world)
-        node = select(world, tr, buf, nbids, ppol, rules, T, rl, c, k0, stop, me)
-        rollout(world, stop, rules, ppol, T, rl)
+        step.copy_world(base, world)
+        node = select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me)
+        rollout(world, stop, rules, ppol, tables, rl)
         evaluate(world, rules, reward)
         TR.backup(tr, node, reward)
-        base.S.rng[:] = world.S.rng  # the search's stream goes on
+        base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
     kind = TR.best_action(tr)
     ch = TR.child(tr, 0, kind)
     a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
@@ -278,21 +282,21 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, T, rl, stats, reward):
 
 
 @njit(cache=True, nogil=True)
-def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
+def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log,
                visits):
-    """Games first+lo .. first+hi-1 through the step interface (engine._play_range's outputs); ``log`` and
+    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs); ``log`` and
     ``visits`` (per log row: the mcts choice's root visits, 0 for other rows) keep the last game's."""
     n_players = pol.shape[0]
     n_deck = deck.shape[0]
     cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
     dmax = int(rules[R.R_DIRECT_MAX])
-    real = S.new_world(n_players, n_deck, cap, dmax, log.shape[0])
-    base = S.new_world(n_players, n_deck, cap, dmax, 0)
-    world = S.new_world(n_players, n_deck, cap, dmax, 0)
-    S.set_codes(real, pol, rules)
+    real = step.new_world(n_players, n_deck, cap, dmax, log.shape[0])
+    base = step.new_world(n_players, n_deck, cap, dmax, 0)
+    world = step.new_world(n_players, n_deck, cap, dmax, 0)
+    step.set_codes(real, pol, rules)
     most = 1
     for p in range(n_players):
-        if int(pol[p, 0]) == S.MCTS:
+        if int(pol[p, D.COL_CODE]) == step.MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
@@ -306,21 +310,21 @@ def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score
     for row in range(lo, hi):
         for i in range(visits.shape[0]):
             visits[i] = 0
-        S.setup(real, rng.game_seed(key, first + row), rules, deck, pol, T)
-        while real.v[S.V_PHASE] != S.PH_OVER:
-            p = S.to_move(real)
-            if int(pol[p, 0]) == S.MCTS:
-                S.set_codes(base, ppol[p], rules)
-                S.set_codes(world, ppol[p], rules)
-                a = decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, T, rl, stats, reward)
-                k = real.v[S.V_NLOG]
+        step.setup(real, rng.game_seed(key, first + row), rules, deck, pol, tables)
+        while real.v[step.V_PHASE] != step.PH_OVER:
+            p = step.to_move(real)
+            if int(pol[p, D.COL_CODE]) == step.MCTS:
+                step.set_codes(base, ppol[p], rules)
+                step.set_codes(world, ppol[p], rules)
+                a = decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, tables, rl, stats, reward)
+                k = real.v[step.V_NLOG]
                 if k < visits.shape[0]:
                     visits[k] = int(stats[1])
             else:
-                a = S.builtin(real, rules, pol, T, rl, scorers)
-            S.apply(real, a, rules, pol, T)
-        S.outputs(real, row, score, win, seat_out, game_out)
-    n = real.v[S.V_NLOG]
+                a = step.builtin(real, rules, pol, tables, rl, scorers)
+            step.apply(real, a, rules, pol, tables)
+        step.outputs(real, row, score, win, seat_out, game_out)
+    n = real.v[step.V_NLOG]
     for i in range(n):
         for j in range(E.LOG_WIDTH):
             log[i, j] = real.log[i, j]
@@ -328,16 +332,14 @@ def play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(key, first, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out):
+def play_batch(key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out):
     """Games first..first+n-1 of a cell in blocks; each game writes only its own rows."""
     n = score.shape[0]
-    n_blocks = min(n, 256)
-    for b in prange(n_blocks):
-        lo = b * n // n_blocks
-        hi = (b + 1) * n // n_blocks
+    for b in prange(block_count(n, BLOCK)):
+        lo, hi = block_range(b, n, BLOCK)
         log = np.zeros((0, E.LOG_WIDTH), dtype=np.int64)
         visits = np.zeros(0, dtype=np.int64)
-        play_range(key, first, lo, hi, rules, deck, pol, T, rl, scorers, mpar, score, win, seat_out, game_out, log,
+        play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log,
                    visits)
 
 
@@ -345,7 +347,7 @@ _LOCK = threading.Lock()
 
 
 def _helpers() -> None:
-    """The engine's fixed-signature helpers, compiled for their own signatures first (engine._engine)."""
+    """The engine's fixed-signature helpers, compiled for their own signatures first (kernel._engine)."""
     with _LOCK:
         for fn, sig in HELPERS:
             if hasattr(fn, "signatures") and not fn.signatures:
@@ -355,14 +357,14 @@ def _helpers() -> None:
 
 def run(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int, start: int, count: int,
         n_players: int) -> tuple[np.ndarray, ...]:
-    """Play games start..start+count-1 (``inputs``: rules, deck, pol, T, rl): score, win, seat_out, game_out."""
+    """Play games start..start+count-1 (``inputs``: rules, deck, pol, tables, rl): score, win, seat_out, game_out."""
     _helpers()
     score = np.zeros((count, n_players), dtype=np.int64)
     win = np.zeros((count, n_players), dtype=np.float64)
     seat_out = np.zeros((count, n_players, E.N_SEAT), dtype=np.int64)
     game_out = np.zeros((count, E.N_GAME), dtype=np.int64)
-    rules, deck, pol, T, rl = inputs
-    play_batch(np.uint64(cell_key), np.int64(start), rules, deck, pol, T, rl, scorers,
+    rules, deck, pol, tables, rl = inputs
+    play_batch(np.uint64(cell_key), np.int64(start), rules, deck, pol, tables, rl, scorers,
                np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out)
     return score, win, seat_out, game_out
 
@@ -377,9 +379,9 @@ def trace(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int
     game_out = np.zeros((1, E.N_GAME), dtype=np.int64)
     log = np.zeros((max_events, E.LOG_WIDTH), dtype=np.int64)
     visits = np.zeros(max_events, dtype=np.int64)
-    rules, deck, pol, T, rl = inputs
-    n = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), rules, deck, pol, T, rl, scorers,
-                   np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out, log, visits)
+    rules, deck, pol, tables, rl = inputs
+    n = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), rules, deck, pol, tables, rl,
+                   scorers, np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out, log, visits)
     return score[0], win[0], seat_out[0], game_out[0], log[:n], visits[:n]
 
 
@@ -401,23 +403,25 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     """
     import pandas as pd
 
-    from boardsim.games.art_deco import GAME, _inputs
+    from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)
+    from boardsim.games.art_deco.kernel import inputs
     from boardsim.games.base import Seat
 
     _helpers()
-    prep = GAME.prepare(players, [Seat("mcts")] * players, None, GAME.card_table())
-    rules, deck, pol, T, rl = _inputs(prep)
+    game = get("art_deco")
+    prep = game.prepare(players, [Seat("mcts")] * players, None, game.card_table())
+    rules, deck, pol, tables, rl = inputs(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     n_deck = deck.shape[0]
     cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
     dmax = int(rules[R.R_DIRECT_MAX])
-    real = S.new_world(players, n_deck, cap, dmax, 0)
-    base = S.new_world(players, n_deck, cap, dmax, 0)
-    world = S.new_world(players, n_deck, cap, dmax, 0)
+    real = step.new_world(players, n_deck, cap, dmax, 0)
+    base = step.new_world(players, n_deck, cap, dmax, 0)
+    world = step.new_world(players, n_deck, cap, dmax, 0)
     ppol = np.ascontiguousarray(np.tile(mpar[0, M_PLAY:], (players, 1)))
-    S.set_codes(real, pol, rules)
-    S.set_codes(base, ppol, rules)
-    S.set_codes(world, ppol, rules)
+    step.set_codes(real, pol, rules)
+    step.set_codes(base, ppol, rules)
+    step.set_codes(world, ppol, rules)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
     stats = np.zeros(3)
     reward = np.zeros(players)
@@ -426,24 +430,24 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     def call(w: Any, tr: Any, iterations: int) -> int:
         row[M_ITER] = iterations
-        return int(decide(w, base, world, tr, buf, row, ppol, rules, T, rl, stats, reward))
+        return int(decide(w, base, world, tr, buf, row, ppol, rules, tables, rl, stats, reward))
 
     tr0 = TR.new_tree(2)
     snaps = []
     for i in range(positions):
-        S.setup(real, np.uint64(rng.game_seed(key, np.int64(i))), rules, deck, pol, T)
+        step.setup(real, np.uint64(rng.game_seed(key, np.int64(i))), rules, deck, pol, tables)
         todo = (2 + 5 * i) % 40
-        while real.v[S.V_PHASE] != S.PH_OVER:
+        while real.v[step.V_PHASE] != step.PH_OVER:
             if candidates(real, buf, int(row[M_BIDS]), ppol, rules) > 1:
                 if todo == 0:
                     break
                 todo -= 1
-            S.apply(real, call(real, tr0, 0), rules, pol, T)
-        if real.v[S.V_PHASE] == S.PH_OVER:
+            step.apply(real, call(real, tr0, 0), rules, pol, tables)
+        if real.v[step.V_PHASE] == step.PH_OVER:
             continue
-        snap = S.new_world(players, n_deck, cap, dmax, 0)
-        S.copy_world(real, snap)
-        S.set_codes(snap, pol, rules)
+        snap = step.new_world(players, n_deck, cap, dmax, 0)
+        step.copy_world(real, snap)
+        step.set_codes(snap, pol, rules)
         snaps.append(snap)
     out = []
     for b in budgets:
@@ -451,16 +455,16 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         tr = TR.new_tree(b + 1)
         spent = 0.0
         for snap in snaps:
-            w = S.new_world(players, n_deck, cap, dmax, 0)
-            S.copy_world(snap, w)
+            w = step.new_world(players, n_deck, cap, dmax, 0)
+            step.copy_world(snap, w)
             t0 = clock()
             call(w, tr, b)
             spent += clock() - t0
         reps = max(10, b // 10)
         roll = 0.0
         for snap in snaps:
-            w = S.new_world(players, n_deck, cap, dmax, 0)
-            S.copy_world(snap, w)
+            w = step.new_world(players, n_deck, cap, dmax, 0)
+            step.copy_world(snap, w)
             t0 = clock()
             call(w, tr, -reps)
             roll += clock() - t0

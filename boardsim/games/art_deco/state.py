@@ -49,6 +49,12 @@ N_AUX = 4
 NO_CREDIT_LIMIT = 1 << 40
 
 
+# Scratch.codes columns: the seat's policy code, whether it may ever sell, whether its bids and its direct buys
+# come from rule tables (decide.rule_tables)
+CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE = range(4)
+N_CODES = 4
+
+
 class Scratch(NamedTuple):
     """One game's working arrays, allocated once per batch block and reused by every game in it."""
 
@@ -59,7 +65,7 @@ class Scratch(NamedTuple):
     shown: np.ndarray  # (direct_buy_max + 1,) the cards turned up for a direct purchase
     aux: np.ndarray  # (P, N_AUX) per-auction limits (A_* columns)
     rng: np.ndarray  # (4,) uint64 generator seed state
-    codes: np.ndarray  # (P, 4) policy code, may it ever sell, bids from tables, buys from tables
+    codes: np.ndarray  # (P, N_CODES) the CODE_* columns: policy code, may it ever sell, bids/buys from tables
     feats: np.ndarray  # (P, N_FEATURES) each open seat's decision view (decide.FEATURES)
     cand: np.ndarray  # (rows, N_COLUMNS) a custom scorer's candidate matrix (decide.COLUMNS)
     scores: np.ndarray  # (rows,) the scorer's output
@@ -79,7 +85,7 @@ N_V = 20
 class World(NamedTuple):
     """One game in progress in fixed-size arrays (step.new_world allocates one)."""
 
-    S: Scratch  # the engine's arrays: ring, cval, cround, passed, shown, aux, rng, codes, feats, cand, ...
+    scratch: Scratch  # the engine's arrays: ring, cval, cround, passed, shown, aux, rng, codes, feats, cand, ...
     st: np.ndarray  # int64 (P, N_SEAT): the seat counters
     v: np.ndarray  # int64 (N_V,): the V_* counters
     r: np.ndarray  # float64 (1,): the uniform drawn for the current decision
@@ -90,7 +96,7 @@ class World(NamedTuple):
 
 # Small helpers called at several places in the engine are compiled once, for one signature, and inlined by
 # LLVM (forceinline).  Inlined by numba at the IR level instead (inline="always"), every call site was typed,
-# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``engine._engine`` compiles each helper for
+# SSA-rebuilt and lowered again: most of the engine's cold compile.  ``kernel._engine`` compiles each helper for
 # its signature before the engine and then forbids others, so a call with a literal argument converts to that
 # signature instead of compiling a variant.  _nrt=False: no reference counting of the arrays passed; no
 # wrappers: only compiled code calls them.

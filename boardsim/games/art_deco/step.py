@@ -54,6 +54,10 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (World and its V_*, P
     C_PAID,
     C_SOLD_N,
     C_SOLD_VAL,
+    CODE_BID_TABLE,
+    CODE_BUY_TABLE,
+    CODE_POLICY,
+    CODE_SELLS,
     N_AUX,
     N_SEAT,
     N_V,
@@ -93,7 +97,7 @@ MCTS = D.MCTS
 
 @njit(cache=True, nogil=True)
 def new_world(n_players, n_deck, cap, direct_max, log_rows):
-    S = Scratch(
+    scratch = Scratch(
         np.zeros(n_deck, dtype=np.int64),
         np.zeros((n_players, cap), dtype=np.int64),
         np.zeros((n_players, cap), dtype=np.int64),
@@ -107,7 +111,7 @@ def new_world(n_players, n_deck, cap, direct_max, log_rows):
         np.zeros(cap + 1, dtype=np.float64),
         np.zeros(STACK, dtype=np.float64),
     )
-    return World(S, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros(N_V, dtype=np.int64),
+    return World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros(N_V, dtype=np.int64),
                  np.zeros(1, dtype=np.float64), np.zeros(n_players, dtype=np.int64),
                  np.zeros(n_players, dtype=np.float64), np.zeros((log_rows, E.LOG_WIDTH), dtype=np.int64))
 
@@ -128,7 +132,7 @@ def _cp2(a, b):
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def copy_world(src, dst):
     """dst = src: the game state and the generator (not dst's policy codes, decision views or log)."""
-    a, b = src.S, dst.S
+    a, b = src.scratch, dst.scratch
     _cp1(a.ring, b.ring)
     _cp2(a.cval, b.cval)
     _cp2(a.cround, b.cround)
@@ -147,40 +151,40 @@ def copy_world(src, dst):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def set_codes(w, pol, rules):
-    """The world's policy codes (engine._play_range's), for the policy matrix ``pol`` it is played with.
+    """The world's policy codes (kernel._play_range's), for the policy matrix ``pol`` it is played with.
     An mcts seat may sell only when a card can sell above its value (sale factor > 1)."""
-    codes = w.S.codes
+    codes = w.scratch.codes
     for q in range(codes.shape[0]):
-        codes[q, 0] = int(pol[q, 0])
-        codes[q, 2] = 0
-        codes[q, 3] = 0
-        if codes[q, 0] == MCTS:
-            codes[q, 1] = 1 if rules[R.R_SALE_FACTOR] > 1.0 else 0
+        codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
+        codes[q, CODE_BID_TABLE] = 0
+        codes[q, CODE_BUY_TABLE] = 0
+        if codes[q, CODE_POLICY] == MCTS:
+            codes[q, CODE_SELLS] = 1 if rules[R.R_SALE_FACTOR] > 1.0 else 0
             continue
-        codes[q, 1] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
-        if codes[q, 0] == D.RULES:
-            codes[q, 2] = pol[q, D.P_BID_TABLE] != 0
-            codes[q, 3] = pol[q, D.P_BUY_TABLE] != 0
+        codes[q, CODE_SELLS] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
+        if codes[q, CODE_POLICY] == D.RULES:
+            codes[q, CODE_BID_TABLE] = pol[q, D.P_BID_TABLE] != 0
+            codes[q, CODE_BUY_TABLE] = pol[q, D.P_BUY_TABLE] != 0
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _rand(w):
-    g = w.S.rng
+    g = w.scratch.rng
     r, g[0], g[1], g[2], g[3] = E._rand(g[0], g[1], g[2], g[3])
     return r
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _draw(w, n_deck, shuffled):
-    g = w.S.rng
-    c, g[0], g[1], g[2], g[3] = E._draw(w.S.ring, w.v[V_HEAD], n_deck, shuffled, g[0], g[1], g[2], g[3])
+    g = w.scratch.rng
+    c, g[0], g[1], g[2], g[3] = E._draw(w.scratch.ring, w.v[V_HEAD], n_deck, shuffled, g[0], g[1], g[2], g[3])
     w.v[V_HEAD] += 1
     return c
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _bottom(w, n_deck, c):
-    E._to_bottom(w.S.ring, w.v[V_TAIL], n_deck, c)
+    E._to_bottom(w.scratch.ring, w.v[V_TAIL], n_deck, c)
     w.v[V_TAIL] += 1
 
 
@@ -190,16 +194,16 @@ def _log(w, rnd, ev, seat, a, b):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def setup(w, seed, rules, deck, pol, T):
+def setup(w, seed, rules, deck, pol, tables):
     """Deal the game of generator seed ``seed`` (engine.play_game's setup, the same draws) and advance to
-    its first decision (or its end).  ``pol`` and ``T`` are the policy matrix and rule tables the world is
+    its first decision (or its end).  ``pol`` and ``tables`` are the policy matrix and rule tables the world is
     played with (its codes: ``set_codes``)."""
-    S = w.S
-    rng.seed_state(seed, S.rng)
+    scratch = w.scratch
+    rng.seed_state(seed, scratch.rng)
     n_deck = deck.shape[0]
     shuffled = rules[R.R_SHUFFLE] != 0.0
     for i in range(n_deck):
-        S.ring[i] = deck[i]
+        scratch.ring[i] = deck[i]
     for i in range(N_V):
         w.v[i] = 0
     w.v[V_TAIL] = n_deck
@@ -212,19 +216,19 @@ def setup(w, seed, rules, deck, pol, T):
             if w.v[V_TAIL] - w.v[V_HEAD] == 0:
                 break
             c = _draw(w, n_deck, shuffled)
-            E._add_card(S.cval, S.cround, w.st, p, c, 0)
+            E._add_card(scratch.cval, scratch.cround, w.st, p, c, 0)
             w.st[p, C_DEALT] += c
             _log(w, 0, E.EV_DEAL, p, c, 0)
     if w.v[V_TAIL] - w.v[V_HEAD] > 0:
         w.v[V_ACTIVE] = _draw(w, n_deck, shuffled)
-        _begin_round(w, rules, pol, T)
-        advance(w, rules, pol, T)
+        _begin_round(w, rules, pol, tables)
+        advance(w, rules, pol, tables)
     else:
         _finish(w, rules)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def _begin_round(w, rules, pol, T):
+def _begin_round(w, rules, pol, tables):
     v = w.v
     n_players = w.st.shape[0]
     rnd = v[V_RND] + 1
@@ -244,14 +248,14 @@ def _begin_round(w, rules, pol, T):
     v[V_NPASS] = 0
     credit = int(rules[R.R_CREDIT])
     for q in range(n_players):
-        w.S.passed[q] = 0
-        D.auction_start(w.S, w.st, pol, T, n_players, q, c, min(top, D.spend_limit(w.st, q, credit)))
+        w.scratch.passed[q] = 0
+        D.auction_start(w.scratch, w.st, pol, tables, n_players, q, c, min(top, D.spend_limit(w.st, q, credit)))
     v[V_SEAT] = v[V_START]
     v[V_PHASE] = PH_BID
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def refresh(w, pol, T, rules):
+def refresh(w, pol, tables, rules):
     """Work out the current auction's limits again for the policies ``pol`` (after a copy from a world
     played with other policies: the limits are fixed for an auction, see decide.auction_start)."""
     if w.v[V_PHASE] != PH_BID:
@@ -259,25 +263,25 @@ def refresh(w, pol, T, rules):
     n_players = w.st.shape[0]
     credit = int(rules[R.R_CREDIT])
     for q in range(n_players):
-        D.auction_start(w.S, w.st, pol, T, n_players, q, w.v[V_ACTIVE],
+        D.auction_start(w.scratch, w.st, pol, tables, n_players, q, w.v[V_ACTIVE],
                         min(w.v[V_TOP], D.spend_limit(w.st, q, credit)))
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _end_auction(w, rules):
     v = w.v
-    S = w.S
+    scratch = w.scratch
     rnd = v[V_RND]
     high = v[V_HIGH]
     c = v[V_ACTIVE]
-    n_deck = S.ring.shape[0]
+    n_deck = scratch.ring.shape[0]
     if high >= 0:
         bid = v[V_BID]
         w.st[high, C_CASH] -= bid
         w.st[high, C_PAID] += bid
         w.st[high, C_AUCT] += 1
         w.st[high, C_OVERBID] += bid - c
-        E._add_card(S.cval, S.cround, w.st, high, c, rnd)
+        E._add_card(scratch.cval, scratch.cround, w.st, high, c, rnd)
         _log(w, rnd, E.EV_WIN, high, c, bid)
         v[V_NEXT] = high
         n_shown = 0
@@ -286,7 +290,7 @@ def _end_auction(w, rules):
             if v[V_TAIL] - v[V_HEAD] == 0:
                 break
             s = _draw(w, n_deck, shuffled)
-            S.shown[n_shown] = s
+            scratch.shown[n_shown] = s
             _log(w, rnd, E.EV_SHOW, high, s, 0)
             n_shown += 1
         v[V_NSHOWN] = n_shown
@@ -333,10 +337,10 @@ def _finish(w, rules):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def advance(w, rules, pol, T):
+def advance(w, rules, pol, tables):
     """Play on to the next decision (drawing its uniform into ``r``, as the engine does) or to the end."""
     v = w.v
-    S = w.S
+    scratch = w.scratch
     n_players = w.st.shape[0]
     while True:
         ph = v[V_PHASE]
@@ -346,7 +350,7 @@ def advance(w, rules, pol, T):
                 _end_auction(w, rules)
                 continue
             s = v[V_SEAT]
-            if S.passed[s] == 0 and s != high:
+            if scratch.passed[s] == 0 and s != high:
                 w.r[0] = _rand(w)
                 return
             s += 1
@@ -363,7 +367,7 @@ def advance(w, rules, pol, T):
             if v[V_K] == 0:
                 any_seller = False
                 for q in range(n_players):
-                    any_seller = any_seller or S.codes[q, 1] != 0
+                    any_seller = any_seller or scratch.codes[q, CODE_SELLS] != 0
                 if not any_seller:  # the engine's shortcut: only the draws of each seat's turn
                     for _ in range(n_players):
                         _rand(w)
@@ -384,8 +388,8 @@ def advance(w, rules, pol, T):
                 v[V_END] = E.END_PILE
                 _finish(w, rules)
                 return
-            v[V_ACTIVE] = _draw(w, S.ring.shape[0], rules[R.R_SHUFFLE] != 0.0)
-            _begin_round(w, rules, pol, T)
+            v[V_ACTIVE] = _draw(w, scratch.ring.shape[0], rules[R.R_SHUFFLE] != 0.0)
+            _begin_round(w, rules, pol, tables)
         else:
             return
 
@@ -404,7 +408,7 @@ def min_bid(w):
 @njit(cache=True, nogil=True, inline="always")
 def shown_cost(w, rules):
     """The card shown for the current direct-purchase decision, its price and whether the winner can pay."""
-    c = w.S.shown[w.v[V_K]]
+    c = w.scratch.shown[w.v[V_K]]
     cost = price(c, rules[R.R_DIRECT_FACTOR])
     return c, cost, cost <= D.spend_limit(w.st, w.v[V_SEAT], int(rules[R.R_CREDIT]))
 
@@ -418,7 +422,7 @@ def legal(w, rules, buf):
     if ph == PH_BID:
         s = w.v[V_SEAT]
         n = 1
-        for b in range(min_bid(w), w.S.aux[s, A_MAX] + 1):
+        for b in range(min_bid(w), w.scratch.aux[s, A_MAX] + 1):
             buf[n] = b + 1
             n += 1
         return n
@@ -432,7 +436,7 @@ def legal(w, rules, buf):
         p = w.v[V_SEAT]
         n = 1
         for k in range(w.st[p, C_CARDS]):
-            if w.S.cround[p, k] < w.v[V_RND]:
+            if w.scratch.cround[p, k] < w.v[V_RND]:
                 buf[n] = k + 1
                 n += 1
         return n
@@ -440,10 +444,10 @@ def legal(w, rules, buf):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def builtin(w, rules, pol, T, rl, scorers):
+def builtin(w, rules, pol, tables, rl, scorers):
     """The action a built-in, rules or custom seat chooses at the current decision (decide.py, asked
     exactly as engine.play_game asks it)."""
-    S = w.S
+    scratch = w.scratch
     st = w.st
     v = w.v
     ph = v[V_PHASE]
@@ -453,45 +457,45 @@ def builtin(w, rules, pol, T, rl, scorers):
     pile = v[V_TAIL] - v[V_HEAD]
     if ph == PH_BID:
         mb = min_bid(w)
-        if scorers is not None and D.asked_each_time(S, s, D.BID):
-            b = D.open_bid(S, st, rules, rl, scorers, n_players, s, v[V_RND], pile, v[V_ACTIVE], mb, v[V_HIGH],
+        if scorers is not None and D.asked_each_time(scratch, s, D.BID):
+            b = D.open_bid(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile, v[V_ACTIVE], mb, v[V_HIGH],
                            v[V_BID], n_players - v[V_NPASS])
         else:
-            b = D.bid(S, st, pol, s, r, v[V_ACTIVE], mb, v[V_HIGH])
+            b = D.bid(scratch, st, pol, s, r, v[V_ACTIVE], mb, v[V_HIGH])
         return b + 1 if b >= 0 else PASS
     if ph == PH_BUY:
         c, cost, ok = shown_cost(w, rules)
         if not ok:
             return PASS
-        if scorers is not None and D.asked_each_time(S, s, D.BUY):
-            take = D.open_buy(S, st, rules, rl, scorers, n_players, s, v[V_RND], pile, c, cost)
+        if scorers is not None and D.asked_each_time(scratch, s, D.BUY):
+            take = D.open_buy(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile, c, cost)
         else:
-            take = D.buy(S, st, pol, T, s, r, c, cost)
+            take = D.buy(scratch, st, pol, tables, s, r, c, cost)
         return 1 if take else PASS
     if ph == PH_SELL:
-        if scorers is not None and D.asked_each_time(S, s, D.SELL):
-            pick = D.open_sell(S, st, rules, rl, scorers, n_players, s, v[V_RND], pile)
+        if scorers is not None and D.asked_each_time(scratch, s, D.SELL):
+            pick = D.open_sell(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile)
         else:
-            pick = D.sell(S, st, pol, rules, s, r, v[V_RND])
+            pick = D.sell(scratch, st, pol, rules, s, r, v[V_RND])
         return pick + 1
     return PASS
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def apply(w, a, rules, pol, T):
+def apply(w, a, rules, pol, tables):
     """Apply action ``a`` at the current decision and advance to the next one.  In debug mode an illegal
     bid or sale is counted (``illegal``) and played as a pass or keep, as the engine does."""
-    S = w.S
+    scratch = w.scratch
     st = w.st
     v = w.v
     ph = v[V_PHASE]
     s = v[V_SEAT]
     rnd = v[V_RND]
     debug = rules[R.R_DEBUG] != 0.0
-    n_deck = S.ring.shape[0]
+    n_deck = scratch.ring.shape[0]
     if ph == PH_BID:
         b = a - 1
-        if debug and b >= 0 and (b < min_bid(w) or b > S.aux[s, A_MAX]):
+        if debug and b >= 0 and (b < min_bid(w) or b > scratch.aux[s, A_MAX]):
             st[s, C_ILLEGAL] += 1
             b = -1
         if b >= 0:
@@ -499,7 +503,7 @@ def apply(w, a, rules, pol, T):
             v[V_BID] = b
             _log(w, rnd, E.EV_BID, s, b, 0)
         else:
-            S.passed[s] = 1
+            scratch.passed[s] = 1
             v[V_NPASS] += 1
             _log(w, rnd, E.EV_PASS, s, 0, 0)
         s += 1
@@ -512,7 +516,7 @@ def apply(w, a, rules, pol, T):
             st[s, C_CASH] -= cost
             st[s, C_PAID] += cost
             st[s, C_DIRECT] += 1
-            E._add_card(S.cval, S.cround, st, s, c, rnd)
+            E._add_card(scratch.cval, scratch.cround, st, s, c, rnd)
             _log(w, rnd, E.EV_BUY, s, c, cost)
         else:
             _bottom(w, n_deck, c)
@@ -520,11 +524,11 @@ def apply(w, a, rules, pol, T):
         v[V_K] += 1
     elif ph == PH_SELL:
         pick = a - 1
-        if debug and pick >= 0 and (pick >= st[s, C_CARDS] or S.cround[s, pick] >= rnd):
+        if debug and pick >= 0 and (pick >= st[s, C_CARDS] or scratch.cround[s, pick] >= rnd):
             st[s, C_ILLEGAL] += 1
             pick = -1
         if pick >= 0:
-            c = E._remove_card(S.cval, S.cround, st, s, pick)
+            c = E._remove_card(scratch.cval, scratch.cround, st, s, pick)
             gain = price(c, rules[R.R_SALE_FACTOR])
             st[s, C_CASH] += gain
             st[s, C_SOLD_VAL] += gain
@@ -534,20 +538,20 @@ def apply(w, a, rules, pol, T):
         v[V_K] += 1
     else:
         return
-    advance(w, rules, pol, T)
+    advance(w, rules, pol, tables)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def outputs(w, row, score, win, seat_out, game_out):
-    """Write a finished game into row ``row`` of the batch outputs (engine._play_games' layout)."""
+    """Write a finished game into row ``row`` of the batch outputs (kernel._play_games' layout)."""
     n_players = w.st.shape[0]
     for p in range(n_players):
         score[row, p] = w.score[p]
         win[row, p] = w.win[p]
         for j in range(N_SEAT):
             seat_out[row, p, j] = w.st[p, j]
-    game_out[row, 0] = w.v[V_ROUNDS]
-    game_out[row, 1] = 0
-    game_out[row, 2] = w.v[V_END]
-    game_out[row, 3] = w.v[V_TAIL] - w.v[V_HEAD]
-    game_out[row, 4] = w.v[V_UNSOLD]
+    game_out[row, E.G_ROUNDS] = w.v[V_ROUNDS]
+    game_out[row, E.G_FIRST] = 0
+    game_out[row, E.G_END] = w.v[V_END]
+    game_out[row, E.G_PILE_LEFT] = w.v[V_TAIL] - w.v[V_HEAD]
+    game_out[row, E.G_UNSOLD] = w.v[V_UNSOLD]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
-from boardsim.games.wagons import balance, decide, engine, mcts, policies
+from boardsim.games.wagons import balance, decide, engine, kernel, mcts, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
@@ -154,11 +154,11 @@ class Wagons(Game):
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
         if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
             out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count,
-                           engine.user_flag(prepared["policies"]))
+                           kernel.user_flag(prepared["policies"]))
             return self.result_arrays(*out[:2], out[3], out[2])
         # None: the engine variants without fast placement code, or without rules and custom seats' code
-        fast, user = engine.fast_flag(prepared["policies"]), engine.user_flag(prepared["policies"])
-        engine.batch_kernel(fast, user)(engine.play_range_for(fast, user), np.uint64(cell_key), int(start),
+        fast, user = kernel.fast_flag(prepared["policies"]), kernel.user_flag(prepared["policies"])
+        kernel.batch_kernel(fast, user)(kernel.play_range_for(fast, user), np.uint64(cell_key), int(start),
                                         *self._args(prepared), score, win, seat_out, game_out, goal_out, user, fast,
                                         policies.search)
         return self.result_arrays(score, win, game_out, seat_out)
@@ -166,8 +166,8 @@ class Wagons(Game):
     def _trace_game(self, prepared: Prepared, cell_key: int, index: int) -> tuple[np.ndarray, ...]:
         if _has_mcts(prepared):
             return mcts.run(self._args(prepared), prepared["mcts"], cell_key, int(index), 1,
-                            engine.user_flag(prepared["policies"]))
-        return engine.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
+                            kernel.user_flag(prepared["policies"]))
+        return kernel.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         result = self._trace_game(prepared, cell_key, index)

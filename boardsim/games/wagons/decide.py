@@ -27,9 +27,9 @@ import numpy as np
 from numba import njit
 
 from boardsim import rng, rulelist
-from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import policies
 from boardsim.games.wagons import state as ST
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
 from boardsim.rulelist import Action, RuleArrays
 
 DECISION_FEATURES = ("cards_left", "turn", "is_p1", "my_cards", "opp_cards", "my_score", "opp_score") + tuple(
@@ -71,13 +71,13 @@ def rule_needs(rl: RuleArrays, seat: int, gift_weight: float) -> int:
 def fill_needs(pol: np.ndarray, rl: RuleArrays) -> None:
     """Write each rules or custom seat's NEED_* bits into its policy row (policies.COL_NEEDS)."""
     for i in range(pol.shape[0]):
-        if pol[i, P.COL_CODE] == P.RULES:
-            pol[i, P.COL_NEEDS] = rule_needs(rl, i, pol[i, P.COL_GIFT])
-        elif pol[i, P.COL_CODE] == P.CUSTOM:
-            pol[i, P.COL_NEEDS] = NEED_ALL
+        if pol[i, policies.COL_CODE] == policies.RULES:
+            pol[i, policies.COL_NEEDS] = rule_needs(rl, i, pol[i, policies.COL_GIFT])
+        elif pol[i, policies.COL_CODE] == policies.CUSTOM:
+            pol[i, policies.COL_NEEDS] = NEED_ALL
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def new_game(draft, goals):
     """The goal features of a new game (they hold for the whole game)."""
     for g in range(18):
@@ -86,57 +86,57 @@ def new_game(draft, goals):
         draft.features[F_GOAL1 + goals[g]] = 1.0
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def start(pol_row, circle, p1, town, tab, goals, scr, state, fast, find):
     """P2 picks the circle position of the starting card (P1's town, ``p1``, is still empty)."""
-    rule = int(pol_row[P.COL_START])
-    if rule == P.START_FIRST:
+    rule = int(pol_row[policies.COL_START])
+    if rule == policies.START_FIRST:
         return 0
-    if rule == P.START_RANDOM:
+    if rule == policies.START_RANDOM:
         return rng.below(state, circle.shape[0])
-    mode = P.eval_mode(pol_row)
-    gw = pol_row[P.COL_GOALW]
-    best = -P.NEG
+    mode = policies.eval_mode(pol_row)
+    gw = pol_row[policies.COL_GOALW]
+    best = -policies.NEG
     pick = 0
     for s in range(circle.shape[0]):
-        v = P.best_placement(town.land[p1], town.sym[p1], town.idx[p1], town.cx[p1], town.cy[p1], town.meta[p1],
-                             tab.card_land, tab.card_sym, circle, s, goals, tab.gp, scr.zero_cnt, mode, gw, scr.ws,
-                             scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
+        v = policies.best_placement(town.land[p1], town.sym[p1], town.idx[p1], town.cx[p1], town.cy[p1], town.meta[p1],
+                                    tab.card_land, tab.card_sym, circle, s, goals, tab.gp, scr.zero_cnt, mode, gw,
+                                    scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
         if v < best:
             best = v
             pick = s
     return pick
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, state, user, fast, find):
     """How many cards the active seat ``me`` skips (k): it takes seq[t + k].
 
     The candidates are valued by at most one search of each town, whatever the policy: the opponent's
     first (gifts), then the seat's own (gains); a seat that places with ``fast`` searches its own first.
-    When the taken card's best spot was searched, dr.spot[0:3] holds it (spot[3] = 1); when the
-    opponent's first free card was, spot[4:7] holds its spot (spot[7] = 1, with the taker's symbol
-    counts in spot[8:]).  ``place_taken`` and ``place_free`` reuse them instead of searching again.
+    When the taken card's best spot was searched, dr.spot holds it (state.DS_TAKEN, flag DS_TAKEN_SET); when
+    the opponent's first free card was, its spot (DS_FREE, flag DS_FREE_SET) with the taker's symbol counts
+    (DS_FREE_CNT).  ``place_taken`` and ``place_free`` reuse them instead of searching again.
     """
-    dr.spot[3] = 0
-    dr.spot[7] = 0
+    dr.spot[ST.DS_TAKEN_SET] = 0
+    dr.spot[ST.DS_FREE_SET] = 0
     row = pol[me]
-    look = min(int(row[P.COL_LOOK]), seq.shape[0] - t)
-    code = int(row[P.COL_CODE])
-    if code == P.FIRST:
+    look = min(int(row[policies.COL_LOOK]), seq.shape[0] - t)
+    code = int(row[policies.COL_CODE])
+    if code == policies.FIRST:
         return 0
-    if code == P.RANDOM:
+    if code == policies.RANDOM:
         return rng.below(state, look)
     op = 1 - me
-    mode = P.eval_mode(row)
-    gw = row[P.COL_GOALW]
-    builtin = code == P.GAIN or code == P.GAIN_MINUS_GIFT
+    mode = policies.eval_mode(row)
+    gw = row[policies.COL_GOALW]
+    builtin = code == policies.GAIN or code == policies.GAIN_MINUS_GIFT
     if builtin:
-        weight = row[P.COL_GIFT] if code == P.GAIN_MINUS_GIFT else 0.0
+        weight = row[policies.COL_GIFT] if code == policies.GAIN_MINUS_GIFT else 0.0
         needs = NEED_GAIN | (NEED_GIFT if weight != 0.0 else 0)
     else:
-        weight = row[P.COL_GIFT]
-        needs = int(row[P.COL_NEEDS])
+        weight = row[policies.COL_GIFT]
+        needs = int(row[policies.COL_NEEDS])
     # gifts[k]: summed gain that skipping to card k hands the opponent (cards 0..k-1)
     for k in range(look):
         dr.gifts[k] = 0.0
@@ -144,7 +144,7 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
     # seat searches its own town first (fast values ignore the gifts: search's rank is exact greedy's), so
     # that the opponent's town is the one fast.prepare read last when the opponent's turn comes: unless a
     # card was skipped to it, that turn's search of it reuses the analysis.
-    own_first = mode >= P.PLACE_FAST  # fast or quick
+    own_first = mode >= policies.PLACE_FAST  # fast or quick
     # Gift floor (a built-in seat whose gifts count against it): each skippable card's value at one spot of
     # the opponent's town bounds its gift from below, which bounds every later candidate's net gain from
     # above.  The own search ranks against those bounds (RANK_FLOOR: the first card's value stays exact);
@@ -157,14 +157,14 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
         if floor:
             own = step == 1
             if step == 0:
-                p, q, n, rank, w = op, me, look - 1, P.RANK_SPOT, 0.0
+                p, q, n, rank, w = op, me, look - 1, policies.RANK_SPOT, 0.0
             elif step == 1:
-                p, q, n, rank, w = me, op, look, P.RANK_FLOOR, weight
+                p, q, n, rank, w = me, op, look, policies.RANK_FLOOR, weight
             elif _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight) == 0:
                 break
             else:
                 # with two candidates, it stops as soon as the first card's gift settles the pick for it
-                p, q, n, rank, w = op, me, look - 1, P.RANK_TARGET if look == 2 else P.RANK_NONE, weight
+                p, q, n, rank, w = op, me, look - 1, policies.RANK_TARGET if look == 2 else policies.RANK_NONE, weight
         else:
             own = (step == 0) == own_first
             if step == 2:
@@ -173,13 +173,13 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
                 # a built-in draft only needs its pick's exact value and spot (search's rank); a user policy
                 # reads every candidate's; search analyses the town first (prep), ranks against its value
                 # and returns it
-                p, q, n, rank, w = me, op, look, P.RANK_PICK if builtin else P.RANK_NONE, weight
+                p, q, n, rank, w = me, op, look, policies.RANK_PICK if builtin else policies.RANK_NONE, weight
             elif not own and needs & NEED_GIFT and look > 1:
-                p, q, n, rank, w = op, me, look - 1, P.RANK_NONE, 0.0
+                p, q, n, rank, w = op, me, look - 1, policies.RANK_NONE, 0.0
             else:
                 continue
         # RANK_TARGET reads the candidates' gains where the others read the gifts
-        held = dr.gain if rank == P.RANK_TARGET else dr.gifts
+        held = dr.gain if rank == policies.RANK_TARGET else dr.gifts
         v = find(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
                  tab.card_sym, seq, t, n, goals, tab.gp, town.cnt[q], mode, gw, scr.ws, scr.detail, scr.saved, state,
                  scr.bestv, scr.spots, rank, 0.0, w, held, fast, np.bool_(True))
@@ -193,33 +193,33 @@ def draft(pol, rl, scorers, me, p1, seq, t, turn, town, tab, goals, scr, dr, sta
             now_op = v
             for k in range(look - 1):
                 dr.gifts[k + 1] = dr.gifts[k] + (scr.bestv[k] - now_op)
-            if rank != P.RANK_SPOT:
-                dr.spot[4] = scr.spots[0, 0]
-                dr.spot[5] = scr.spots[0, 1]
-                dr.spot[6] = scr.spots[0, 2]
-                dr.spot[7] = 1
-                for s in range(T.N_SYMBOLS):
-                    dr.spot[8 + s] = town.cnt[me, s]
+            if rank != policies.RANK_SPOT:
+                dr.spot[ST.DS_FREE + ST.SPOT_X] = scr.spots[0, ST.SPOT_X]
+                dr.spot[ST.DS_FREE + ST.SPOT_Y] = scr.spots[0, ST.SPOT_Y]
+                dr.spot[ST.DS_FREE + ST.SPOT_ROT] = scr.spots[0, ST.SPOT_ROT]
+                dr.spot[ST.DS_FREE_SET] = 1
+                for s in range(TW.N_SYMBOLS):
+                    dr.spot[ST.DS_FREE_CNT + s] = town.cnt[me, s]
     if builtin:
         pick = _pick(T_BEST_NET, look, dr.gain, dr.gifts, weight)
     else:
         pick = 0
         # pruned, with the rule interpreter and the scorer calls, in the engine variant without rules or
-        # custom seats (``user`` None, engine.user_flag): about 6 CPU-s less of a default cell's cold compile
+        # custom seats (``user`` None, kernel.user_flag): about 6 CPU-s less of a default cell's cold compile
         if user is not None:
             _decision_features(row, me, p1, seq, t, turn, look, needs, now_me, now_op, town, tab, goals, scr, dr)
-            if code == P.RULES:
+            if code == policies.RULES:
                 pick = _rules_pick(row, rl, me, seq, t, look, needs, weight, dr)
             else:
                 pick = _custom_pick(rl, scorers, me, seq, t, look, dr)
     if needs & NEED_GAIN:
         for j in range(3):
             dr.spot[j] = dr.own[pick, j]
-        dr.spot[3] = 1
+        dr.spot[ST.DS_TAKEN_SET] = 1
     return pick
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def _decision_features(row, me, p1, seq, t, turn, look, needs, now_me, now_op, town, tab, goals, scr, dr):
     """The decision features (the goals are set by ``new_game``); the scores only when needed."""
     f = dr.features
@@ -232,26 +232,26 @@ def _decision_features(row, me, p1, seq, t, turn, look, needs, now_me, now_op, t
     f[F_OPP_SCORE] = 0.0
     if needs & NEED_SCORE:
         # a search that valued a town exactly as the game scores it already found its score
-        exact = P.eval_mode(row) == P.PLACE_GREEDY and row[P.COL_GOALW] == 1.0
+        exact = policies.eval_mode(row) == policies.PLACE_GREEDY and row[policies.COL_GOALW] == 1.0
         for p in range(2):
             q = me if p == 0 else 1 - me
             searched = (needs & NEED_GAIN) != 0 if p == 0 else ((needs & NEED_GIFT) != 0 and look > 1)
             if exact and searched:
                 v = now_me if p == 0 else now_op
             else:
-                v = P.evaluate(town.land[q], town.sym[q], town.idx[q], town.cx[q], town.cy[q], town.meta[q], goals,
-                               tab.gp, town.cnt[1 - q], P.PLACE_GREEDY, 1.0, scr.ws, scr.detail)
+                v = policies.evaluate(town.land[q], town.sym[q], town.idx[q], town.cx[q], town.cy[q], town.meta[q],
+                                      goals, tab.gp, town.cnt[1 - q], policies.PLACE_GREEDY, 1.0, scr.ws, scr.detail)
             f[F_MY_SCORE + p] = v
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def _pick(target, look, gain, gifts, weight):
     """The candidate a target names (the first one on ties)."""
     if target == T_FIRST:
         return 0
     if target == T_LAST:
         return look - 1
-    best = P.NEG
+    best = policies.NEG
     pick = 0
     for k in range(look):
         if target == T_BEST_GAIN:
@@ -267,7 +267,7 @@ def _pick(target, look, gain, gifts, weight):
     return pick
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def _rules_pick(row, rl, me, seq, t, look, needs, weight, dr):
     """The first rule whose condition holds for the candidate its target picks; else the first card."""
     f = dr.features
@@ -282,7 +282,7 @@ def _rules_pick(row, rl, me, seq, t, look, needs, weight, dr):
     return 0
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def _custom_pick(rl, scorers, me, seq, t, look, dr):
     """The candidate the seat's scorer scores highest (the first on ties)."""
     for k in range(look):
@@ -301,51 +301,53 @@ def _custom_pick(rl, scorers, me, seq, t, look, dr):
     return pick
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def _gift_spot_holds(spot, pol, me, op, goals, gp, cnt):
     """Whether the spot ``draft`` found for the first skipped card in the opponent's town is the one
     the opponent's own greedy placement would find now: same town (it is placed first), same mode and
     goal weight, and the same opponent counts wherever a majority goal reads them."""
-    omode = int(pol[op, P.COL_PLACE])
-    if spot[7] == 0 or omode == P.PLACE_RANDOM or omode != P.eval_mode(pol[me]):
+    omode = int(pol[op, policies.COL_PLACE])
+    if spot[ST.DS_FREE_SET] == 0 or omode == policies.PLACE_RANDOM or omode != policies.eval_mode(pol[me]):
         return False
-    if pol[op, P.COL_GOALW] != pol[me, P.COL_GOALW]:
+    if pol[op, policies.COL_GOALW] != pol[me, policies.COL_GOALW]:
         return False
-    if omode == P.PLACE_LANDS or pol[op, P.COL_GOALW] == 0.0:
+    if omode == policies.PLACE_LANDS or pol[op, policies.COL_GOALW] == 0.0:
         return True  # goals are not scored, so the counts do not matter
     for g in range(goals.shape[0]):
-        kind = gp[goals[g], T.GP_KIND]
-        if kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON:
-            s = gp[goals[g], T.GP_SYM]
-            if cnt[me, s] != spot[8 + s]:
+        kind = gp[goals[g], TW.GP_KIND]
+        if kind == TW.K_MAJ_PEN or kind == TW.K_MAJ_BON:
+            s = gp[goals[g], TW.GP_SYM]
+            if cnt[me, s] != spot[ST.DS_FREE_CNT + s]:
                 return False
     return True
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def place_taken(pol, me, seq, at, town, tab, goals, scr, dr, state, fast, find):
     """Where seat ``me`` puts the card it took, seq[at]: into scr.spots[0, 0:3]."""
-    mode = int(pol[me, P.COL_PLACE])
-    if dr.spot[3] == 1 and mode != P.PLACE_RANDOM:
-        scr.spots[0, 0] = dr.spot[0]
-        scr.spots[0, 1] = dr.spot[1]
-        scr.spots[0, 2] = dr.spot[2]
+    mode = int(pol[me, policies.COL_PLACE])
+    if dr.spot[ST.DS_TAKEN_SET] == 1 and mode != policies.PLACE_RANDOM:
+        scr.spots[0, ST.SPOT_X] = dr.spot[ST.DS_TAKEN + ST.SPOT_X]
+        scr.spots[0, ST.SPOT_Y] = dr.spot[ST.DS_TAKEN + ST.SPOT_Y]
+        scr.spots[0, ST.SPOT_ROT] = dr.spot[ST.DS_TAKEN + ST.SPOT_ROT]
     else:
         op = 1 - me
-        P.best_placement(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
-                         tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[op], mode, pol[me, P.COL_GOALW],
-                         scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
+        policies.best_placement(town.land[me], town.sym[me], town.idx[me], town.cx[me], town.cy[me], town.meta[me],
+                                tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[op], mode, pol[me,
+                                                                                                             policies.COL_GOALW],
+                                scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
 
 
-@njit(**P.THIN)
+@njit(**policies.THIN)
 def place_free(pol, p, giver, seq, at, first_free, town, tab, goals, scr, dr, state, fast, find):
     """Where seat ``p`` puts a free card seq[at] that ``giver`` skipped: into scr.spots[0, 0:3]."""
     if first_free and _gift_spot_holds(dr.spot, pol, giver, p, goals, tab.gp, town.cnt):
-        scr.spots[0, 0] = dr.spot[4]
-        scr.spots[0, 1] = dr.spot[5]
-        scr.spots[0, 2] = dr.spot[6]
+        scr.spots[0, ST.SPOT_X] = dr.spot[ST.DS_FREE + ST.SPOT_X]
+        scr.spots[0, ST.SPOT_Y] = dr.spot[ST.DS_FREE + ST.SPOT_Y]
+        scr.spots[0, ST.SPOT_ROT] = dr.spot[ST.DS_FREE + ST.SPOT_ROT]
     else:
-        mode = int(pol[p, P.COL_PLACE])
-        P.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p],
-                         tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[giver], mode,
-                         pol[p, P.COL_GOALW], scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
+        mode = int(pol[p, policies.COL_PLACE])
+        policies.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p],
+                                tab.card_land, tab.card_sym, seq, at, goals, tab.gp, town.cnt[giver], mode,
+                                pol[p, policies.COL_GOALW], scr.ws, scr.detail, scr.saved, state, scr.bestv,
+                                scr.spots, fast, find)

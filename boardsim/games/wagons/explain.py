@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from boardsim.games.wagons import cards as C
+from boardsim.games.wagons import cards
 from boardsim.games.wagons import engine as E
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
 
 Placement = tuple[str, int, int, int]
 
@@ -41,33 +41,33 @@ class _Town:
     """A town built on the jitted grid; user coordinates are shifted by (ox, oy)."""
 
     def __init__(self, placements: Sequence[Placement], deck: pd.DataFrame, what: str = "town"):
-        self.land, self.sym, self.idx, self.cx, self.cy, self.meta = (a[0] for a in T.new_towns(1))
-        self.card_land, self.card_sym, self.card_goal = C.encode_deck(deck)
+        self.land, self.sym, self.idx, self.cx, self.cy, self.meta = (a[0] for a in TW.new_towns(1))
+        self.card_land, self.card_sym, self.card_goal = cards.encode_deck(deck)
         self.names = list(deck["card"])
         self.what = what
         parsed = [self._parse(i, p) for i, p in enumerate(placements)]
-        if len(parsed) > MAX_TOWN_CARDS:  # also keeps the cell list within T.MAX_CELLS
+        if len(parsed) > MAX_TOWN_CARDS:  # also keeps the cell list within TW.MAX_CELLS
             raise ValueError(f"{what}: {len(parsed)} cards, but a town holds at most {MAX_TOWN_CARDS} (the "
                              f"{E.N_CIRCLE} circle cards, less at least one the other player drafts)")
         self.cards = [p[0] for p in parsed]
         if parsed:
             xs = [p[1] for p in parsed]
             ys = [p[2] for p in parsed]
-            if max(xs) - min(xs) > T.G - 8 or max(ys) - min(ys) > T.G - 8:
-                raise ValueError(f"{what}: the placements span more than {T.G - 8} cells")
+            if max(xs) - min(xs) > TW.G - 8 or max(ys) - min(ys) > TW.G - 8:
+                raise ValueError(f"{what}: the placements span more than {TW.G - 8} cells")
             self.ox, self.oy = 4 - min(xs), 4 - min(ys)
         else:
-            self.ox = self.oy = T.CENTER
-        self.saved = np.zeros(9, dtype=np.int64)
+            self.ox = self.oy = TW.CENTER
+        self.saved = np.zeros(TW.N_SAVED, dtype=np.int64)
         used: set[int] = set()
         for i, (c, x, y, rot) in enumerate(parsed):
             if c in used:
                 raise ValueError(f"{what}: placement {i} puts card {self.names[c]} down a second time")
             used.add(c)
             gx, gy = x + self.ox, y + self.oy
-            n = int(self.meta[0])
-            if not T.is_legal(self.idx, n, gx, gy):
-                why = ("it touches the town only at a corner" if T.corner_only(self.idx, n, gx, gy)
+            n = int(self.meta[TW.META_N])
+            if not TW.is_legal(self.idx, n, gx, gy):
+                why = ("it touches the town only at a corner" if TW.corner_only(self.idx, n, gx, gy)
                        else "it neither covers a town cell nor shares an edge with one")
                 raise ValueError(f"{what}: placement {i} (card {self.names[c]} at ({x}, {y})) is illegal: {why}")
             self.put(c, gx, gy, rot)
@@ -87,28 +87,28 @@ class _Town:
         return self.names.index(card), int(x), int(y), 0 if rotation == 0 else 1
 
     def put(self, c: int, gx: int, gy: int, rot: int) -> None:
-        was_empty = self.meta[0] == 0
-        T.place(self.land, self.sym, self.idx, self.cx, self.cy, self.meta, self.card_land[c], self.card_sym[c],
-                gx, gy, rot, self.saved)
-        T.commit(self.meta, gx, gy, was_empty)
+        was_empty = self.meta[TW.META_N] == 0
+        TW.place(self.land, self.sym, self.idx, self.cx, self.cy, self.meta, self.card_land[c], self.card_sym[c],
+                 gx, gy, rot, self.saved)
+        TW.commit(self.meta, gx, gy, was_empty)
 
     def counts(self) -> np.ndarray:
-        out = np.zeros(T.N_SYMBOLS, dtype=np.int64)
-        T.count_symbols(self.sym, self.cx, self.cy, self.meta[0], out)
+        out = np.zeros(TW.N_SYMBOLS, dtype=np.int64)
+        TW.count_symbols(self.sym, self.cx, self.cy, self.meta[TW.META_N], out)
         return out
 
     def score(self, goals: np.ndarray, gp: np.ndarray, opp_cnt: np.ndarray) -> tuple[int, np.ndarray]:
-        ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
-        detail = np.zeros(T.N_LANDS + len(goals), dtype=np.int64)
-        total = T.score(self.land, self.sym, self.idx, self.cx, self.cy, self.meta[0], goals, gp, opp_cnt, True,
-                        ws, detail)
+        ws = np.zeros((TW.WS_ROWS, TW.MAX_CELLS), dtype=np.int64)
+        detail = np.zeros(TW.N_LANDS + len(goals), dtype=np.int64)
+        total = TW.score(self.land, self.sym, self.idx, self.cx, self.cy, self.meta[TW.META_N], goals, gp, opp_cnt,
+                         True, ws, detail)
         return int(total), detail
 
     def cells(self) -> dict[tuple[int, int], tuple[str, str]]:
         out = {}
-        for i in range(int(self.meta[0])):
+        for i in range(int(self.meta[TW.META_N])):
             gx, gy = int(self.cx[i]), int(self.cy[i])
-            out[(gx - self.ox, gy - self.oy)] = (C.LANDS[self.land[gy, gx]], C.SYMBOLS[self.sym[gy, gx]])
+            out[(gx - self.ox, gy - self.oy)] = (cards.LANDS[self.land[gy, gx]], cards.SYMBOLS[self.sym[gy, gx]])
         return out
 
 
@@ -161,15 +161,15 @@ def score_town(
     goal is in play, more cards than a town holds) raise ValueError.
     """
     if deck is None or goal_table is None:
-        d, g = C.load_tables()
+        d, g = cards.load_tables()
         deck = d if deck is None else deck
         goal_table = g if goal_table is None else goal_table
     rows = _goal_rows(goals, goal_table)
-    gp = C.encode_goals(goal_table)
+    gp = cards.encode_goals(goal_table)
     names = list(goal_table["name"])
     town = _Town(placements, deck)
     _check_backs(town, rows, names)
-    opp_cnt = np.zeros(T.N_SYMBOLS, dtype=np.int64)
+    opp_cnt = np.zeros(TW.N_SYMBOLS, dtype=np.int64)
     if opponent is not None:
         opp = _Town(opponent, deck, "opponent")
         _check_backs(opp, rows, names)
@@ -183,10 +183,10 @@ def score_town(
     total, detail = town.score(rows, gp, opp_cnt)
     return TownScore(
         total=total,
-        lands={C.LANDS[k]: int(detail[k]) for k in range(T.N_LANDS)},
-        goals={names[r]: int(detail[T.N_LANDS + i]) for i, r in enumerate(rows)},
+        lands={cards.LANDS[k]: int(detail[k]) for k in range(TW.N_LANDS)},
+        goals={names[r]: int(detail[TW.N_LANDS + i]) for i, r in enumerate(rows)},
         cells=town.cells(),
-        guns=int(town.counts()[T.GUN]),
+        guns=int(town.counts()[TW.GUN]),
     )
 
 
@@ -198,7 +198,7 @@ def legal_placements(placements: Sequence[Placement], card: str,
     already in the town, or a town already holding the most cards a town can, raises ValueError.
     """
     if deck is None:
-        deck = C.load_tables()[0]
+        deck = cards.load_tables()[0]
     town = _Town(placements, deck)
     if card not in town.names:
         raise ValueError(f"unknown card {card!r} (known: {', '.join(town.names)})")
@@ -208,13 +208,13 @@ def legal_placements(placements: Sequence[Placement], card: str,
                          "placed once")
     if len(town.cards) >= MAX_TOWN_CARDS:
         raise ValueError(f"the town already holds {len(town.cards)} cards, the most a town can hold")
-    n = int(town.meta[0])
+    n = int(town.meta[TW.META_N])
     if n == 0:
         return [(0, 0, 0), (0, 0, 180)]
     out = []
-    for gy in range(int(town.meta[2]) - 2, int(town.meta[4]) + 2):
-        for gx in range(int(town.meta[1]) - 2, int(town.meta[3]) + 2):
-            if T.is_legal(town.idx, n, gx, gy):
+    for gy in range(int(town.meta[TW.META_Y0]) - 2, int(town.meta[TW.META_Y1]) + 2):
+        for gx in range(int(town.meta[TW.META_X0]) - 2, int(town.meta[TW.META_X1]) + 2):
+            if TW.is_legal(town.idx, n, gx, gy):
                 out += [(gx - town.ox, gy - town.oy, 0), (gx - town.ox, gy - town.oy, 180)]
     return out
 
@@ -231,7 +231,7 @@ def render(land: np.ndarray, sym: np.ndarray, box: tuple[int, int, int, int]) ->
             if land[y, x] < 0:
                 row.append("..")
             else:
-                row.append(C.LAND_LETTERS[land[y, x]] + C.SYMBOL_MARKS[sym[y, x]])
+                row.append(cards.LAND_LETTERS[land[y, x]] + cards.SYMBOL_MARKS[sym[y, x]])
         lines.append(" ".join(row))
     return lines
 
@@ -244,10 +244,10 @@ def format_trace(prepared, score, win, seat_out, game_out, goal_out, events) -> 
     seats = [s.label() for s in prepared.seats]
     first = int(game_out[0, E.G_FIRST])
     goals = np.asarray([game_out[0, E.G_GOAL0 + g] for g in range(E.N_GOALS_IN_PLAY)], dtype=np.int64)
-    land, sym, idx, cx, cy, meta = T.new_towns(2)
-    saved = np.zeros(9, dtype=np.int64)
-    legend = ", ".join(f"{ch}={nm}" for ch, nm in zip(C.LAND_LETTERS, C.LANDS, strict=True))
-    marks = ", ".join(f"{ch}={nm}" for ch, nm in zip(C.SYMBOL_MARKS, C.SYMBOLS, strict=True))
+    land, sym, idx, cx, cy, meta = TW.new_towns(2)
+    saved = np.zeros(TW.N_SAVED, dtype=np.int64)
+    legend = ", ".join(f"{ch}={nm}" for ch, nm in zip(cards.LAND_LETTERS, cards.LANDS, strict=True))
+    marks = ", ".join(f"{ch}={nm}" for ch, nm in zip(cards.SYMBOL_MARKS, cards.SYMBOLS, strict=True))
     out = [
         f"Circle the Wagons: P1 = seat {first} ({seats[first]}), P2 = seat {1 - first} ({seats[1 - first]})",
         "goals: " + "; ".join(f"{goal_names[g]} (#{g + 1})" for g in goals),
@@ -262,16 +262,19 @@ def format_trace(prepared, score, win, seat_out, game_out, goal_out, events) -> 
         p, c, x, y, rot = (int(v) for v in e[:5])
         if origin[p] is None:
             origin[p] = (x, y)
-        was_empty = meta[p, 0] == 0
-        T.place(land[p], sym[p], idx[p], cx[p], cy[p], meta[p], card_land[c], card_sym[c], x, y, rot, saved)
-        T.commit(meta[p], x, y, was_empty)
+        was_empty = meta[p, TW.META_N] == 0
+        TW.place(land[p], sym[p], idx[p], cx[p], cy[p], meta[p], card_land[c], card_sym[c], x, y, rot, saved)
+        TW.commit(meta[p], x, y, was_empty)
         how = "gets free card" if e[E.EV_FREE] else "takes"
         ux, uy = x - origin[p][0], y - origin[p][1]
         out.append(f"turn {int(e[E.EV_TURN]) + 1}: seat {p} {how} {card_names[c]}, places it at ({ux}, {uy}) "
                    f"rotation {180 * rot}")
         pics = []
         for q in range(2):
-            box = (int(meta[q, 1]), int(meta[q, 2]), int(meta[q, 3]), int(meta[q, 4])) if meta[q, 0] else None
+            box = None
+            if meta[q, TW.META_N]:
+                box = (int(meta[q, TW.META_X0]), int(meta[q, TW.META_Y0]), int(meta[q, TW.META_X1]),
+                       int(meta[q, TW.META_Y1]))
             pics.append(render(land[q], sym[q], box) if box else ["(empty)"])
         width = max(len(s) for s in pics[0])
         out.append(f"  {'seat 0'.ljust(width)}   seat 1")
@@ -280,18 +283,19 @@ def format_trace(prepared, score, win, seat_out, game_out, goal_out, events) -> 
             right = pics[1][i] if i < len(pics[1]) else ""
             out.append(f"  {left.ljust(width)}   {right}")
         out.append("")
-    ws = np.zeros((T.WS_ROWS, T.MAX_CELLS), dtype=np.int64)
-    cnt = np.zeros((2, T.N_SYMBOLS), dtype=np.int64)
+    ws = np.zeros((TW.WS_ROWS, TW.MAX_CELLS), dtype=np.int64)
+    cnt = np.zeros((2, TW.N_SYMBOLS), dtype=np.int64)
     for p in range(2):
-        T.count_symbols(sym[p], cx[p], cy[p], meta[p, 0], cnt[p])
+        TW.count_symbols(sym[p], cx[p], cy[p], meta[p, TW.META_N], cnt[p])
     out.append("scoring")
     for p in range(2):
-        detail = np.zeros(T.N_LANDS + len(goals), dtype=np.int64)
-        total = T.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, 0], goals, gp, cnt[1 - p], True, ws, detail)
-        lands = ", ".join(f"{C.LANDS[k]} {int(detail[k])}" for k in range(T.N_LANDS))
-        gl = ", ".join(f"{goal_names[g]} {int(detail[T.N_LANDS + i]):+d}" for i, g in enumerate(goals))
-        out.append(f"  seat {p}: lands {int(detail[:T.N_LANDS].sum())} ({lands}); goals: {gl}; "
-                   f"guns {int(cnt[p, T.GUN])}; total {int(total)}")
+        detail = np.zeros(TW.N_LANDS + len(goals), dtype=np.int64)
+        total = TW.score(land[p], sym[p], idx[p], cx[p], cy[p], meta[p, TW.META_N], goals, gp, cnt[1 - p], True, ws,
+                         detail)
+        lands = ", ".join(f"{cards.LANDS[k]} {int(detail[k])}" for k in range(TW.N_LANDS))
+        gl = ", ".join(f"{goal_names[g]} {int(detail[TW.N_LANDS + i]):+d}" for i, g in enumerate(goals))
+        out.append(f"  seat {p}: lands {int(detail[:TW.N_LANDS].sum())} ({lands}); goals: {gl}; "
+                   f"guns {int(cnt[p, TW.GUN])}; total {int(total)}")
         assert int(total) == int(score[0, p]), "trace replay disagrees with the engine"
     w = win[0]
     result = ("shared win" if w[0] == w[1] else f"seat {int(np.argmax(w))} wins")

@@ -42,7 +42,7 @@ points lost per placement, 18.0% head to head against greedy, against fast's 72.
 
 ``benchmarks/bench_wagons_fast.py`` measures, for both, how often they pick a spot of greedy's exact
 value and what it costs a player.  Scratch: rows
-S.FS_ROWS..WS_ROWS-1 of the engine's ``ws``, after exact search's rows, so that ``prepare``'s analysis of a
+SR.FS_ROWS..WS_ROWS-1 of the engine's ``ws``, after exact search's rows, so that ``prepare``'s analysis of a
 town survives other work on ``ws`` and the next search of the same, unchanged town reuses it (R_KEY).
 """
 
@@ -51,16 +51,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardsim.games.wagons import search as S
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import search as SR
+from boardsim.games.wagons import town as TW
 
 FI = dict(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 NEG = -1.0e18
-# ws rows, after exact search's (S.FS_ROWS): nothing but this module writes them, so ``prepare``'s rows
+# ws rows, after exact search's (SR.FS_ROWS): nothing but this module writes them, so ``prepare``'s rows
 # still hold a town's analysis when the next search of that town comes (R_KEY says which town).  Land
 # groups: union-find parent, root per cell, size per root.  One cluster goal's symbol groups take 3 rows
 # of their own (at most 3 goals).
-_B = S.FS_ROWS
+_B = SR.FS_ROWS
 R_PAR, R_ROOT, R_SIZE = _B, _B + 1, _B + 2
 R_CLUSTER = _B + 3  # + 3 * g: parent, root, size for goal slot g
 R_BASE = _B + 12  # base town: counts, largest groups, goal base points
@@ -79,16 +79,16 @@ T_WORDS = T_MIN + 1  # R_TOP columns: per rotation, the card's _card_words and g
 R_LOC = R_MARK + 3  # + g: per cell, the points it holds for local or near goal g (what covering it loses)
 R_SORT = R_LOC + 3  # the kept spots of all cards in scan order
 R_KEY = R_SORT + 1  # the town and goals ``prepare`` analysed last (_same_town)
-R_SPOT = R_KEY + 1  # + 2 * block: that town's legal spots' first-ranking words (2 rows a block of S.FS_WIDTH)
+R_SPOT = R_KEY + 1  # + 2 * block: that town's legal spots' first-ranking words (2 rows a block of SR.FS_WIDTH)
 SPOT_BLOCKS = 3
-SPOT_CAP = SPOT_BLOCKS * S.FS_WIDTH  # a town with more legal spots than this keeps none
+SPOT_CAP = SPOT_BLOCKS * SR.FS_WIDTH  # a town with more legal spots than this keeps none
 WS_ROWS = R_SPOT + 2 * SPOT_BLOCKS  # the rows of the engine's ws (state.new_state): exact search's, then these
 # R_KEY columns: cell count, bounding box, with_goals, goal count, the goals' parameter rows, the number of
 # spots in R_SPOT (-1: none kept yet), the cells
 K_N, K_META, K_WITH, K_NG, K_GP, K_SPOTS, K_CELLS = 0, 1, 5, 6, 7, 26, 32
-if K_GP + 3 * T.GP_B + 3 > K_SPOTS or K_CELLS + T.MAX_CELLS > S.FS_WIDTH:
+if K_GP + 3 * TW.GP_B + 3 > K_SPOTS or K_CELLS + TW.MAX_CELLS > SR.FS_WIDTH:
     raise ImportError("fast.py's R_KEY columns do not fit in search.FS_WIDTH")
-SECOND_COL = T.MAX_CELLS  # a cluster's second largest, in its size row past the cells
+SECOND_COL = TW.MAX_CELLS  # a cluster's second largest, in its size row past the cells
 # R_BASE columns
 B_SYM, B_LAND, B_BEST, B_ROOT, B_SECOND, B_GOAL, B_NEAR = 0, 6, 12, 18, 24, 30, 33
 # R_POS columns: covered cells' land 0..3 and symbol 4..7, edge cells' land 8..15 and symbol 16..23,
@@ -122,15 +122,15 @@ def _union_find(land, sym, idx, cx, cy, n, s, ws, r0):
         if down:
             _join(ws, r0, i, idx[y + 1, x])
     for i in range(n):
-        r = T.find(ws, r0, i)
+        r = TW.find(ws, r0, i)
         ws[r0 + 1, i] = r
         ws[r0 + 2, r] += 1
 
 
 @njit(**FI)
 def _join(ws, r0, a, b):
-    ra = T.find(ws, r0, a)
-    rb = T.find(ws, r0, b)
+    ra = TW.find(ws, r0, a)
+    rb = TW.find(ws, r0, b)
     if ra != rb:
         ws[r0, ra] = rb
 
@@ -149,10 +149,10 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
             _majority_points(goals, gp, opp_cnt, ws)
         return
     _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws)
-    n = meta[0]
+    n = meta[TW.META_N]
     for k in range(B_NEAR + 3):
         ws[R_BASE, k] = 0
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         ws[R_BASE, B_ROOT + c] = -1
     _union_find(land, sym, idx, cx, cy, n, np.int64(-1), ws, R_PAR)
     for i in range(n):
@@ -171,8 +171,8 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
         elif sz > ws[R_BASE, B_SECOND + c]:
             ws[R_BASE, B_SECOND + c] = sz
     # occupancy rows for the legal spots (a card may sit up to 2 rows above or below the town)
-    T.occupancy(cx, cy, n, meta[2] - 3, meta[4] + 3, ws[R_OCC])
-    for y in range(meta[2] - 3, meta[4] + 4):
+    TW.occupancy(cx, cy, n, meta[TW.META_Y0] - 3, meta[TW.META_Y1] + 3, ws[R_OCC])
+    for y in range(meta[TW.META_Y0] - 3, meta[TW.META_Y1] + 4):
         ws[R_BIG, y] = 0
     for i in range(n):
         if ws[R_ROOT, i] == ws[R_BASE, B_ROOT + land[cy[i], cx[i]]]:
@@ -182,15 +182,15 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
     if not with_goals:
         return
     for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = S._goal(goals, gp, g)
-        if S._is_local(kind) and kind != T.K_ENCLOSED:
-            S.local_table(land, sym, idx, cx, cy, n, gp, goals[g], ws, R_LOC + g)
+        kind, s, lnd, a, b = SR._goal(goals, gp, g)
+        if SR._is_local(kind) and kind != TW.K_ENCLOSED:
+            SR.local_table(land, sym, idx, cx, cy, n, gp, goals[g], ws, R_LOC + g)
             for i in range(n):
                 ws[R_CELL, i] += ws[R_LOC + g, i]
         cs = ws[R_BASE, B_SYM + s] if s >= 0 else 0
-        if kind == T.K_MINUS:
+        if kind == TW.K_MINUS:
             ws[R_BASE, B_GOAL + g] = a * cs + b * ws[R_BASE, B_LAND + lnd]
-        elif kind == T.K_CLUSTER:
+        elif kind == TW.K_CLUSTER:
             r0 = R_CLUSTER + 3 * g
             _union_find(land, sym, idx, cx, cy, n, s, ws, r0)
             best = 0
@@ -211,23 +211,23 @@ def prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws):
                 if ws[r0 + 1, i] == root and sym[cy[i], cx[i]] == s:
                     ws[R_CELL, i] += a
             ws[r0 + 2, SECOND_COL] = second
-        elif kind == T.K_NEAR:
+        elif kind == TW.K_NEAR:
             r = ws[R_BASE, B_ROOT + lnd]
             ws[R_BASE, B_NEAR + g] = r
             for i in range(n):
                 ws[R_LOC + g, i] = 0
-                if r >= 0 and sym[cy[i], cx[i]] == s and T._next_to_comp(idx, ws, cx[i], cy[i], r, np.int64(R_ROOT)):
+                if r >= 0 and sym[cy[i], cx[i]] == s and TW._next_to_comp(idx, ws, cx[i], cy[i], r, np.int64(R_ROOT)):
                     ws[R_LOC + g, i] = a
                     ws[R_CELL, i] += a
     _majority_points(goals, gp, opp_cnt, ws)
     for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        kind, s, lnd, a, b = SR._goal(goals, gp, g)
         if _goal_weight1(kind, a, b) == 0:
             continue
-        for y in range(meta[2] - 3, meta[4] + 4):
+        for y in range(meta[TW.META_Y0] - 3, meta[TW.META_Y1] + 4):
             ws[R_MARK + g, y] = 0
         for i in range(n):
-            if _marked(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, ws, g, i, cx[i], cy[i]):
+            if _marked(kind, s, gp[goals[g], TW.GP_SYM2], lnd, land, sym, ws, g, i, cx[i], cy[i]):
                 ws[R_MARK + g, cy[i]] |= np.int64(1) << cx[i]
 
 
@@ -243,7 +243,7 @@ def _cell_word(cx, cy, land, sym, i):
 def _same_town(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
     """Whether R_KEY holds this town (its cells in the same order, so the same cell indices) and goals:
     ``prepare``'s rows then hold its analysis, less the majority goals' base points."""
-    n = meta[0]
+    n = meta[TW.META_N]
     ng = goals.shape[0]
     if ws[R_KEY, K_N] != n or ws[R_KEY, K_WITH] != with_goals or ws[R_KEY, K_NG] != ng:
         return False
@@ -251,8 +251,8 @@ def _same_town(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
         if ws[R_KEY, K_META + k] != meta[1 + k]:
             return False
     for g in range(ng):
-        for k in range(T.GP_B + 1):
-            if ws[R_KEY, K_GP + (T.GP_B + 1) * g + k] != gp[goals[g], k]:
+        for k in range(TW.GP_B + 1):
+            if ws[R_KEY, K_GP + (TW.GP_B + 1) * g + k] != gp[goals[g], k]:
                 return False
     for i in range(n):
         if ws[R_KEY, K_CELLS + i] != _cell_word(cx, cy, land, sym, i):
@@ -263,7 +263,7 @@ def _same_town(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
 @njit(**FI)
 def _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
     """Write the town and goals that ``prepare`` analyses into R_KEY (``_same_town`` compares them)."""
-    n = meta[0]
+    n = meta[TW.META_N]
     ws[R_KEY, K_N] = n
     ws[R_KEY, K_SPOTS] = -1  # the first search of the town ranks every spot and keeps their words
     ws[R_KEY, K_WITH] = with_goals
@@ -271,8 +271,8 @@ def _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
     for k in range(4):
         ws[R_KEY, K_META + k] = meta[1 + k]
     for g in range(goals.shape[0]):
-        for k in range(T.GP_B + 1):
-            ws[R_KEY, K_GP + (T.GP_B + 1) * g + k] = gp[goals[g], k]
+        for k in range(TW.GP_B + 1):
+            ws[R_KEY, K_GP + (TW.GP_B + 1) * g + k] = gp[goals[g], k]
     for i in range(n):
         ws[R_KEY, K_CELLS + i] = _cell_word(cx, cy, land, sym, i)
 
@@ -281,11 +281,11 @@ def _remember(land, sym, cx, cy, meta, goals, gp, with_goals, ws):
 def _majority_points(goals, gp, opp_cnt, ws):
     """The majority goals' base points, from the town's symbol counts (R_BASE) and the opponent's."""
     for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = S._goal(goals, gp, g)
-        if kind == T.K_MAJ_PEN:
+        kind, s, lnd, a, b = SR._goal(goals, gp, g)
+        if kind == TW.K_MAJ_PEN:
             cs = ws[R_BASE, B_SYM + s]
             ws[R_BASE, B_GOAL + g] = a * opp_cnt[s] if cs > opp_cnt[s] else 0
-        elif kind == T.K_MAJ_BON:
+        elif kind == TW.K_MAJ_BON:
             cs = ws[R_BASE, B_SYM + s]
             ws[R_BASE, B_GOAL + g] = a if cs > opp_cnt[s] else 0
 
@@ -298,8 +298,8 @@ def _layer_edges(sym, idx, x, y, s, ws, r0, row):
         j = idx[y + (p >> 1), x + (p & 1)]
         ws[row, L_COV + p] = ws[r0 + 1, j] if j >= 0 and (s < 0 or ws[R_POS, P_CSYM + p] == s) else -1
     for e in range(8):
-        qx = x + S.EDGE_DX[e]
-        qy = y + S.EDGE_DY[e]
+        qx = x + SR.EDGE_DX[e]
+        qy = y + SR.EDGE_DY[e]
         j = idx[qy, qx]
         if j < 0 or (s >= 0 and sym[qy, qx] != s):
             ws[row, L_ROOT + e] = -1
@@ -337,13 +337,13 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
         ws[R_POS, P_CLAND + p] = land[yy, xx]
         ws[R_POS, P_CSYM + p] = sym[yy, xx]
     for e in range(8):
-        qx = x + S.EDGE_DX[e]
-        qy = y + S.EDGE_DY[e]
+        qx = x + SR.EDGE_DX[e]
+        qy = y + SR.EDGE_DY[e]
         ws[R_POS, P_ELAND + e] = land[qy, qx]
         ws[R_POS, P_ESYM + e] = sym[qy, qx]
     _layer_edges(sym, idx, x, y, np.int64(-1), ws, R_PAR, R_LAYER)
     loss = 0
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         rest = _rest(ws, R_LAYER, ws[R_BASE, B_BEST + c], ws[R_BASE, B_ROOT + c], ws[R_BASE, B_SECOND + c])
         ws[R_LAYER, L_REST + c] = rest
         loss += rest - ws[R_BASE, B_BEST + c]
@@ -351,9 +351,9 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
     if not with_goals:
         return
     for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        kind, s, lnd, a, b = SR._goal(goals, gp, g)
         ws[R_POS, P_CONST + g] = 0
-        if kind == T.K_CLUSTER:
+        if kind == TW.K_CLUSTER:
             # one colour (0): the cluster's largest (B_GOAL + g), its root (B_NEAR + g) and the second largest
             row = R_LAYER + 1 + g
             r0 = R_CLUSTER + 3 * g
@@ -362,7 +362,7 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
             rest = _rest(ws, row, best, ws[R_BASE, B_NEAR + g], ws[r0 + 2, SECOND_COL])
             ws[row, L_REST] = rest
             ws[R_POS, P_CONST + g] = a * (rest - best)
-        elif kind == T.K_NEAR:
+        elif kind == TW.K_NEAR:
             # the covered cells showing s that were on or next to the base largest group count no more
             lost = 0
             for p in range(4):
@@ -370,19 +370,19 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
                 if j >= 0:
                     lost += ws[R_LOC + g, j]
             ws[R_POS, P_CONST + g] = -lost
-        elif kind == T.K_ENCLOSED:
+        elif kind == TW.K_ENCLOSED:
             # holes change only with occupancy: covered holes are filled, empty edge cells may close
             d = 0
             for p in range(4):
                 if idx[y + (p >> 1), x + (p & 1)] < 0 and _enclosed(idx, x, y, x + (p & 1), y + (p >> 1), False):
                     d -= a
             for e in range(8):
-                qx = x + S.EDGE_DX[e]
-                qy = y + S.EDGE_DY[e]
+                qx = x + SR.EDGE_DX[e]
+                qy = y + SR.EDGE_DY[e]
                 if idx[qy, qx] < 0:
                     d += a * (int(_enclosed(idx, x, y, qx, qy, True)) - int(_enclosed(idx, x, y, qx, qy, False)))
             ws[R_POS, P_CONST + g] = d
-        elif S._is_local(kind) and kind != T.K_ON:
+        elif SR._is_local(kind) and kind != TW.K_ON:
             # old points of the covered cells and of the edge cells whose points can change; for those,
             # whether their 3 neighbours outside the card satisfy the goal's neighbour test
             old = 0
@@ -392,18 +392,18 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
                     old += ws[R_LOC + g, j]
             mask = 0
             for e in range(8):
-                qx = x + S.EDGE_DX[e]
-                qy = y + S.EDGE_DY[e]
-                if sym[qy, qx] != s or (kind == T.K_BETWEEN and (e & 1) == 1) or (kind == T.K_AWAY and
+                qx = x + SR.EDGE_DX[e]
+                qy = y + SR.EDGE_DY[e]
+                if sym[qy, qx] != s or (kind == TW.K_BETWEEN and (e & 1) == 1) or (kind == TW.K_AWAY and
                                                                                     land[qy, qx] == lnd):
                     continue
                 mask |= 1 << e
                 old += ws[R_LOC + g, idx[qy, qx]]  # it shows s: a town cell
-                ws[R_EDGE + g, 8 + e] = _others(kind, s, gp[goals[g], T.GP_SYM2], lnd, land, sym, qx, qy,
-                                                S.EDGE_DX[e], S.EDGE_DY[e])
+                ws[R_EDGE + g, 8 + e] = _others(kind, s, gp[goals[g], TW.GP_SYM2], lnd, land, sym, qx, qy,
+                                                SR.EDGE_DX[e], SR.EDGE_DY[e])
             ws[R_POS, P_OLD + g] = old
             ws[R_POS, P_MASK + g] = mask
-        elif kind == T.K_ON:
+        elif kind == TW.K_ON:
             old = 0
             for p in range(4):
                 if ws[R_POS, P_CSYM + p] == s and ws[R_POS, P_CLAND + p] == lnd:
@@ -415,8 +415,8 @@ def _position(land, sym, idx, x, y, goals, gp, with_goals, ws):
 def _enclosed(idx, x, y, qx, qy, with_card):
     """Is the empty cell (qx, qy) enclosed (4 occupied neighbours), with or without the card at (x, y)?"""
     for k in range(1, 5):
-        nx = qx + T.NB_DX[k]
-        ny = qy + T.NB_DY[k]
+        nx = qx + TW.NB_DX[k]
+        ny = qy + TW.NB_DY[k]
         if idx[ny, nx] < 0 and not (with_card and x <= nx <= x + 1 and y <= ny <= y + 1):
             return False
     return True
@@ -429,17 +429,17 @@ def _others(kind, s, s2, lnd, land, sym, qx, qy, dx, dy):
     # the card cell next to (qx, qy) lies at (qx - sx, qy - sy)
     sx = 1 if dx > 1 else (-1 if dx < 0 else 0)
     sy = 1 if dy > 1 else (-1 if dy < 0 else 0)
-    if kind == T.K_BETWEEN:  # horizontal edges only: the land on the far side
+    if kind == TW.K_BETWEEN:  # horizontal edges only: the land on the far side
         return np.int64(land[qy, qx + sx] == lnd)
     hit = np.int64(0)
     for k in range(1, 5):
-        if T.NB_DX[k] == -sx and T.NB_DY[k] == -sy:
+        if TW.NB_DX[k] == -sx and TW.NB_DY[k] == -sy:
             continue  # the card's side
-        nx = qx + T.NB_DX[k]
-        ny = qy + T.NB_DY[k]
-        if kind == T.K_AWAY:
+        nx = qx + TW.NB_DX[k]
+        ny = qy + TW.NB_DY[k]
+        if kind == TW.K_AWAY:
             hit |= land[ny, nx] == lnd
-        elif kind == T.K_NEXT:
+        elif kind == TW.K_NEXT:
             hit |= sym[ny, nx] == s2
         else:  # K_ISOLATED
             hit |= sym[ny, nx] == s
@@ -463,7 +463,7 @@ def _group_sums(ws, row, c0, c1, c2, c3, nc, ccol):
     active = 0
     for e in range(8):
         p = e >> 1
-        cp = S._pick(p, c0, c1, c2, c3)
+        cp = SR._pick(p, c0, c1, c2, c3)
         if cp >= 0 and ws[row, L_ROOT + e] >= 0 and (nc == 1 or ws[R_POS, P_ELAND + e] == cp):
             active |= 1 << e
     for e in range(8):
@@ -473,7 +473,7 @@ def _group_sums(ws, row, c0, c1, c2, c3, nc, ccol):
             ws[R_CARD, ccol + fp] += ws[row, L_SIZE + e]
     gain = 0
     for p in range(4):
-        cp = S._pick(p, c0, c1, c2, c3)
+        cp = SR._pick(p, c0, c1, c2, c3)
         fp = 0 if p == 0 else (f1 if p == 1 else (f2 if p == 2 else f3))
         if fp != p or cp < 0:
             continue
@@ -487,60 +487,60 @@ def _group_sums(ws, row, c0, c1, c2, c3, nc, ccol):
 def gain(c0, c1, c2, c3, s0, s1, s2, s3, goals, gp, opp_cnt, with_goals, gw, ws):
     """Estimated gain of the card showing lands c0..c3 and symbols s0..s3 on its cells 0..3 at the spot
     ``_position`` read."""
-    lands = ws[R_POS, P_LOSS] + _group_sums(ws, R_LAYER, c0, c1, c2, c3, T.N_LANDS, 0)
+    lands = ws[R_POS, P_LOSS] + _group_sums(ws, R_LAYER, c0, c1, c2, c3, TW.N_LANDS, 0)
     if not with_goals:
         return float(lands)
     pts = 0
     for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = S._goal(goals, gp, g)
+        kind, s, lnd, a, b = SR._goal(goals, gp, g)
         pts += ws[R_POS, P_CONST + g]
-        if kind == T.K_LAND_GROUP or kind == T.K_NEAR:
+        if kind == TW.K_LAND_GROUP or kind == TW.K_NEAR:
             # the land's largest group with the card: the card's group of that land or the rest
             big = ws[R_LAYER, L_REST + lnd]
             through = 0
             for p in range(4):
-                if S._pick(p, c0, c1, c2, c3) == lnd:
+                if SR._pick(p, c0, c1, c2, c3) == lnd:
                     through = ws[R_CARD, p]  # the first card cell of the land holds its group
                     break
-            if kind == T.K_LAND_GROUP:
+            if kind == TW.K_LAND_GROUP:
                 pts += a * (max(big, through) - ws[R_BASE, B_BEST + lnd])
                 continue
             r = ws[R_BASE, B_NEAR + g]
             for p in range(4):
-                if S._pick(p, s0, s1, s2, s3) != s:
+                if SR._pick(p, s0, s1, s2, s3) != s:
                     continue
-                on = through > 0 and through >= big and (S._pick(p, c0, c1, c2, c3) == lnd or
-                                                         S._pick(p ^ 1, c0, c1, c2, c3) == lnd or
-                                                         S._pick(p ^ 2, c0, c1, c2, c3) == lnd)
+                on = through > 0 and through >= big and (SR._pick(p, c0, c1, c2, c3) == lnd or
+                                                         SR._pick(p ^ 1, c0, c1, c2, c3) == lnd or
+                                                         SR._pick(p ^ 2, c0, c1, c2, c3) == lnd)
                 if not on and r >= 0 and big >= through:
                     on = ws[R_LAYER, L_ROOT + 2 * p] == r or ws[R_LAYER, L_ROOT + 2 * p + 1] == r
                 if on:
                     pts += a
-        elif kind == T.K_CLUSTER:
+        elif kind == TW.K_CLUSTER:
             row = R_LAYER + 1 + g
             d = _group_sums(ws, row, 0 if s0 == s else -1, 0 if s1 == s else -1, 0 if s2 == s else -1,
                             0 if s3 == s else -1, 1, 4)
             pts += a * d
-        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
+        elif kind == TW.K_MAJ_PEN or kind == TW.K_MAJ_BON or kind == TW.K_MINUS:
             cs = ws[R_BASE, B_SYM + s] + (s0 == s) + (s1 == s) + (s2 == s) + (s3 == s)
             cl = ws[R_BASE, B_LAND + lnd] + (c0 == lnd) + (c1 == lnd) + (c2 == lnd) + (c3 == lnd) if lnd >= 0 else 0
             for p in range(4):
                 cs -= ws[R_POS, P_CSYM + p] == s
                 if lnd >= 0:
                     cl -= ws[R_POS, P_CLAND + p] == lnd
-            if kind == T.K_MAJ_PEN:
+            if kind == TW.K_MAJ_PEN:
                 new = a * opp_cnt[s] if cs > opp_cnt[s] else 0
-            elif kind == T.K_MAJ_BON:
+            elif kind == TW.K_MAJ_BON:
                 new = a if cs > opp_cnt[s] else 0
             else:
                 new = a * cs + b * cl
             pts += new - ws[R_BASE, B_GOAL + g]
-        elif kind == T.K_ON:
+        elif kind == TW.K_ON:
             for p in range(4):
-                if S._pick(p, s0, s1, s2, s3) == s and S._pick(p, c0, c1, c2, c3) == lnd:
+                if SR._pick(p, s0, s1, s2, s3) == s and SR._pick(p, c0, c1, c2, c3) == lnd:
                     pts += a
-        elif kind != T.K_ENCLOSED:
-            pts += _local_gain(kind, s, gp[goals[g], T.GP_SYM2], lnd, a, b, c0, c1, c2, c3, s0, s1, s2, s3, ws, g)
+        elif kind != TW.K_ENCLOSED:
+            pts += _local_gain(kind, s, gp[goals[g], TW.GP_SYM2], lnd, a, b, c0, c1, c2, c3, s0, s1, s2, s3, ws, g)
     return float(lands) + gw * float(pts)
 
 
@@ -550,24 +550,24 @@ def _local_gain(kind, s, s2, lnd, a, b, c0, c1, c2, c3, s0, s1, s2_, s3, ws, g):
     cells, less the old points of those and of the covered cells."""
     pts = -ws[R_POS, P_OLD + g]
     for p in range(4):
-        sp = S._pick(p, s0, s1, s2_, s3)
-        cp = S._pick(p, c0, c1, c2, c3)
+        sp = SR._pick(p, s0, s1, s2_, s3)
+        cp = SR._pick(p, c0, c1, c2, c3)
         # neighbours: in the card p ^ 1 (horizontal) and p ^ 2 (vertical), outside edges 2p and 2p + 1
         if sp == s:
-            hl = S._pick(p ^ 1, c0, c1, c2, c3)
-            vl = S._pick(p ^ 2, c0, c1, c2, c3)
-            hs = S._pick(p ^ 1, s0, s1, s2_, s3)
-            vs = S._pick(p ^ 2, s0, s1, s2_, s3)
+            hl = SR._pick(p ^ 1, c0, c1, c2, c3)
+            vl = SR._pick(p ^ 2, c0, c1, c2, c3)
+            hs = SR._pick(p ^ 1, s0, s1, s2_, s3)
+            vs = SR._pick(p ^ 2, s0, s1, s2_, s3)
             el = ws[R_POS, P_ELAND + 2 * p]
             fl = ws[R_POS, P_ELAND + 2 * p + 1]
             es = ws[R_POS, P_ESYM + 2 * p]
             fs = ws[R_POS, P_ESYM + 2 * p + 1]
-            if kind == T.K_BETWEEN:
+            if kind == TW.K_BETWEEN:
                 pts += a if hl == lnd and el == lnd else 0
-            elif kind == T.K_AWAY:
+            elif kind == TW.K_AWAY:
                 if cp != lnd and hl != lnd and vl != lnd and el != lnd and fl != lnd:
                     pts += a
-            elif kind == T.K_NEXT:
+            elif kind == TW.K_NEXT:
                 pts += a if hs == s2 or vs == s2 or es == s2 or fs == s2 else b
             elif hs != s and vs != s and es != s and fs != s:  # K_ISOLATED
                 pts += a
@@ -576,11 +576,11 @@ def _local_gain(kind, s, s2, lnd, a, b, c0, c1, c2, c3, s0, s1, s2_, s3, ws, g):
             if (mask >> k) & 1 == 0:
                 continue
             other = ws[R_EDGE + g, 8 + 2 * p + k]
-            if kind == T.K_BETWEEN:
+            if kind == TW.K_BETWEEN:
                 pts += a if other and cp == lnd else 0
-            elif kind == T.K_AWAY:
+            elif kind == TW.K_AWAY:
                 pts += a if not other and cp != lnd else 0
-            elif kind == T.K_NEXT:
+            elif kind == TW.K_NEXT:
                 pts += a if other or sp == s2 else b
             else:
                 pts += a if not other and sp != s else 0
@@ -693,8 +693,8 @@ def _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy, quick,
                 v = float(lands) + gw * float(goal)
                 if v > bestv[k]:
                     bestv[k] = v
-                    spots[k, 0] = xy % T.G
-                    spots[k, 1] = xy // T.G
+                    spots[k, 0] = xy % TW.G
+                    spots[k, 1] = xy // TW.G
                     spots[k, 2] = rot
     else:
         for k in range(count):
@@ -735,13 +735,13 @@ def _marked(kind, s, s2, lnd, land, sym, ws, g, i, x, y):
     """Whether cell i at (x, y) changes what a card cell showing the goal's symbol earns next to it:
     an s2 (next-to), the largest s cluster, the largest lnd group (near), an s (isolated), lnd (away,
     and between, which reads it beside the card cell only)."""
-    if kind == T.K_NEXT:
+    if kind == TW.K_NEXT:
         return sym[y, x] == s2
-    if kind == T.K_CLUSTER:
+    if kind == TW.K_CLUSTER:
         return sym[y, x] == s and ws[R_CLUSTER + 3 * g + 1, i] == ws[R_BASE, B_NEAR + g]
-    if kind == T.K_NEAR:
+    if kind == TW.K_NEAR:
         return ws[R_ROOT, i] == ws[R_BASE, B_NEAR + g]
-    if kind == T.K_ISOLATED:
+    if kind == TW.K_ISOLATED:
         return sym[y, x] == s
     return land[y, x] == lnd  # K_AWAY, K_BETWEEN
 
@@ -749,11 +749,11 @@ def _marked(kind, s, s2, lnd, land, sym, ws, g, i, x, y):
 @njit(**FI)
 def _goal_weight1(kind, a, b):
     """What one card cell earns next to a marked edge cell in the first ranking (see _marked)."""
-    if kind == T.K_NEXT:
+    if kind == TW.K_NEXT:
         return a - b
-    if kind == T.K_CLUSTER or kind == T.K_NEAR or kind == T.K_BETWEEN:
+    if kind == TW.K_CLUSTER or kind == TW.K_NEAR or kind == TW.K_BETWEEN:
         return a
-    if kind == T.K_ISOLATED or kind == T.K_AWAY:
+    if kind == TW.K_ISOLATED or kind == TW.K_AWAY:
         return -a
     return 0
 
@@ -765,7 +765,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     that ``prepare`` has just read: every legal spot ranked by ``_quick``, then the TOP best of each card
     valued by ``gain``."""
     newl = 0  # nibble c full when the town has no land c: any card cell of c then counts
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         if ws[R_BASE, B_BEST + c] == 0:
             newl |= 15 << (4 * c)
     # up to 3 goals' first-ranking terms: symbol, weight (0: none), and per spot the edge mask
@@ -774,9 +774,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     w0 = w1 = w2 = 0
     between0 = between1 = between2 = 0xFF  # between reads the land beside a card cell: the even edges
     for g in range(ng):
-        kind, sg, lnd, a, b = S._goal(goals, gp, g)
+        kind, sg, lnd, a, b = SR._goal(goals, gp, g)
         w = _goal_weight1(kind, a, b)
-        side = 0x55 if kind == T.K_BETWEEN else 0xFF
+        side = 0x55 if kind == TW.K_BETWEEN else 0xFF
         if g == 0:
             sg0, w0, between0 = sg, w, side
         elif g == 1:
@@ -807,23 +807,23 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         # an earlier search of this town (prepare did not read it again) kept each legal spot's words, in
         # scan order
         for i in range(ns):
-            r = R_SPOT + 2 * (i // S.FS_WIDTH)
-            a = ws[r, i % S.FS_WIDTH]
-            b = ws[r + 1, i % S.FS_WIDTH]
+            r = R_SPOT + 2 * (i // SR.FS_WIDTH)
+            a = ws[r, i % SR.FS_WIDTH]
+            b = ws[r + 1, i % SR.FS_WIDTH]
             _rank(ws, count, ng, w0, w1, w2, a & 0xFFFFFFFF, (a >> 32) & 0xFFFFFFFF, (b >> 12) & 15, b >> 32,
                   (b >> 16) & 0xFFF, b & 0xFFF, quick, gw, bestv, spots)
     else:
         ns = 0
         occ = ws[R_OCC]
-        for y in range(meta[2] - 2, meta[4] + 2):
-            legal = T.legal_row(occ, y)
+        for y in range(meta[TW.META_Y0] - 2, meta[TW.META_Y1] + 2):
+            legal = TW.legal_row(occ, y)
             # the bit rows a card in this row reads (y - 1 .. y + 2), once per row
             b0, b1, b2, b3 = ws[R_BIG, y - 1], ws[R_BIG, y], ws[R_BIG, y + 1], ws[R_BIG, y + 2]
             g0 = ws[R_MARK, y - 1], ws[R_MARK, y], ws[R_MARK, y + 1], ws[R_MARK, y + 2]
             g1 = ws[R_MARK + 1, y - 1], ws[R_MARK + 1, y], ws[R_MARK + 1, y + 1], ws[R_MARK + 1, y + 2]
             g2 = ws[R_MARK + 2, y - 1], ws[R_MARK + 2, y], ws[R_MARK + 2, y + 1], ws[R_MARK + 2, y + 2]
-            for x in range(meta[1] - 2, meta[3] + 2):
-                if (legal >> x) & 1 == 0 or not T.in_window(x, y):
+            for x in range(meta[TW.META_X0] - 2, meta[TW.META_X1] + 2):
+                if (legal >> x) & 1 == 0 or not TW.in_window(x, y):
                     continue
                 ebig, cbig = _edges(b0, b1, b2, b3, x)
                 touch = _touch(newl, ebig, land[y, x - 1], land[y - 1, x], land[y, x + 2], land[y - 1, x + 1],
@@ -842,11 +842,11 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                 if w2 != 0:
                     m2 = _near4(_edges(g2[0], g2[1], g2[2], g2[3], x)[0] & between2)
                 marks = m0 | m1 << 4 | m2 << 8
-                xy = y * T.G + x
+                xy = y * TW.G + x
                 if ns < SPOT_CAP:  # the spot's words, for the next search of this town
-                    r = R_SPOT + 2 * (ns // S.FS_WIDTH)
-                    ws[r, ns % S.FS_WIDTH] = touch | cover << 32
-                    ws[r + 1, ns % S.FS_WIDTH] = xy | cbig << 12 | marks << 16 | lost << 32
+                    r = R_SPOT + 2 * (ns // SR.FS_WIDTH)
+                    ws[r, ns % SR.FS_WIDTH] = touch | cover << 32
+                    ws[r + 1, ns % SR.FS_WIDTH] = xy | cbig << 12 | marks << 16 | lost << 32
                 ns += 1
                 _rank(ws, count, ng, w0, w1, w2, touch, cover, cbig, lost, marks, xy, quick, gw, bestv, spots)
         ws[R_KEY, K_SPOTS] = ns if ns <= SPOT_CAP else -1
@@ -876,8 +876,8 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
         row = R_TOP + k
         xy = ws[row, 4 * i + 1]
         rot = ws[row, 4 * i + 2]
-        x = xy % T.G
-        y = xy // T.G
+        x = xy % TW.G
+        y = xy // TW.G
         if xy != last:
             _position(land, sym, idx, x, y, goals, gp, with_goals, ws)
             last = xy

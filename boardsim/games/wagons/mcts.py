@@ -43,15 +43,15 @@ from boardsim import tree as TR
 from boardsim.games.base import pointer_kernel
 from boardsim.games.wagons import engine as E
 from boardsim.games.wagons import fast as F
-from boardsim.games.wagons import policies as P
+from boardsim.games.wagons import policies, step
 from boardsim.games.wagons import state as ST
-from boardsim.games.wagons import step as S
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
+from boardsim.games.wagons.kernel import BLOCK, OUTS, RULE_ARRAYS, TABLES, twin
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, spots, lookahead, widening k0, opponents
 # (1 = playout), then the playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
 M_ITER, M_C, M_HOR, M_SPOTS, M_LOOK, M_WIDEN, M_OPP, M_PLAY = range(8)
-M_WIDTH = M_PLAY + P.POLICY_WIDTH
+M_WIDTH = M_PLAY + policies.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 BRANCHING = ST.N_CIRCLE  # the most candidates of one decision (the start: 15)
 BIG = 1 << 40
@@ -60,26 +60,26 @@ BIG = 1 << 40
 @njit(cache=True, nogil=True)
 def candidates(w, buf, look, nspots, tab, scr, state, fast, find):
     """The current decision's candidate actions, best first, into buf; returns how many."""
-    ph = w.v[S.V_PHASE]
-    if ph == S.PH_START:
+    ph = w.v[step.V_PHASE]
+    if ph == step.PH_START:
         for s in range(ST.N_CIRCLE):
             buf[s] = s
         return ST.N_CIRCLE
-    if ph == S.PH_DRAFT:
-        n = min(look, ST.N_CIRCLE - w.v[S.V_T])
+    if ph == step.PH_DRAFT:
+        n = min(look, ST.N_CIRCLE - w.v[step.V_T])
         for k in range(n):
             buf[k] = k
         return n
-    p = S.to_move(w)
+    p = step.to_move(w)
     town = w.town
-    if town.meta[p, 0] == 0:
-        buf[0] = S.spot_action(T.CENTER, T.CENTER, 0)
+    if town.meta[p, TW.META_N] == 0:
+        buf[0] = step.spot_action(TW.CENTER, TW.CENTER, 0)
         return 1
-    at = w.v[S.V_T] + (w.v[S.V_K] if ph == S.PH_TAKEN else w.v[S.V_J])
-    P.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
-                     tab.card_sym, w.seq, at, w.goals, tab.gp, town.cnt[1 - p], np.int64(P.PLACE_FAST), 1.0, scr.ws,
-                     scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
-    buf[0] = S.spot_action(scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2])
+    at = w.v[step.V_T] + (w.v[step.V_K] if ph == step.PH_TAKEN else w.v[step.V_J])
+    policies.best_placement(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
+                            tab.card_sym, w.seq, at, w.goals, tab.gp, town.cnt[1 - p], np.int64(policies.PLACE_FAST),
+                            1.0, scr.ws, scr.detail, scr.saved, state, scr.bestv, scr.spots, fast, find)
+    buf[0] = step.spot_action(scr.spots[0, ST.SPOT_X], scr.spots[0, ST.SPOT_Y], scr.spots[0, ST.SPOT_ROT])
     n = 1
     row = F.R_TOP
     used = 0
@@ -93,7 +93,7 @@ def candidates(w, buf, look, nspots, tab, scr, state, fast, find):
             break
         used |= 1 << best
         xy = scr.ws[row, 4 * best + 1]
-        a = S.spot_action(xy % T.G, xy // T.G, scr.ws[row, 4 * best + 2])
+        a = step.spot_action(xy % TW.G, xy // TW.G, scr.ws[row, 4 * best + 2])
         if a != buf[0]:
             buf[n] = a
             n += 1
@@ -102,7 +102,7 @@ def candidates(w, buf, look, nspots, tab, scr, state, fast, find):
 
 @njit(cache=True, nogil=True)
 def _over(w, stop):
-    return w.v[S.V_PHASE] == S.PH_OVER or (w.v[S.V_PHASE] == S.PH_DRAFT and w.v[S.V_TURN] >= stop)
+    return w.v[step.V_PHASE] == step.PH_OVER or (w.v[step.V_PHASE] == step.PH_DRAFT and w.v[step.V_TURN] >= stop)
 
 
 @njit(cache=True, nogil=True)
@@ -116,19 +116,20 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     nspots = int(mrow[M_SPOTS])
     look = int(mrow[M_LOOK])
     k0 = mrow[M_WIDEN]
-    stop = real.v[S.V_TURN] + horizon if horizon > 0 else 1 << 30
+    stop = real.v[step.V_TURN] + horizon if horizon > 0 else 1 << 30
     tot = np.zeros(2, dtype=np.int64)
     reward = np.zeros(2, dtype=np.float64)
     if iterations == 0:  # the playout policy's own choice (the probe's positions)
-        return S.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
+        return step.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
     if iterations < 0:
         for _it in range(-iterations):
-            S.copy_world(real, world)
+            step.copy_world(real, world)
             while not _over(world, stop):
-                S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
-            S.scores(world, tab, scr, tot)
-        dr.spot[3] = 0
-        dr.spot[7] = 0
+                step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab,
+                           scr)
+            step.scores(world, tab, scr, tot)
+        dr.spot[ST.DS_TAKEN_SET] = 0
+        dr.spot[ST.DS_FREE_SET] = 0
         return -1
     TR.reset(tr)
     stats[0] = 0.0
@@ -137,36 +138,37 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
     if n == 1:
         return buf[0]
-    me = S.to_move(real)
+    me = step.to_move(real)
     opp = mrow[M_OPP] != 0
     for _it in range(iterations):
-        S.copy_world(real, world)
+        step.copy_world(real, world)
         node = 0
         while not _over(world, stop):
-            if opp and S.to_move(world) != me:  # the opponent plays the playout policy: no node
-                S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+            if opp and step.to_move(world) != me:  # the opponent plays the playout policy: no node
+                step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab,
+                           scr)
                 continue
             n = candidates(world, buf, look, nspots, tab, scr, state, fast, find)
             if n == 1:
-                S.apply(world, buf[0], tab, scr)
+                step.apply(world, buf[0], tab, scr)
                 continue
             n = TR.widened(tr, node, n, k0, ALPHA)
             parent = node
-            node, expanded, a = TR.descend(tr, node, buf, n, S.to_move(world), c)
-            S.apply(world, a, tab, scr)
+            node, expanded, a = TR.descend(tr, node, buf, n, step.to_move(world), c)
+            step.apply(world, a, tab, scr)
             if node < 0:
                 node = parent
                 break
             if expanded:
                 break
         while not _over(world, stop):
-            S.apply(world, S.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
-        S.scores(world, tab, scr, tot)
-        S.win_shares(world, rules, tot[0], tot[1], reward)
+            step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+        step.scores(world, tab, scr, tot)
+        step.win_shares(world, rules, tot[0], tot[1], reward)
         TR.backup(tr, node, reward)
     # the real game's draft caches (decide.draft's dr.spot) are stale after the rollouts
-    dr.spot[3] = 0
-    dr.spot[7] = 0
+    dr.spot[ST.DS_TAKEN_SET] = 0
+    dr.spot[ST.DS_FREE_SET] = 0
     return TR.root_choice(tr, iterations, stats)
 
 
@@ -177,36 +179,36 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
     and ``visits`` (per placement: the mcts choice's visits, 0 for other seats) keep the last game's log."""
     _town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
-    real = S.new_world()
-    world = S.new_world()
+    real = step.new_world()
+    world = step.new_world()
     most = 1
     for p in range(2):
-        if pol[p, P.COL_CODE] == P.MCTS:
+        if pol[p, policies.COL_CODE] == policies.MCTS:
             most = max(most, int(mpar[p, M_ITER]))
     tr = TR.new_tree(most + 1)
     buf = np.zeros(BRANCHING, dtype=np.int64)
-    ppol = np.zeros((2, 2, P.POLICY_WIDTH), dtype=np.float64)
+    ppol = np.zeros((2, 2, policies.POLICY_WIDTH), dtype=np.float64)
     for p in range(2):
         for q in range(2):
-            for j in range(P.POLICY_WIDTH):
+            for j in range(policies.POLICY_WIDTH):
                 ppol[p, q, j] = mpar[p, M_PLAY + j]
     stats = np.zeros(3, dtype=np.float64)
     for row in range(lo, hi):
         state = rng.new_state(rng.game_seed(key, first + row))
-        S.setup(real, key, first + row, rules, tab, dr, state)
+        step.setup(real, key, first + row, rules, tab, dr, state)
         for i in range(visits.shape[0]):
             visits[i] = 0
-        while real.v[S.V_PHASE] != S.PH_OVER:
-            p = S.to_move(real)
-            if pol[p, P.COL_CODE] == P.MCTS:
+        while real.v[step.V_PHASE] != step.PH_OVER:
+            p = step.to_move(real)
+            if pol[p, policies.COL_CODE] == policies.MCTS:
                 a = decide(real, world, tr, buf, mpar[p], ppol[p], rules, tab, scr, dr, rl, scorers, state, stats,
                            user, fast, find)
-                if real.v[S.V_PHASE] >= S.PH_TAKEN:
-                    visits[real.v[S.V_NE]] = int(stats[1])
+                if real.v[step.V_PHASE] >= step.PH_TAKEN:
+                    visits[real.v[step.V_NE]] = int(stats[1])
             else:
-                a = S.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
-            S.apply(real, a, tab, scr)
-        S.finish(real, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
+                a = step.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
+            step.apply(real, a, tab, scr)
+        step.finish(real, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
     for i in range(events.shape[0]):
         for j in range(events.shape[1]):
             events[i, j] = real.events[i, j]
@@ -218,10 +220,10 @@ def play_batch(play, key, first, rules, card_land, card_sym, card_goal, gp, pol,
                seat_out, game_out, goal_out, events_out, visits_out, user, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows (a one-game batch also its log)."""
     n = score.shape[0]
-    n_blocks = (n + E.BLOCK - 1) // E.BLOCK
+    n_blocks = (n + BLOCK - 1) // BLOCK
     for b in prange(n_blocks):
-        lo = np.int64(b) * E.BLOCK
-        hi = min(n, lo + E.BLOCK)
+        lo = np.int64(b) * BLOCK
+        hi = min(n, lo + BLOCK)
         events = np.zeros((ST.N_CIRCLE, E.EV_WIDTH), dtype=np.int64)
         visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
         play(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
@@ -232,15 +234,15 @@ def play_batch(play, key, first, rules, card_land, card_sym, card_goal, gp, pol,
 
 
 _C2F, _C1I, _C2I = types.float64[:, ::1], types.int64[::1], types.int64[:, ::1]
-_OUT_ARGS = (*E._OUTS, _C2I, _C1I)  # score, win, seat_out, game_out, goal_out, events, visits
+_OUT_ARGS = (*OUTS, _C2I, _C1I)  # score, win, seat_out, game_out, goal_out, events, visits
 
 
 def _signatures(user: bool | None) -> tuple[Any, Any]:
-    find = types.FunctionType(P.SEARCH[True])
+    find = types.FunctionType(policies.SEARCH[True])
     flags = (types.none if user is None else types.boolean, types.boolean)
-    range_sig = types.int64(types.uint64, types.int64, types.int64, types.int64, *E._TABLES, _C2F, *_OUT_ARGS,
+    range_sig = types.int64(types.uint64, types.int64, types.int64, types.int64, *TABLES, _C2F, *_OUT_ARGS,
                             *flags, find)
-    batch_sig = types.void(types.FunctionType(range_sig), types.uint64, types.int64, *E._TABLES, _C2F, *_OUT_ARGS,
+    batch_sig = types.void(types.FunctionType(range_sig), types.uint64, types.int64, *TABLES, _C2F, *_OUT_ARGS,
                            *flags, find)
     return range_sig, batch_sig
 
@@ -252,7 +254,7 @@ _KERNELS: dict[Any, Any] = {}
 def _variant(user: bool | None) -> tuple[Any, Any, Any, Any]:
     if user is None:
         return (play_range, play_batch, *_signatures(user))
-    return (E._twin(play_range, cache=True, nogil=True), E._twin(play_batch, cache=True, nogil=True, parallel=True),
+    return (twin(play_range, cache=True, nogil=True), twin(play_batch, cache=True, nogil=True, parallel=True),
             *_signatures(user))
 
 
@@ -260,12 +262,12 @@ _VARIANTS = {user: _variant(user) for user in (None, True)}
 
 
 def kernel(user: bool | None) -> tuple[Any, Any]:
-    """(batch kernel, its engine) of the mcts variant for ``user`` (engine.user_flag), compiled on first use."""
+    """(batch kernel, its engine) of the mcts variant for ``user`` (kernel.user_flag), compiled on first use."""
     with _LOCK:
         if user not in _KERNELS:
             play, batch, range_sig, batch_sig = _VARIANTS[user]
-            if hasattr(P.search, "compile"):
-                P.search.compile(P.SEARCH[True])
+            if hasattr(policies.search, "compile"):
+                policies.search.compile(policies.SEARCH[True])
             _KERNELS[user] = (pointer_kernel(batch, play, batch_sig, range_sig), play)
         return _KERNELS[user]
 
@@ -282,7 +284,7 @@ def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, coun
     visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
     batch, play = kernel(user)
     batch(play, np.uint64(cell_key), np.int64(start), *args, np.ascontiguousarray(mpar, dtype=np.float64), score,
-          win, seat_out, game_out, goal_out, events, visits, user, True, P.search)
+          win, seat_out, game_out, goal_out, events, visits, user, True, policies.search)
     return score, win, seat_out, game_out, goal_out, events, visits
 
 
@@ -304,18 +306,19 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     """
     import pandas as pd
 
+    from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)
     from boardsim.games.base import Seat
-    from boardsim.games.wagons import GAME
 
     if players != 2:
         raise ValueError("Circle the Wagons is 2 players only")
-    prep = GAME.prepare(2, [Seat("mcts"), Seat("mcts")], None, GAME.card_table())
-    rules, card_land, card_sym, card_goal, gp, pol, rl, scorers = GAME._args(prep)
+    game = get("wagons")
+    prep = game.prepare(2, [Seat("mcts"), Seat("mcts")], None, game.card_table())
+    rules, card_land, card_sym, card_goal, gp, pol, rl, scorers = game._args(prep)
     mpar = np.ascontiguousarray(prep["mcts"])
     fn = decide_python()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     _town, scr, dr = ST.new_state()
-    real, world = S.new_world(), S.new_world()
+    real, world = step.new_world(), step.new_world()
     buf = np.zeros(BRANCHING, dtype=np.int64)
     stats = np.zeros(3, dtype=np.float64)
     ppol = np.ascontiguousarray(np.tile(mpar[0, M_PLAY:], (2, 1)))
@@ -326,18 +329,18 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     def call(w: Any, tr: Any, iterations: int, state: np.ndarray) -> int:
         row[M_ITER] = iterations
         return int(fn(w, world, tr, buf, row, ppol, rules, tab, scr, dr, rl, scorers, state, stats, None, True,
-                      P.search))
+                      policies.search))
 
     states = []
     for i in range(positions):
         state = rng.new_state(np.uint64(rng.game_seed(key, np.int64(i))))
-        S.setup(real, key, i, rules, tab, dr, state)
+        step.setup(real, key, i, rules, tab, dr, state)
         for _ in range((3 + 7 * i) % 28):
-            if real.v[S.V_PHASE] == S.PH_OVER:
+            if real.v[step.V_PHASE] == step.PH_OVER:
                 break
-            S.apply(real, call(real, tr0, 0, state), tab, scr)  # iterations 0: the playout policy's choice
-        snap = S.new_world()
-        S.copy_world(real, snap)
+            step.apply(real, call(real, tr0, 0, state), tab, scr)  # iterations 0: the playout policy's choice
+        snap = step.new_world()
+        step.copy_world(real, snap)
         states.append((snap, state.copy()))
     out = []
     for b in budgets:
@@ -366,18 +369,18 @@ def decide_python() -> Any:
     rules and custom seats' code left out), a twin of the engine's."""
     with _LOCK:
         if "decide" not in _PY:
-            real = S.new_world()
+            real = step.new_world()
             _t, scr, dr = ST.new_state()
             head = [numba.typeof(a) for a in (real, real, TR.new_tree(2), np.zeros(BRANCHING, dtype=np.int64),
-                                              np.zeros(M_WIDTH), np.zeros((2, P.POLICY_WIDTH)),
+                                              np.zeros(M_WIDTH), np.zeros((2, policies.POLICY_WIDTH)),
                                               np.zeros(E.RULES_WIDTH))]
             tab = types.NamedTuple((_C2I, _C2I, _C1I, _C2I), ST.Tables)
-            sig = types.int64(*head, tab, numba.typeof(scr), numba.typeof(dr), E.RULE_ARRAYS, custom.SCORERS,
+            sig = types.int64(*head, tab, numba.typeof(scr), numba.typeof(dr), RULE_ARRAYS, custom.SCORERS,
                               types.uint64[::1], types.float64[::1], types.none, types.boolean,
-                              types.FunctionType(P.SEARCH[True]))
+                              types.FunctionType(policies.SEARCH[True]))
             fn = decide
             if hasattr(decide, "py_func"):
-                P.search.compile(P.SEARCH[True])
+                policies.search.compile(policies.SEARCH[True])
                 fn = njit(cache=True, nogil=True)(decide.py_func)
                 fn.compile(sig)
                 fn.disable_compile()

@@ -37,8 +37,9 @@ from boardsim import tree as _tree
 from boardsim.errors import BadInput
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.wagons import fast as F
-from boardsim.games.wagons import search as S
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import search as SR
+from boardsim.games.wagons import town as TW
+from boardsim.games.wagons.bound import bound
 
 FIRST, GAIN, GAIN_MINUS_GIFT, RANDOM, RULES, CUSTOM, MCTS = range(7)
 PLACE_RANDOM, PLACE_GREEDY, PLACE_LANDS, PLACE_FAST, PLACE_QUICK = range(5)
@@ -159,12 +160,12 @@ def policy_matrix(seats: Sequence[Seat]) -> np.ndarray:
 def _detail_value(detail, n_goals, with_goals, goal_weight):
     """lands + goal_weight x goals from a ``town.score`` breakdown (the sums in one fixed order)."""
     v = 0.0
-    for k in range(T.N_LANDS):
+    for k in range(TW.N_LANDS):
         v += detail[k]
     if with_goals:
         g = 0.0
         for k in range(n_goals):
-            g += detail[T.N_LANDS + k]
+            g += detail[TW.N_LANDS + k]
         v += goal_weight * g
     return v
 
@@ -173,7 +174,7 @@ def _detail_value(detail, n_goals, with_goals, goal_weight):
 def evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail):
     """A town's value to a policy: lands + goal_weight x goals (lands only in 'lands' mode)."""
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
-    T.score(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws, detail)
+    TW.score(land, sym, idx, cx, cy, meta[TW.META_N], goals, gp, opp_cnt, with_goals, ws, detail)
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
 
 
@@ -188,11 +189,11 @@ def analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight,
     with_goals = mode != PLACE_LANDS and goal_weight != 0.0
     if fast is not None:
         if mode >= PLACE_FAST:  # fast and quick values are gains: the town itself counts 0
-            if meta[0] > 0:  # an empty town's first card is valued by evaluate (search)
+            if meta[TW.META_N] > 0:  # an empty town's first card is valued by evaluate (search)
                 F.prepare(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, with_goals, ws)
             return 0.0
-    ws[S.OLD_ROW, S.O_NLAY] = S.prepare(land, sym, idx, cx, cy, meta[0], goals, gp, opp_cnt, with_goals, ws,
-                                        detail)
+    ws[SR.OLD_ROW, SR.O_NLAY] = SR.prepare(land, sym, idx, cx, cy, meta[TW.META_N], goals, gp, opp_cnt, with_goals, ws,
+                                           detail)
     return _detail_value(detail, goals.shape[0], with_goals, goal_weight)
 
 
@@ -205,7 +206,7 @@ def best_placement(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at,
     through a function pointer (SEARCH).
     """
     one = np.int64(1)  # the count of cards to place (search takes a whole run of the circle)
-    prep = mode != PLACE_RANDOM and meta[0] > 0  # search analyses the town first
+    prep = mode != PLACE_RANDOM and meta[TW.META_N] > 0  # search analyses the town first
     find(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, one, goals, gp, opp_cnt, mode, goal_weight,
          ws, detail, saved, state, bestv, spots, RANK_NONE, 0.0, 0.0, bestv, fast, prep)
     return bestv[0]
@@ -255,21 +256,21 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
     elif prep:
         town_value = analyse(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail, fast)
         now = town_value
-    n = meta[0]
-    x0 = meta[1] - 2
-    x1 = meta[3] + 2
-    y0 = meta[2] - 2
-    y1 = meta[4] + 2
+    n = meta[TW.META_N]
+    x0 = meta[TW.META_X0] - 2
+    x1 = meta[TW.META_X1] + 2
+    y0 = meta[TW.META_Y0] - 2
+    y1 = meta[TW.META_Y1] + 2
     if n == 0 or rank == RANK_SPOT:
         # the first card goes anywhere: the centre of the window; RANK_SPOT values each card at one spot,
         # the first legal one in scan order (with ``evaluate``: the value search would find there)
-        sx = T.CENTER
-        sy = T.CENTER
+        sx = TW.CENTER
+        sy = TW.CENTER
         if n > 0:
             found = False
             for y in range(y0, y1):
                 for x in range(x0, x1):
-                    if T.is_legal(idx, n, x, y):
+                    if TW.is_legal(idx, n, x, y):
                         sx = x
                         sy = y
                         found = True
@@ -291,9 +292,9 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             # is valued at 0 degrees only
             nrot = 1 if n == 0 else 2
             for rot in range(nrot):
-                T.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
+                TW.place(land, sym, idx, cx, cy, meta, card_land[c], card_sym[c], sx, sy, rot, saved)
                 v = evaluate(land, sym, idx, cx, cy, meta, goals, gp, opp_cnt, mode, goal_weight, ws, detail)
-                T.unplace(land, sym, idx, meta, sx, sy, saved)
+                TW.unplace(land, sym, idx, meta, sx, sy, saved)
                 if v > best:
                     best = v
                     spots[k, 2] = rot
@@ -304,7 +305,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             m = 0
             for y in range(y0, y1):
                 for x in range(x0, x1):
-                    if T.is_legal(idx, n, x, y):
+                    if TW.is_legal(idx, n, x, y):
                         m += 1
             pick = rng.below(state, 2 * m)
             spots[k, 2] = pick & 1
@@ -312,7 +313,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
             bestv[k] = 0.0
             for y in range(y0, y1):
                 for x in range(x0, x1):
-                    if T.is_legal(idx, n, x, y):
+                    if TW.is_legal(idx, n, x, y):
                         if pick == 0:
                             spots[k, 0] = x
                             spots[k, 1] = y
@@ -325,33 +326,33 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                      with_goals, goal_weight, ws, bestv, spots, mode == PLACE_QUICK)
             return town_value
     # each candidate's value comes from search.value, equal to evaluate() but incremental (see search.py)
-    nlay = ws[S.OLD_ROW, S.O_NLAY]
-    prune = not with_goals or goal_weight >= 0.0  # S.bound bounds goals from above only
+    nlay = ws[SR.OLD_ROW, SR.O_NLAY]
+    prune = not with_goals or goal_weight >= 0.0  # bound bounds goals from above only
     for k in range(count):
         bestv[k] = NEG
     stop = False
     for y in range(y0, y1):
         for x in range(x0, x1):
-            if stop or not T.is_legal(idx, n, x, y):
+            if stop or not TW.is_legal(idx, n, x, y):
                 continue
-            S.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
-            # T.place for every card and rotation at once: new cells get their indices once, each
-            # card and rotation just rewrites the 4 cells, and one T.unplace restores the town
-            T.claim(land, sym, idx, cx, cy, meta, x, y, saved)
+            SR.position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws)
+            # TW.place for every card and rotation at once: new cells get their indices once, each
+            # card and rotation just rewrites the 4 cells, and one TW.unplace restores the town
+            TW.claim(land, sym, idx, cx, cy, meta, x, y, saved)
             for k in range(count):
                 c = cards[at + k]
                 if prune:
-                    ub = S.bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
-                                 with_goals, goal_weight, ws, saved)
+                    ub = bound(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], goals, gp, opp_cnt,
+                               with_goals, goal_weight, ws, saved)
                     if ub <= bestv[k]:
                         continue  # neither rotation can beat the best spot found so far
                     if (rank == RANK_PICK or rank == RANK_FLOOR) and _outranked(k, count, ub, bestv, now, weight, gifts,
-                                                                               rank == RANK_FLOOR):
+                                                                                rank == RANK_FLOOR):
                         continue
                 for rot in range(2):
-                    T.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
-                    v = S.value(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], rot, goals, gp, opp_cnt,
-                                with_goals, goal_weight, ws, saved)
+                    TW.write_card(land, sym, x, y, card_land[c], card_sym[c], rot)
+                    v = SR.value(land, sym, idx, cx, cy, x, y, card_land[c], card_sym[c], rot, goals, gp, opp_cnt,
+                                 with_goals, goal_weight, ws, saved)
                     if v > bestv[k]:
                         bestv[k] = v
                         spots[k, 0] = x
@@ -359,7 +360,7 @@ def search(land, sym, idx, cx, cy, meta, card_land, card_sym, cards, at, count, 
                         spots[k, 2] = rot
                         if rank == RANK_TARGET and gifts[1] - weight * (0.0 + (v - now)) <= gifts[0] - weight * 0.0:
                             stop = True
-            T.unplace(land, sym, idx, meta, x, y, saved)
+            TW.unplace(land, sym, idx, meta, x, y, saved)
     return town_value
 
 

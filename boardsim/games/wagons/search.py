@@ -23,11 +23,8 @@ each candidate only looks at what the 2x2 card can change:
 The value is the same integer sum as the full score, so the float value, the
 argmax and its scan-order tie-breaking are unchanged.
 
-``bound`` gives, from the same per-position work, an upper bound on the value of
-both rotations of a card (each land's largest group at most its largest untouched
-piece or the card's cells plus every label on the edge cells; goals bounded kind
-by kind).  ``policies.search`` skips a card whose bound is not above its best value
-so far, which cannot change the argmax because ties keep the first candidate.  Scratch space is the
+``bound.bound`` gives, from the same per-position work, an upper bound on the value of
+both rotations of a card, with which ``policies.search`` skips candidates.  Scratch space is the
 engine's ``ws`` array (``FS_ROWS`` x ``FS_WIDTH``); rows 0..5 stay ``town.score``'s.
 """
 
@@ -36,11 +33,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
 
 FS_WIDTH = 128
 MAX_LAYERS = 4  # lands + one per cluster goal (3 goals at most)
-LAYER_ROW0 = T.WS_ROWS
+LAYER_ROW0 = TW.WS_ROWS
 LAYER_ROWS = 9
 # per layer rows (offset from the layer's first row)
 L_ROOT, L_SIZE, L_NEXT, L_ORD, L_INFO, L_PLAB, L_PSIZE, L_PNEXT, L_MARK = range(LAYER_ROWS)
@@ -108,21 +105,21 @@ def _label_layer(land, sym, idx, cx, cy, n, only, ws, r0):
             continue
         j = np.int64(idx[y, x + 1])  # int64 like i: find then compiles in one signature
         if j >= 0 and _colour(land, sym, only, x + 1, y) == c:
-            a = T.find(ws, r0 + L_ROOT, i)
-            b = T.find(ws, r0 + L_ROOT, j)
+            a = TW.find(ws, r0 + L_ROOT, i)
+            b = TW.find(ws, r0 + L_ROOT, j)
             if a != b:
                 ws[r0 + L_ROOT, a] = b
         j = np.int64(idx[y + 1, x])
         if j >= 0 and _colour(land, sym, only, x, y + 1) == c:
-            a = T.find(ws, r0 + L_ROOT, i)
-            b = T.find(ws, r0 + L_ROOT, j)
+            a = TW.find(ws, r0 + L_ROOT, i)
+            b = TW.find(ws, r0 + L_ROOT, j)
             if a != b:
                 ws[r0 + L_ROOT, a] = b
     for k in range(8):
         ws[r0 + L_INFO, I_OFF + k] = 0
     for i in range(n):
         if ws[r0 + L_ROOT, i] >= 0:
-            ws[r0 + L_ROOT, i] = T.find(ws, r0 + L_ROOT, i)
+            ws[r0 + L_ROOT, i] = TW.find(ws, r0 + L_ROOT, i)
     for i in range(n):
         r = ws[r0 + L_ROOT, i]
         if r < 0:
@@ -244,7 +241,7 @@ def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
                 e = ws[STACK_ROW, head]
                 head += 1
                 for d in range(1, 5):
-                    j = _piece_step(idx, cx[e] + T.NB_DX[d], cy[e] + T.NB_DY[d], x, y, ws, r0, r, st)
+                    j = _piece_step(idx, cx[e] + TW.NB_DX[d], cy[e] + TW.NB_DY[d], x, y, ws, r0, r, st)
                     if j < 0:
                         continue
                     ws[STACK_ROW, tail] = j
@@ -273,7 +270,7 @@ def _flood_broken(land, sym, idx, cx, cy, only, x, y, ws, r0):
                         ws[r0 + L_PNEXT, e] = ws[r0 + L_PNEXT, PIECE + npc]
                         ws[r0 + L_PNEXT, PIECE + npc] = e
                         for d in range(1, 5):
-                            j = _piece_step(idx, cx[e] + T.NB_DX[d], cy[e] + T.NB_DY[d], x, y, ws, r0, r, st)
+                            j = _piece_step(idx, cx[e] + TW.NB_DX[d], cy[e] + TW.NB_DY[d], x, y, ws, r0, r, st)
                             if j < 0:
                                 continue
                             ws[STACK_ROW, top] = j
@@ -328,7 +325,7 @@ def _edge_labels(land, sym, idx, only, x, y, ws, r0):
             ws[r0 + L_INFO, I_ELAB + e] = lab
             ws[r0 + L_INFO, I_ESIZE + e] = _label_size(ws, r0, lab)
     # the most cells of each colour the card's cells can join (bound): every distinct edge label once
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         ws[r0 + L_INFO, I_EJOIN + c] = 0
     for e in range(8):
         c = ws[r0 + L_INFO, I_ECOL + e]
@@ -366,13 +363,13 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
     if cc2 >= 0 and cc2 == cc3:
         ws[npar, 2] = 3
     if cc0 >= 0 and cc0 == cc2:
-        a = T.find(ws, npar, np.int64(0))
-        b = T.find(ws, npar, np.int64(2))
+        a = TW.find(ws, npar, np.int64(0))
+        b = TW.find(ws, npar, np.int64(2))
         if a != b:
             ws[npar, a] = b
     if cc1 >= 0 and cc1 == cc3:
-        a = T.find(ws, npar, np.int64(1))
-        b = T.find(ws, npar, np.int64(3))
+        a = TW.find(ws, npar, np.int64(1))
+        b = TW.find(ws, npar, np.int64(3))
         if a != b:
             ws[npar, a] = b
     nn = 4
@@ -394,14 +391,14 @@ def _join(land, sym, idx, only, x, y, cc0, cc1, cc2, cc3, ws, r0):
             ws[npar, node] = node
             ws[nsz, node] = ws[r0 + L_INFO, I_ESIZE + e]
             nn += 1
-        a = T.find(ws, npar, p)
-        b = T.find(ws, npar, node)
+        a = TW.find(ws, npar, p)
+        b = TW.find(ws, npar, node)
         if a != b:
             ws[npar, a] = b
     for k in range(nn):
         ws[gs, k] = 0
     for k in range(nn):
-        r = T.find(ws, npar, k)
+        r = TW.find(ws, npar, k)
         ws[npar, k] = r
         ws[gs, r] += ws[nsz, k]
     return nn
@@ -419,8 +416,8 @@ def _weigh_cell(sym, idx, ws, st, wrow, x, y):
     """Weight of the symbols on or next to cell (x, y) not yet counted under stamp st."""
     w = 0
     for d in range(5):
-        qx = x + T.NB_DX[d]
-        qy = y + T.NB_DY[d]
+        qx = x + TW.NB_DX[d]
+        qy = y + TW.NB_DY[d]
         j = idx[qy, qx]
         if j >= 0 and ws[STAMP_ROW, j] != st:
             ws[STAMP_ROW, j] = st
@@ -487,8 +484,8 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
                     adj = True
             if adj:
                 w += ws[wrow, 64 + sym[py, px]]
-                if saved[4 + p] >= 0:
-                    w -= ws[wrow, 64 + saved[4 + p]]
+                if saved[TW.SAVED_SYM + p] >= 0:
+                    w -= ws[wrow, 64 + saved[TW.SAVED_SYM + p]]
         if w > top:
             top = w
     # (b) pieces of broken components that no card cell joined
@@ -536,24 +533,24 @@ def _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cc
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _local_points(kind, s, s2, lnd, a, b, land, sym, idx, x, y):
     """Points one cell earns for a goal whose rule reads only the cell and its 4 neighbours."""
-    if kind == T.K_ENCLOSED:
+    if kind == TW.K_ENCLOSED:
         if idx[y, x] < 0 and idx[y, x - 1] >= 0 and idx[y, x + 1] >= 0 and idx[y - 1, x] >= 0 \
                 and idx[y + 1, x] >= 0:
             return a
         return 0
     if sym[y, x] != s:
         return 0
-    if kind == T.K_BETWEEN:
+    if kind == TW.K_BETWEEN:
         return a if land[y, x - 1] == lnd and land[y, x + 1] == lnd else 0
-    if kind == T.K_AWAY:
+    if kind == TW.K_AWAY:
         if land[y, x] == lnd:
             return 0
         near = land[y, x - 1] == lnd or land[y, x + 1] == lnd or land[y - 1, x] == lnd or land[y + 1, x] == lnd
         return 0 if near else a
-    if kind == T.K_NEXT:
+    if kind == TW.K_NEXT:
         near = sym[y, x - 1] == s2 or sym[y, x + 1] == s2 or sym[y - 1, x] == s2 or sym[y + 1, x] == s2
         return a if near else b
-    if kind == T.K_ON:
+    if kind == TW.K_ON:
         return a if land[y, x] == lnd else 0
     # K_ISOLATED
     near = sym[y, x - 1] == s or sym[y, x + 1] == s or sym[y - 1, x] == s or sym[y + 1, x] == s
@@ -562,8 +559,8 @@ def _local_points(kind, s, s2, lnd, a, b, land, sym, idx, x, y):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _is_local(kind):
-    return (kind == T.K_BETWEEN or kind == T.K_AWAY or kind == T.K_NEXT or kind == T.K_ON
-            or kind == T.K_ISOLATED or kind == T.K_ENCLOSED)
+    return (kind == TW.K_BETWEEN or kind == TW.K_AWAY or kind == TW.K_NEXT or kind == TW.K_ON
+            or kind == TW.K_ISOLATED or kind == TW.K_ENCLOSED)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -571,20 +568,20 @@ def local_table(land, sym, idx, cx, cy, n, gp, row, ws, r):
     """Goal ``row``'s points of each base cell i into ws[r, i] (a local goal other than enclosed: its cells
     are town cells), so that a spot's old points are read, not recomputed (here and in ``fast.py``)."""
     for i in range(n):
-        ws[r, i] = _local_points(gp[row, T.GP_KIND], gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
-                                 gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, cx[i], cy[i])
+        ws[r, i] = _local_points(gp[row, TW.GP_KIND], gp[row, TW.GP_SYM], gp[row, TW.GP_SYM2], gp[row, TW.GP_LAND],
+                                 gp[row, TW.GP_A], gp[row, TW.GP_B], land, sym, idx, cx[i], cy[i])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail):
     """Analyse the base town once per search; returns the number of layers."""
-    T.score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
+    TW.score(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detail)
     ng = goals.shape[0]
     # base symbol and land counts (score left them in ws[5])
     for k in range(12):
         ws[OLD_ROW, 32 + k] = ws[5, k]
     for g in range(ng):
-        ws[OLD_ROW, g] = detail[T.N_LANDS + g]
+        ws[OLD_ROW, g] = detail[TW.N_LANDS + g]
         ws[OLD_ROW, 8 + g] = -1
         ws[OLD_ROW, 16 + g] = -1
     _label_layer(land, sym, idx, cx, cy, n, np.int64(-1), ws, LAND_LAYER)
@@ -594,19 +591,19 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
     nnear = 0
     for g in range(ng):
         row = goals[g]
-        kind = gp[row, T.GP_KIND]
-        if _is_local(kind) and kind != T.K_ENCLOSED:
+        kind = gp[row, TW.GP_KIND]
+        if _is_local(kind) and kind != TW.K_ENCLOSED:
             # (an enclosed space is an empty cell: ``position`` computes those)
             local_table(land, sym, idx, cx, cy, n, gp, row, ws, LOCAL_ROW + g)
-        elif kind == T.K_CLUSTER:
-            _label_layer(land, sym, idx, cx, cy, n, gp[row, T.GP_SYM], ws, LAYER_ROW0 + nlay * LAYER_ROWS)
+        elif kind == TW.K_CLUSTER:
+            _label_layer(land, sym, idx, cx, cy, n, gp[row, TW.GP_SYM], ws, LAYER_ROW0 + nlay * LAYER_ROWS)
             ws[OLD_ROW, 8 + g] = nlay
             nlay += 1
-        elif kind == T.K_NEAR:
-            lnd = gp[row, T.GP_LAND]
+        elif kind == TW.K_NEAR:
+            lnd = gp[row, TW.GP_LAND]
             slot = -1
             for h in range(g):
-                if gp[goals[h], T.GP_KIND] == T.K_NEAR and gp[goals[h], T.GP_LAND] == lnd:
+                if gp[goals[h], TW.GP_KIND] == TW.K_NEAR and gp[goals[h], TW.GP_LAND] == lnd:
                     slot = -2  # counted with the first near goal on this land
             if slot == -2:
                 ws[OLD_ROW, 16 + g] = -2
@@ -614,16 +611,16 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
             wrow = NEAR_ROW0 + nnear
             ws[OLD_ROW, 16 + g] = wrow
             nnear += 1
-            for s in range(T.N_SYMBOLS):
+            for s in range(TW.N_SYMBOLS):
                 ws[wrow, 64 + s] = 0
             for h in range(g, ng):
                 rh = goals[h]
-                if gp[rh, T.GP_KIND] == T.K_NEAR and gp[rh, T.GP_LAND] == lnd:
-                    ws[wrow, 64 + gp[rh, T.GP_SYM]] += gp[rh, T.GP_A]
+                if gp[rh, TW.GP_KIND] == TW.K_NEAR and gp[rh, TW.GP_LAND] == lnd:
+                    ws[wrow, 64 + gp[rh, TW.GP_SYM]] += gp[rh, TW.GP_A]
             r0 = LAND_LAYER
             top = 0
             neg = False
-            for q in range(T.N_SYMBOLS):
+            for q in range(TW.N_SYMBOLS):
                 neg = neg or ws[wrow, 64 + q] < 0
             for q in range(ws[r0 + L_INFO, I_OFF + lnd], ws[r0 + L_INFO, I_OFF + lnd + 1]):
                 r = ws[r0 + L_ORD, q]
@@ -639,7 +636,7 @@ def prepare(land, sym, idx, cx, cy, n, goals, gp, opp_cnt, with_goals, ws, detai
 def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     """Work shared by both rotations at (x, y): split components, old local goal points."""
     lands = np.int64(-1)  # typed values, not literals: one compiled copy of each helper (see LAND_LAYER)
-    _position_layer(land, sym, idx, lands, x, y, ws, LAND_LAYER, np.int64(T.N_LANDS))
+    _position_layer(land, sym, idx, lands, x, y, ws, LAND_LAYER, np.int64(TW.N_LANDS))
     _flood_broken(land, sym, idx, cx, cy, lands, x, y, ws, LAND_LAYER)
     _edge_labels(land, sym, idx, lands, x, y, ws, LAND_LAYER)
     if not with_goals:
@@ -647,10 +644,10 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
     ng = goals.shape[0]
     for g in range(ng):
         row = goals[g]
-        kind = gp[row, T.GP_KIND]
+        kind = gp[row, TW.GP_KIND]
         lay = ws[OLD_ROW, 8 + g]
         if lay > 0:
-            s = gp[row, T.GP_SYM]
+            s = gp[row, TW.GP_SYM]
             r0 = LAND_LAYER + lay * LAYER_ROWS
             _position_layer(land, sym, idx, s, x, y, ws, r0, np.int64(1))
             _flood_broken(land, sym, idx, cx, cy, s, x, y, ws, r0)
@@ -658,15 +655,15 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
         elif _is_local(kind):
             # outside edge cells whose points can change: those showing S (the between goal reads only
             # left and right, so only the 4 side cells), empty ones for enclosed spaces; none for on-land
-            sg = gp[row, T.GP_SYM]
+            sg = gp[row, TW.GP_SYM]
             mask = 0
-            if kind != T.K_ON:
+            if kind != TW.K_ON:
                 for e in range(8):
                     qx = x + EDGE_DX[e]
                     qy = y + EDGE_DY[e]
-                    if kind == T.K_ENCLOSED:
+                    if kind == TW.K_ENCLOSED:
                         rel = idx[qy, qx] < 0
-                    elif kind == T.K_BETWEEN:
+                    elif kind == TW.K_BETWEEN:
                         rel = sym[qy, qx] == sg and (e & 1) == 0
                     else:
                         rel = sym[qy, qx] == sg
@@ -677,9 +674,9 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
             for k in range(12):
                 if k >= 4 and (mask >> (k - 4)) & 1 == 0:
                     continue
-                if kind == T.K_ENCLOSED:
-                    old += _local_points(kind, sg, gp[row, T.GP_SYM2], gp[row, T.GP_LAND],
-                                         gp[row, T.GP_A], gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k],
+                if kind == TW.K_ENCLOSED:
+                    old += _local_points(kind, sg, gp[row, TW.GP_SYM2], gp[row, TW.GP_LAND],
+                                         gp[row, TW.GP_A], gp[row, TW.GP_B], land, sym, idx, x + AREA_DX[k],
                                          y + AREA_DY[k])
                 else:
                     j = idx[y + AREA_DY[k], x + AREA_DX[k]]
@@ -692,7 +689,7 @@ def position(land, sym, idx, cx, cy, x, y, goals, gp, nlay, with_goals, ws):
 def _goal(goals, gp, g):
     """Kind, symbol, land, a and b of the goal in play at slot g."""
     row = goals[g]
-    return gp[row, T.GP_KIND], gp[row, T.GP_SYM], gp[row, T.GP_LAND], gp[row, T.GP_A], gp[row, T.GP_B]
+    return gp[row, TW.GP_KIND], gp[row, TW.GP_SYM], gp[row, TW.GP_LAND], gp[row, TW.GP_A], gp[row, TW.GP_B]
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -702,17 +699,17 @@ def _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved):
     cs = ws[OLD_ROW, 32 + s] if s >= 0 else 0
     cland = ws[OLD_ROW, 38 + lnd] if lnd >= 0 else 0
     for p in range(4):
-        if saved[4 + p] == s:
+        if saved[TW.SAVED_SYM + p] == s:
             cs -= 1
-        if saved[p] == lnd:
+        if saved[TW.SAVED_LAND + p] == lnd:
             cland -= 1
         if card_sym[p] == s:
             cs += 1
         if card_land[p] == lnd:
             cland += 1
-    if kind == T.K_MAJ_PEN:
+    if kind == TW.K_MAJ_PEN:
         return a * opp_cnt[s] if cs > opp_cnt[s] else 0
-    if kind == T.K_MAJ_BON:
+    if kind == TW.K_MAJ_BON:
         return a if cs > opp_cnt[s] else 0
     return a * cs + b * cland
 
@@ -724,7 +721,7 @@ def _local_change(land, sym, idx, x, y, goals, gp, ws):
     pts = 0
     for g in range(goals.shape[0]):
         row = goals[g]
-        kind = gp[row, T.GP_KIND]
+        kind = gp[row, TW.GP_KIND]
         if not _is_local(kind):
             continue
         new = 0
@@ -732,130 +729,10 @@ def _local_change(land, sym, idx, x, y, goals, gp, ws):
         for k in range(12):
             if k >= 4 and (mask >> (k - 4)) & 1 == 0:
                 continue
-            new += _local_points(kind, gp[row, T.GP_SYM], gp[row, T.GP_SYM2], gp[row, T.GP_LAND], gp[row, T.GP_A],
-                                 gp[row, T.GP_B], land, sym, idx, x + AREA_DX[k], y + AREA_DY[k])
+            new += _local_points(kind, gp[row, TW.GP_SYM], gp[row, TW.GP_SYM2], gp[row, TW.GP_LAND], gp[row, TW.GP_A],
+                                 gp[row, TW.GP_B], land, sym, idx, x + AREA_DX[k], y + AREA_DY[k])
         pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
     return pts
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved):
-    """At least the near-group points (weight row wrow) with the card at (x, y), either rotation.
-
-    The best group's weight is at most that of an untouched component, a piece (at most its
-    component's base weight) or the group joined through the card (at most the base weights of the
-    components on its edge cells plus the symbols on the edge cells), plus the card's own symbols.
-    Covering a negatively weighted symbol can raise a weight, so then every positive symbol counts.
-    """
-    card_w = 0
-    for p in range(4):
-        card_w += max(ws[wrow, 64 + card_sym[p]], 0)
-    if ws[wrow, W_NEG]:
-        total = 0
-        for q in range(T.N_SYMBOLS):
-            w = ws[wrow, 64 + q]
-            if w > 0:
-                cq = ws[OLD_ROW, 32 + q]
-                for p in range(4):
-                    if saved[4 + p] == q:
-                        cq -= 1
-                total += w * cq
-        return total + card_w
-    r0 = LAND_LAYER
-    joined = 0
-    for e in range(8):
-        qx = x + EDGE_DX[e]
-        qy = y + EDGE_DY[e]
-        j = idx[qy, qx]
-        if j < 0:
-            continue
-        joined += max(ws[wrow, 64 + sym[qy, qx]], 0)
-        if land[qy, qx] != lnd:
-            continue
-        r = ws[r0 + L_ROOT, j]
-        dup = False
-        for f in range(e):
-            jf = idx[y + EDGE_DY[f], x + EDGE_DX[f]]
-            if jf >= 0 and land[y + EDGE_DY[f], x + EDGE_DX[f]] == lnd and ws[r0 + L_ROOT, jf] == r:
-                dup = True
-        if not dup:
-            joined += ws[wrow, r]
-    return max(ws[wrow, W_MAX], joined) + card_w
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def bound(land, sym, idx, cx, cy, x, y, card_land, card_sym, goals, gp, opp_cnt, with_goals, gw, ws, saved):
-    """An upper bound on ``value`` at (x, y) for both rotations of a card, after ``position``.
-
-    Needs gw >= 0 when with_goals.  Each land's largest group is at most the larger of its largest
-    untouched component or piece and the card's cells of that land plus every label on the card's
-    outside edge cells; goals are bounded kind by kind the same way (count goals are exact, local
-    goals count every cell that could change as scoring its best, near goals take every symbol in the
-    town).  A candidate whose bound is not above the best value found cannot be chosen (ties keep the
-    first), so ``policies.search`` skips it without changing any result.
-    """
-    r0 = LAND_LAYER
-    lands = 0
-    for c in range(T.N_LANDS):
-        m = ws[r0 + L_INFO, I_PMAX + c]
-        k = 0
-        for p in range(4):
-            if card_land[p] == c:
-                k += 1
-        if k > 0 and k + ws[r0 + L_INFO, I_EJOIN + c] > m:
-            m = k + ws[r0 + L_INFO, I_EJOIN + c]
-        ws[r0 + L_INFO, 24 + c] = m
-        lands += m
-    if not with_goals:
-        return float(lands)
-    pts = 0
-    for g in range(goals.shape[0]):
-        kind, s, lnd, a, b = _goal(goals, gp, g)
-        if kind == T.K_CLUSTER:
-            rl = LAYER_ROW0 + ws[OLD_ROW, 8 + g] * LAYER_ROWS
-            m = ws[rl + L_INFO, I_PMAX]
-            if a >= 0:
-                k = 0
-                for p in range(4):
-                    if card_sym[p] == s:
-                        k += 1
-                if k > 0 and k + ws[rl + L_INFO, I_EJOIN] > m:
-                    m = k + ws[rl + L_INFO, I_EJOIN]
-            pts += a * m
-        elif kind == T.K_LAND_GROUP:
-            pts += a * (ws[r0 + L_INFO, 24 + lnd] if a >= 0 else ws[r0 + L_INFO, I_PMAX + lnd])
-        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
-            pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
-        elif kind == T.K_NEAR:
-            wrow = ws[OLD_ROW, 16 + g]
-            if wrow >= NEAR_ROW0:
-                pts += _near_bound(land, sym, idx, x, y, card_sym, ws, wrow, lnd, saved)
-        elif _is_local(kind):
-            # base - old points of the cells that can change + the most those cells can score
-            mask = ws[OLD_ROW, 48 + g]
-            new = 0
-            if kind == T.K_ON:
-                for p in range(4):
-                    if card_sym[p] == s and card_land[p] == lnd:
-                        new += a
-            elif kind == T.K_ENCLOSED:
-                # only empty edge cells can be enclosed, and whether they are reads nothing but idx
-                for e in range(8):
-                    if (mask >> e) & 1:
-                        new += _local_points(kind, s, np.int64(-1), lnd, a, b, land, sym, idx, x + EDGE_DX[e],
-                                             y + EDGE_DY[e])
-            else:
-                top = max(a, b, 0) if kind == T.K_NEXT else max(a, 0)
-                cells = 0
-                for e in range(8):
-                    if (mask >> e) & 1:
-                        cells += 1
-                for p in range(4):
-                    if card_sym[p] == s:
-                        cells += 1
-                new = cells * top
-            pts += ws[OLD_ROW, g] + new - ws[OLD_ROW, 24 + g]
-    return float(lands) + gw * float(pts)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -872,7 +749,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
     cl3 = np.int64(card_land[t3])
     r0 = LAND_LAYER
     nn = _join(land, sym, idx, np.int64(-1), x, y, cl0, cl1, cl2, cl3, ws, LAND_LAYER)
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         ws[r0 + L_INFO, 24 + c] = ws[r0 + L_INFO, I_PMAX + c]
     for p in range(4):
         c = _pick(p, cl0, cl1, cl2, cl3)
@@ -880,7 +757,7 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         if gsz > ws[r0 + L_INFO, 24 + c]:
             ws[r0 + L_INFO, 24 + c] = gsz
     lands = 0
-    for c in range(T.N_LANDS):
+    for c in range(TW.N_LANDS):
         lands += ws[r0 + L_INFO, 24 + c]
     if not with_goals:
         return float(lands)
@@ -892,13 +769,13 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
         wrow = ws[OLD_ROW, 16 + g]
         if wrow < NEAR_ROW0:
             continue
-        lnd = gp[goals[g], T.GP_LAND]
+        lnd = gp[goals[g], TW.GP_LAND]
         best = ws[r0 + L_INFO, 24 + lnd]
         if best > 0:
             pts += _near_value(land, sym, idx, cx, cy, x, y, ws, nn, best, lnd, wrow, saved, cl0, cl1, cl2, cl3)
     for g in range(ng):
         kind, s, lnd, a, b = _goal(goals, gp, g)
-        if kind == T.K_CLUSTER:
+        if kind == TW.K_CLUSTER:
             lay = ws[OLD_ROW, 8 + g]
             rl = LAYER_ROW0 + lay * LAYER_ROWS
             c0 = np.int64(0) if card_sym[t0] == s else np.int64(-1)
@@ -913,9 +790,9 @@ def value(land, sym, idx, cx, cy, x, y, card_land, card_sym, rot, goals, gp, opp
                     if gsz > big:
                         big = gsz
             pts += a * big
-        elif kind == T.K_LAND_GROUP:
+        elif kind == TW.K_LAND_GROUP:
             pts += a * ws[r0 + L_INFO, 24 + lnd]
-        elif kind == T.K_MAJ_PEN or kind == T.K_MAJ_BON or kind == T.K_MINUS:
+        elif kind == TW.K_MAJ_PEN or kind == TW.K_MAJ_BON or kind == TW.K_MINUS:
             pts += _count_points(kind, s, lnd, a, b, card_land, card_sym, opp_cnt, ws, saved)
         elif _is_local(kind):
             has_local = True

@@ -32,7 +32,7 @@ from boardsim import rng
 from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import engine as E
 from boardsim.games.wagons import state as ST
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
 
 PH_START, PH_DRAFT, PH_TAKEN, PH_FREE, PH_OVER = range(5)
 # v columns: phase, t (first available card in seq), active seat, turn, P1, k (cards skipped this turn),
@@ -40,7 +40,7 @@ PH_START, PH_DRAFT, PH_TAKEN, PH_FREE, PH_OVER = range(5)
 V_PHASE, V_T, V_ME, V_TURN, V_P1, V_K, V_J, V_NE, V_TAKEN, V_SKIPPED = 0, 1, 2, 3, 4, 5, 6, 7, 8, 10
 N_V = 12
 # the most actions one decision has: every (x, y, rot) of the town window
-MAX_LEGAL = 2 * T.G * T.G
+MAX_LEGAL = 2 * TW.G * TW.G
 
 
 class World(NamedTuple):
@@ -54,10 +54,10 @@ class World(NamedTuple):
 
 @njit(cache=True, nogil=True)
 def new_world():
-    town = ST.Towns(np.full((2, T.G, T.G), -1, dtype=np.int8), np.full((2, T.G, T.G), -1, dtype=np.int8),
-                    np.full((2, T.G, T.G), -1, dtype=np.int16), np.zeros((2, T.MAX_CELLS), dtype=np.int64),
-                    np.zeros((2, T.MAX_CELLS), dtype=np.int64), np.zeros((2, 5), dtype=np.int64),
-                    np.zeros((2, T.N_SYMBOLS), dtype=np.int64), np.zeros(2, dtype=np.int64))
+    town = ST.Towns(np.full((2, TW.G, TW.G), -1, dtype=np.int8), np.full((2, TW.G, TW.G), -1, dtype=np.int8),
+                    np.full((2, TW.G, TW.G), -1, dtype=np.int16), np.zeros((2, TW.MAX_CELLS), dtype=np.int64),
+                    np.zeros((2, TW.MAX_CELLS), dtype=np.int64), np.zeros((2, 5), dtype=np.int64),
+                    np.zeros((2, TW.N_SYMBOLS), dtype=np.int64), np.zeros(2, dtype=np.int64))
     return World(town, np.zeros(ST.N_CIRCLE, dtype=np.int64), np.zeros(ST.N_CIRCLE, dtype=np.int64),
                  np.zeros(ST.N_GOALS_IN_PLAY, dtype=np.int64), np.zeros((ST.N_CIRCLE, E.EV_WIDTH), dtype=np.int64),
                  np.zeros(N_V, dtype=np.int64))
@@ -87,8 +87,8 @@ def setup(w, key, index, rules, tab, dr, state):
     caller seeds with rng.game_seed(key, index)) up to P2's start decision."""
     town = w.town
     for p in range(2):
-        T.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
-        for s in range(T.N_SYMBOLS):
+        TW.clear_town(town.land[p], town.sym[p], town.idx[p], town.meta[p], town.cx[p], town.cy[p])
+        for s in range(TW.N_SYMBOLS):
             town.cnt[p, s] = 0
         town.cards[p] = 0
     order = np.arange(E.N_CARDS)
@@ -140,7 +140,7 @@ def card_to_place(w):
 
 @njit(cache=True, nogil=True)
 def spot_action(x, y, rot):
-    return (y * T.G + x) * 2 + rot
+    return (y * TW.G + x) * 2 + rot
 
 
 @njit(cache=True, nogil=True)
@@ -170,8 +170,8 @@ def apply(w, a, tab, scr):
         return
     rot = a & 1
     xy = a >> 1
-    x = xy % T.G
-    y = xy // T.G
+    x = xy % TW.G
+    y = xy // TW.G
     t, k = w.v[V_T], w.v[V_K]
     if ph == PH_TAKEN:
         E._place_for(me, w.seq[t + k], x, y, rot, w.town, tab, scr.saved, w.events, w.v[V_NE], np.int64(0),
@@ -209,15 +209,15 @@ def legal(w, out):
         return 0
     p = to_move(w)
     town = w.town
-    n = town.meta[p, 0]
+    n = town.meta[p, TW.META_N]
     if n == 0:
-        out[0] = spot_action(T.CENTER, T.CENTER, 0)
-        out[1] = spot_action(T.CENTER, T.CENTER, 1)
+        out[0] = spot_action(TW.CENTER, TW.CENTER, 0)
+        out[1] = spot_action(TW.CENTER, TW.CENTER, 1)
         return 2
     m = 0
-    for y in range(town.meta[p, 2] - 2, town.meta[p, 4] + 2):
-        for x in range(town.meta[p, 1] - 2, town.meta[p, 3] + 2):
-            if T.in_window(x, y) and T.is_legal(town.idx[p], n, x, y):
+    for y in range(town.meta[p, TW.META_Y0] - 2, town.meta[p, TW.META_Y1] + 2):
+        for x in range(town.meta[p, TW.META_X0] - 2, town.meta[p, TW.META_X1] + 2):
+            if TW.in_window(x, y) and TW.is_legal(town.idx[p], n, x, y):
                 out[m] = spot_action(x, y, 0)
                 out[m + 1] = spot_action(x, y, 1)
                 m += 2
@@ -242,7 +242,7 @@ def builtin(w, pol, rl, scorers, tab, scr, dr, state, user, fast, find):
     else:
         j = w.v[V_J]
         D.place_free(pol, 1 - me, me, w.seq, t + j, j == 0, town, tab, w.goals, scr, dr, state, fast, find)
-    return spot_action(scr.spots[0, 0], scr.spots[0, 1], scr.spots[0, 2])
+    return spot_action(scr.spots[0, ST.SPOT_X], scr.spots[0, ST.SPOT_Y], scr.spots[0, ST.SPOT_ROT])
 
 
 @njit(cache=True, nogil=True)
@@ -251,8 +251,8 @@ def scores(w, tab, scr, out):
     town = w.town
     for p in range(2):
         q = 1 - p
-        out[p] = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], w.goals,
-                         tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
+        out[p] = TW.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, TW.META_N],
+                          w.goals, tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
 
 
 @njit(cache=True, nogil=True)
@@ -263,8 +263,8 @@ def win_shares(w, rules, s0, s1, out):
     cnt = w.town.cnt
     if s0 != s1:
         out[0 if s0 > s1 else 1] = 1.0
-    elif rules[E.R_TIE] == E.TIE_GUNS and cnt[0, T.GUN] != cnt[1, T.GUN]:
-        out[0 if cnt[0, T.GUN] > cnt[1, T.GUN] else 1] = 1.0
+    elif rules[E.R_TIE] == E.TIE_GUNS and cnt[0, TW.GUN] != cnt[1, TW.GUN]:
+        out[0 if cnt[0, TW.GUN] > cnt[1, TW.GUN] else 1] = 1.0
     else:
         out[0] = 0.5
         out[1] = 0.5
@@ -278,18 +278,18 @@ def finish(w, row, rules, tab, scr, score, win, seat_out, game_out, goal_out):
         for k in range(E.N_SEAT):
             seat_out[row, p, k] = 0
         q = 1 - p
-        total = T.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, 0], w.goals,
-                        tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
+        total = TW.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p, TW.META_N],
+                         w.goals, tab.gp, town.cnt[q], np.bool_(True), scr.ws, scr.detail)
         score[row, p] = total
         lp = 0
-        for k in range(T.N_LANDS):
+        for k in range(TW.N_LANDS):
             lp += scr.detail[k]
         seat_out[row, p, E.S_LAND] = lp
         seat_out[row, p, E.S_GOAL] = total - lp
         for g in range(ST.N_GOALS_IN_PLAY):
-            goal_out[row, p, g] = scr.detail[T.N_LANDS + g]
-            seat_out[row, p, E.S_GOAL0 + g] = scr.detail[T.N_LANDS + g]
-        seat_out[row, p, E.S_GUNS] = town.cnt[p, T.GUN]
+            goal_out[row, p, g] = scr.detail[TW.N_LANDS + g]
+            seat_out[row, p, E.S_GOAL0 + g] = scr.detail[TW.N_LANDS + g]
+        seat_out[row, p, E.S_GUNS] = town.cnt[p, TW.GUN]
         seat_out[row, p, E.S_TAKEN] = w.v[V_TAKEN + p]
         seat_out[row, p, E.S_SKIPPED] = w.v[V_SKIPPED + p]
     win_shares(w, rules, score[row, 0], score[row, 1], win[row])

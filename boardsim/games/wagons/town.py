@@ -25,6 +25,12 @@ MAX_CELLS = 64
 N_LANDS = 6
 N_SYMBOLS = 6
 GUN = 3
+# a town's meta row: its cell count, then its bounding box (x0, y0 inclusive; x1, y1 exclusive)
+META_N, META_X0, META_Y0, META_X1, META_Y1 = range(5)
+N_META = 5
+# what place saves and unplace restores: the 4 covered cells' lands, their symbols, the cell count before
+SAVED_LAND, SAVED_SYM, SAVED_N = 0, 4, 8
+N_SAVED = 9
 # ws rows: union-find parents, component root, component size, symbol parents, symbol sizes, misc
 WS_ROWS = 6
 # rows 0 and 3 as typed int64 for the union-find helpers: a bare literal argument compiles a separate copy
@@ -47,18 +53,18 @@ def new_towns(n: int = 2):
     idx = np.full((n, G, G), -1, dtype=np.int16)
     cx = np.zeros((n, MAX_CELLS), dtype=np.int64)
     cy = np.zeros((n, MAX_CELLS), dtype=np.int64)
-    meta = np.zeros((n, 5), dtype=np.int64)
+    meta = np.zeros((n, N_META), dtype=np.int64)
     return land, sym, idx, cx, cy, meta
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def clear_town(land, sym, idx, meta, cx, cy):
     """Empty a town, touching only the cells it used."""
-    for i in range(meta[0]):
+    for i in range(meta[META_N]):
         land[cy[i], cx[i]] = -1
         sym[cy[i], cx[i]] = -1
         idx[cy[i], cx[i]] = -1
-    meta[0] = 0
+    meta[META_N] = 0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -112,19 +118,19 @@ def claim(land, sym, idx, cx, cy, meta, x, y, saved):
     """First half of ``place``: save the 4 cells under a card at (x, y) into ``saved`` and give the
     empty ones cell indices.  A search that tries several cards or rotations at one spot claims it
     once and then only rewrites the cells (``write_card``); one ``unplace`` undoes either."""
-    n = meta[0]
-    saved[8] = n
+    n = meta[META_N]
+    saved[SAVED_N] = n
     for p in range(4):
         xx = x + (p & 1)
         yy = y + (p >> 1)
-        saved[p] = land[yy, xx]
-        saved[4 + p] = sym[yy, xx]
+        saved[SAVED_LAND + p] = land[yy, xx]
+        saved[SAVED_SYM + p] = sym[yy, xx]
         if idx[yy, xx] < 0:
             idx[yy, xx] = n
             cx[n] = xx
             cy[n] = yy
             n += 1
-    meta[0] = n
+    meta[META_N] = n
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
@@ -151,26 +157,26 @@ def unplace(land, sym, idx, meta, x, y, saved):
     for p in range(4):
         xx = x + (p & 1)
         yy = y + (p >> 1)
-        land[yy, xx] = saved[p]
-        sym[yy, xx] = saved[4 + p]
-        if idx[yy, xx] >= saved[8]:
+        land[yy, xx] = saved[SAVED_LAND + p]
+        sym[yy, xx] = saved[SAVED_SYM + p]
+        if idx[yy, xx] >= saved[SAVED_N]:
             idx[yy, xx] = -1
-    meta[0] = saved[8]
+    meta[META_N] = saved[SAVED_N]
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def commit(meta, x, y, was_empty):
     """Grow the bounding box after a real (not trial) placement."""
     if was_empty:
-        meta[1] = x
-        meta[2] = y
-        meta[3] = x + 1
-        meta[4] = y + 1
+        meta[META_X0] = x
+        meta[META_Y0] = y
+        meta[META_X1] = x + 1
+        meta[META_Y1] = y + 1
     else:
-        meta[1] = min(meta[1], x)
-        meta[2] = min(meta[2], y)
-        meta[3] = max(meta[3], x + 1)
-        meta[4] = max(meta[4], y + 1)
+        meta[META_X0] = min(meta[META_X0], x)
+        meta[META_Y0] = min(meta[META_Y0], y)
+        meta[META_X1] = max(meta[META_X1], x + 1)
+        meta[META_Y1] = max(meta[META_Y1], y + 1)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

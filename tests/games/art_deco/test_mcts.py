@@ -14,9 +14,8 @@ import pytest
 
 import boardsim
 from boardsim import cli, rng
-from boardsim.games.art_deco import GAME, _inputs, mcts
+from boardsim.games.art_deco import GAME, _inputs, mcts, step
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco import step as S
 from boardsim.games.base import Seat
 
 KEY = 0xAD25
@@ -58,21 +57,21 @@ def test_the_logged_actions_are_legal_steps():
     """Replaying a step-interface game: every action decide.py chooses is in step.legal's list, and each
     candidate list of the mcts player is a list of distinct legal actions."""
     prep = _prep(("eligibility", "blocker", "random"))
-    rules, deck, pol, T, rl = _inputs(prep)
+    rules, deck, pol, tables, rl = _inputs(prep)
     buf = np.zeros(64, dtype=np.int64)
     cand = np.zeros(2 * mcts.BRANCHING, dtype=np.int64)
     for i in range(5):
         w = _world(prep, i)
         n_dec = 0
-        while w.v[S.V_PHASE] != S.PH_OVER:
-            n = S.legal(w, rules, buf)
-            a = S.builtin(w, rules, pol, T, rl, None)
+        while w.v[step.V_PHASE] != step.PH_OVER:
+            n = step.legal(w, rules, buf)
+            a = step.builtin(w, rules, pol, tables, rl, None)
             assert a in buf[:n]
             k = mcts.candidates(w, cand, mcts.MAX_BIDS, pol, rules)
             assert len(set(cand[:k].tolist())) == k and set(cand[:k].tolist()) <= set(buf[:n].tolist())
             kinds = cand[mcts.BRANCHING:mcts.BRANCHING + k].tolist()
             assert len(set(kinds)) == k and all(mcts.action_of(cand, k, kd) == cand[j] for j, kd in enumerate(kinds))
-            S.apply(w, a, rules, pol, T)
+            step.apply(w, a, rules, pol, tables)
             n_dec += 1
         assert n_dec > 10
 
@@ -83,21 +82,21 @@ def test_the_logged_actions_are_legal_steps():
 def _new(prep, log_rows=0):
     rules, deck = _inputs(prep)[:2]
     cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
-    return S.new_world(prep.n_players, deck.shape[0], cap, int(rules[R.R_DIRECT_MAX]), log_rows)
+    return step.new_world(prep.n_players, deck.shape[0], cap, int(rules[R.R_DIRECT_MAX]), log_rows)
 
 
 def _world(prep, index):
-    rules, deck, pol, T, _rl = _inputs(prep)
+    rules, deck, pol, tables, _rl = _inputs(prep)
     w = _new(prep)
-    S.set_codes(w, pol, rules)
-    S.setup(w, np.uint64(rng.game_seed(np.uint64(KEY), np.int64(index))), rules, deck, pol, T)
+    step.set_codes(w, pol, rules)
+    step.setup(w, np.uint64(rng.game_seed(np.uint64(KEY), np.int64(index))), rules, deck, pol, tables)
     return w
 
 
 def _copy(prep, w):
     c = _new(prep)
-    S.copy_world(w, c)
-    c.S.codes[:] = w.S.codes
+    step.copy_world(w, c)
+    c.scratch.codes[:] = w.scratch.codes
     return c
 
 
@@ -106,12 +105,12 @@ class Searcher:
 
     def __init__(self, prep, **params):
         self.prep = prep
-        self.rules, self.deck, self.pol, self.T, self.rl = _inputs(prep)
+        self.rules, self.deck, self.pol, self.tables, self.rl = _inputs(prep)
         self.row = prep["mcts"][0].copy()
         self.ppol = np.ascontiguousarray(np.tile(self.row[mcts.M_PLAY:], (prep.n_players, 1)))
         self.base, self.world = _new(prep), _new(prep)
-        S.set_codes(self.base, self.ppol, self.rules)
-        S.set_codes(self.world, self.ppol, self.rules)
+        step.set_codes(self.base, self.ppol, self.rules)
+        step.set_codes(self.world, self.ppol, self.rules)
         self.buf = np.zeros(2 * mcts.BRANCHING, dtype=np.int64)
         self.stats = np.zeros(3)
         self.reward = np.zeros(prep.n_players)
@@ -119,15 +118,15 @@ class Searcher:
     def __call__(self, w, iterations):
         self.row[mcts.M_ITER] = iterations
         tr = mcts.TR.new_tree(max(2, iterations + 1))
-        a = mcts.decide(w, self.base, self.world, tr, self.buf, self.row, self.ppol, self.rules, self.T, self.rl,
+        a = mcts.decide(w, self.base, self.world, tr, self.buf, self.row, self.ppol, self.rules, self.tables, self.rl,
                         self.stats, self.reward)
         return int(a), self.stats.copy()
 
     def play_until(self, w, stop):
         """The real game on, every seat the playout policy, until ``stop(w)``."""
-        while w.v[S.V_PHASE] != S.PH_OVER and not stop(w):
+        while w.v[step.V_PHASE] != step.PH_OVER and not stop(w):
             a, _ = self(_copy(self.prep, w), 0)
-            S.apply(w, a, self.rules, self.pol, self.T)
+            step.apply(w, a, self.rules, self.pol, self.tables)
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +141,8 @@ def search():
 def _final(search, w, a):
     """Win shares after action ``a`` when it is the game's last decision (else None)."""
     c = _copy(search.prep, w)
-    S.apply(c, a, search.rules, search.pol, search.T)
-    return c.win.copy() if c.v[S.V_PHASE] == S.PH_OVER else None
+    step.apply(c, a, search.rules, search.pol, search.tables)
+    return c.win.copy() if c.v[step.V_PHASE] == step.PH_OVER else None
 
 
 def test_golden_last_direct_buy(search):
@@ -152,13 +151,14 @@ def test_golden_last_direct_buy(search):
     found = 0
     for i in range(150):
         w = _world(search.prep, i)
-        search.play_until(w, lambda x: x.v[S.V_PHASE] == S.PH_BUY and x.v[S.V_SEAT] == 0
-                          and x.v[S.V_RND] == int(search.rules[R.R_ROUNDS]) and x.v[S.V_K] == x.v[S.V_NSHOWN] - 1)
-        if w.v[S.V_PHASE] != S.PH_BUY:
+        search.play_until(w, lambda x: x.v[step.V_PHASE] == step.PH_BUY and x.v[step.V_SEAT] == 0
+                          and x.v[step.V_RND] == int(search.rules[R.R_ROUNDS])
+                          and x.v[step.V_K] == x.v[step.V_NSHOWN] - 1)
+        if w.v[step.V_PHASE] != step.PH_BUY:
             continue
-        outs = {a: _final(search, w, a) for a in (S.PASS, 1)}
+        outs = {a: _final(search, w, a) for a in (step.PASS, 1)}
         assert all(o is not None for o in outs.values())
-        if outs[S.PASS][0] == outs[1][0]:
+        if outs[step.PASS][0] == outs[1][0]:
             continue
         a, stats = search(_copy(search.prep, w), 20)
         assert outs[a][0] == max(o[0] for o in outs.values()), (i, outs, a)
@@ -171,14 +171,15 @@ def test_search_is_blind_to_the_unseen_pile_order(search):
     it (and in their logs and the current decision's uniform) give the same decision and root statistics."""
     for i in range(3):
         w = _world(search.prep, 20 + i)
-        search.play_until(w, lambda x: x.v[S.V_RND] >= 3 and S.to_move(x) == 0 and x.v[S.V_PHASE] == S.PH_BID)
-        head, n_deck = int(w.v[S.V_HEAD]), w.S.ring.shape[0]
+        search.play_until(w, lambda x: x.v[step.V_RND] >= 3 and step.to_move(x) == 0
+                          and x.v[step.V_PHASE] == step.PH_BID)
+        head, n_deck = int(w.v[step.V_HEAD]), w.scratch.ring.shape[0]
         assert head < n_deck - 5
         w2 = _copy(search.prep, w)
         order = np.random.default_rng(i).permutation(np.arange(head, n_deck))
-        w2.S.ring[head:] = w.S.ring[order]
+        w2.scratch.ring[head:] = w.scratch.ring[order]
         w2.r[0] = 0.123
-        assert not np.array_equal(w.S.ring, w2.S.ring)
+        assert not np.array_equal(w.scratch.ring, w2.scratch.ring)
         a1, s1 = search(_copy(search.prep, w), 60)
         a2, s2 = search(w2, 60)
         assert a1 == a2

@@ -3,7 +3,7 @@
 import numpy as np
 
 from boardsim.games import get
-from boardsim.games.art_deco import engine
+from boardsim.games.art_deco import decide, kernel
 from boardsim.games.base import Seat
 from boardsim.runner import simulate
 
@@ -14,13 +14,33 @@ def test_policy_list_is_pinned():
     assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom", "mcts"]
 
 
+def test_policy_matrix_columns_are_the_options_in_order():
+    # decide.py reads the built-ins' parameters by these named columns: each must be the option it names
+    columns = {
+        "random": {"pass_prob": decide.RANDOM_PASS, "max_raise": decide.RANDOM_RAISE, "buy_prob": decide.RANDOM_BUY,
+                   "sell_prob": decide.RANDOM_SELL},
+        "par": {"sell_margin": decide.PAR_MARGIN},
+        "multiple": {"multiple": decide.COL_MULTIPLE, "sell_margin": decide.MULTIPLE_MARGIN},
+        "eligibility": {"hard": decide.COL_MULTIPLE, "target": decide.ELIGIBILITY_TARGET,
+                        "sell_margin": decide.ELIGIBILITY_MARGIN},
+        "blocker": {"multiple": decide.COL_MULTIPLE, "cap": decide.BLOCKER_CAP, "sell_margin": decide.BLOCKER_MARGIN},
+    }
+    for name, cols in columns.items():
+        values = {opt: 0.125 * (k + 1) if name == "random" and opt != "max_raise" else k + 2
+                  for k, opt in enumerate(cols)}
+        row = GAME.policy_matrix([Seat(name, values)], decide.POLICY_WIDTH)[0]
+        assert row[decide.COL_CODE] == GAME.policy(name).code
+        assert {opt: row[col] for opt, col in cols.items()} == values, name
+        assert [p.name for p in GAME.policy(name).params] == list(cols), name
+
+
 def test_new_parameter_values_do_not_recompile():
     simulate("art_deco", 100, [("multiple", {"multiple": 1.1})] * 4, seed=1)
-    before = len(engine._play_range.signatures)
+    before = len(kernel._play_range.signatures)
     for m in (0.5, 1.7, 2.3):
         simulate("art_deco", 100, [("multiple", {"multiple": m}), "blocker"], seed=1, players=3,
                  rules={"rounds": 7, "sale_price_factor": 1.3}, cards={"v12": {"copies": 2}})
-    assert len(engine._play_range.signatures) == before
+    assert len(kernel._play_range.signatures) == before
 
 
 def test_higher_multiple_pays_more():

@@ -7,7 +7,7 @@ import pytest
 
 from boardsim import cli
 from boardsim.errors import BadInput
-from boardsim.games.art_deco import GAME, engine
+from boardsim.games.art_deco import GAME, kernel
 from boardsim.games.base import Seat
 
 SCORERS = "tests.games.art_deco.scorers"
@@ -124,21 +124,21 @@ def test_flags_and_sell_targets():
 def test_a_swept_param_changes_play_without_recompiling():
     seat = [{"bid_up_to": "value * $t"}, {"buy_up_to": "value"}]
     play([Seat("rules", {"rules": seat, "t": 1.0}), Seat("par")])
-    compiled = len(engine._play_range.signatures)
+    compiled = len(kernel._play_range.signatures)
     low = play([Seat("rules", {"rules": seat, "t": 1.0}), Seat("par")])
     high = play([Seat("rules", {"rules": seat, "t": 1.5}), Seat("par")])
     other = play([Seat("rules", {"rules": [{"bid_up_to": "value + $t", "if": "cards_needed > 0"}], "t": 2}),
                   Seat("par")])
     assert high["overbid"][:, 0].mean() > low["overbid"][:, 0].mean()
     assert other["overbid"][:, 0].sum() > 0
-    assert len(engine._play_range.signatures) == compiled
+    assert len(kernel._play_range.signatures) == compiled
     # a rule list read at each decision (it reads the round) runs in the engine's other signature
     asked = [{"bid_up_to": "value * $t", "if": "round > 0"}]
     play([Seat("rules", {"rules": asked, "t": 1.0}), Seat("par")])
-    compiled = len(engine._play_range.signatures)
+    compiled = len(kernel._play_range.signatures)
     assert not np.array_equal(play([Seat("rules", {"rules": asked, "t": 1.5}), Seat("par")])["overbid"],
                               play([Seat("rules", {"rules": asked, "t": 1.0}), Seat("par")])["overbid"])
-    assert len(engine._play_range.signatures) == compiled <= 2
+    assert len(kernel._play_range.signatures) == compiled <= 2
 
 
 @pytest.mark.parametrize(("rules", "key", "words"), [

@@ -12,13 +12,11 @@ import pytest
 import boardsim
 from boardsim import cli, rng
 from boardsim.games.base import Seat
-from boardsim.games.wagons import GAME, mcts
+from boardsim.games.wagons import GAME, mcts, policies, step
 from boardsim.games.wagons import engine as E
 from boardsim.games.wagons import fast as F
-from boardsim.games.wagons import policies as P
 from boardsim.games.wagons import state as ST
-from boardsim.games.wagons import step as S
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import town as TW
 
 KEY = 0x5EED
 
@@ -53,26 +51,26 @@ def test_the_logged_placements_are_legal_steps():
     game = GAME._trace_game(prep, KEY, 0)
     ev, start_card = game[5], int(game[3][0, E.G_START])
     w, tab, scr, dr = _world(prep, KEY, 0)
-    buf = np.zeros(S.MAX_LEGAL, dtype=np.int64)
+    buf = np.zeros(step.MAX_LEGAL, dtype=np.int64)
     t = 0
     for e in ev:
-        if w.v[S.V_PHASE] == S.PH_START:
-            n = S.legal(w, buf)
+        if w.v[step.V_PHASE] == step.PH_START:
+            n = step.legal(w, buf)
             s = int(np.flatnonzero(w.circle == start_card)[0])
             assert s in buf[:n]
-            S.apply(w, s, tab, scr)
-        if w.v[S.V_PHASE] == S.PH_DRAFT:
-            k = int(np.flatnonzero(w.seq == e[1])[0]) - int(w.v[S.V_T])
-            n = S.legal(w, buf)
+            step.apply(w, s, tab, scr)
+        if w.v[step.V_PHASE] == step.PH_DRAFT:
+            k = int(np.flatnonzero(w.seq == e[1])[0]) - int(w.v[step.V_T])
+            n = step.legal(w, buf)
             assert k in buf[:n]
-            S.apply(w, k, tab, scr)
-        a = S.spot_action(e[2], e[3], e[4])
-        n = S.legal(w, buf)
+            step.apply(w, k, tab, scr)
+        a = step.spot_action(e[2], e[3], e[4])
+        n = step.legal(w, buf)
         assert a in buf[:n]
-        assert S.card_to_place(w) == e[1]
-        S.apply(w, a, tab, scr)
+        assert step.card_to_place(w) == e[1]
+        step.apply(w, a, tab, scr)
         t += 1
-    assert w.v[S.V_PHASE] == S.PH_OVER and t == 15
+    assert w.v[step.V_PHASE] == step.PH_OVER and t == 15
 
 
 # -- Python-side helpers over the step interface ------------------------------------------------------------------
@@ -82,9 +80,9 @@ def _world(prep, key, index):
     rules, card_land, card_sym, card_goal, gp = GAME._args(prep)[:5]
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     _t, scr, dr = ST.new_state()
-    w = S.new_world()
+    w = step.new_world()
     state = rng.new_state(np.uint64(rng.game_seed(np.uint64(key), np.int64(index))))
-    S.setup(w, np.uint64(key), np.int64(index), rules, tab, dr, state)
+    step.setup(w, np.uint64(key), np.int64(index), rules, tab, dr, state)
     return w, tab, scr, dr
 
 
@@ -97,7 +95,7 @@ class Searcher:
         self.rules, cl, cs, cg, gp, _pol, self.rl, self.scorers = self.args
         self.tab = ST.Tables(cl, cs, cg, gp)
         _t, self.scr, self.dr = ST.new_state()
-        self.world = S.new_world()
+        self.world = step.new_world()
         self.buf = np.zeros(mcts.BRANCHING, dtype=np.int64)
         self.stats = np.zeros(3)
         self.fn = mcts.decide_python()
@@ -110,49 +108,50 @@ class Searcher:
         state = np.zeros(4, dtype=np.uint64) + np.uint64(7) if state is None else state
         a = self.fn(w, self.world, tr, self.buf, self.row, self.ppol, self.rules, self.tab,
                     self.scr if scr is None else scr, self.dr if dr is None else dr, self.rl, self.scorers, state,
-                    self.stats, None, True, P.search)
+                    self.stats, None, True, policies.search)
         return int(a), self.stats.copy()
 
 
 def _copy(w):
-    c = S.new_world()
-    S.copy_world(w, c)
+    c = step.new_world()
+    step.copy_world(w, c)
     return c
 
 
 def _after(w, a, tab, scr):
     c = _copy(w)
-    S.apply(c, a, tab, scr)
+    step.apply(c, a, tab, scr)
     return c
 
 
 def _reward(w, rules, tab, scr, seat):
     tot = np.zeros(2, dtype=np.int64)
     out = np.zeros(2)
-    S.scores(w, tab, scr, tot)
-    S.win_shares(w, rules, tot[0], tot[1], out)
+    step.scores(w, tab, scr, tot)
+    step.win_shares(w, rules, tot[0], tot[1], out)
     return out[seat]
 
 
 def _candidates(w, tab, scr, look=3, nspots=4):
     """mcts.candidates, in Python: the fast estimate's kept spots, its best first."""
-    ph = w.v[S.V_PHASE]
-    if ph == S.PH_DRAFT:
-        return list(range(min(look, ST.N_CIRCLE - int(w.v[S.V_T]))))
-    p = S.to_move(w)
+    ph = w.v[step.V_PHASE]
+    if ph == step.PH_DRAFT:
+        return list(range(min(look, ST.N_CIRCLE - int(w.v[step.V_T]))))
+    p = step.to_move(w)
     town = w.town
-    if town.meta[p, 0] == 0:
-        return [S.spot_action(T.CENTER, T.CENTER, 0)]
-    at = int(w.v[S.V_T] + (w.v[S.V_K] if ph == S.PH_TAKEN else w.v[S.V_J]))
+    if town.meta[p, TW.META_N] == 0:
+        return [step.spot_action(TW.CENTER, TW.CENTER, 0)]
+    at = int(w.v[step.V_T] + (w.v[step.V_K] if ph == step.PH_TAKEN else w.v[step.V_J]))
     state = np.zeros(4, dtype=np.uint64)
-    P.search(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
-             tab.card_sym, w.seq, at, 1, w.goals, tab.gp, town.cnt[1 - p], P.PLACE_FAST, 1.0, scr.ws, scr.detail,
-             scr.saved, state, scr.bestv, scr.spots, P.RANK_NONE, 0.0, 0.0, scr.bestv, True, True)
-    out = [S.spot_action(*scr.spots[0])]
+    policies.search(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p], town.meta[p], tab.card_land,
+                    tab.card_sym, w.seq, at, 1, w.goals, tab.gp, town.cnt[1 - p], policies.PLACE_FAST, 1.0, scr.ws,
+                    scr.detail,
+                    scr.saved, state, scr.bestv, scr.spots, policies.RANK_NONE, 0.0, 0.0, scr.bestv, True, True)
+    out = [step.spot_action(*scr.spots[0])]
     kept = [(scr.ws[F.R_TOP, 4 * i], i) for i in range(F.TOP) if scr.ws[F.R_TOP, 4 * i] > -mcts.BIG]
     for _v, i in sorted(kept, key=lambda vi: (-vi[0], vi[1])):
         xy = int(scr.ws[F.R_TOP, 4 * i + 1])
-        a = S.spot_action(xy % T.G, xy // T.G, int(scr.ws[F.R_TOP, 4 * i + 2]))
+        a = step.spot_action(xy % TW.G, xy // TW.G, int(scr.ws[F.R_TOP, 4 * i + 2]))
         if a not in out and len(out) < nspots:
             out.append(a)
     return out
@@ -161,22 +160,22 @@ def _candidates(w, tab, scr, look=3, nspots=4):
 def _advance(search, w, stop):
     """Play the playout policy's choices until ``stop(w)``."""
     state = np.zeros(4, dtype=np.uint64)
-    while w.v[S.V_PHASE] != S.PH_OVER and not stop(w):
+    while w.v[step.V_PHASE] != step.PH_OVER and not stop(w):
         a, _ = search(w, 0, state)
-        S.apply(w, a, search.tab, search.scr)
+        step.apply(w, a, search.tab, search.scr)
 
 
 def _last_placement(w):
-    ph, t, k, j = (int(v) for v in w.v[[S.V_PHASE, S.V_T, S.V_K, S.V_J]])
-    return (ph == S.PH_TAKEN and k == 0 and t == 14) or (ph == S.PH_FREE and t + k == 14 and j == k - 1)
+    ph, t, k, j = (int(v) for v in w.v[[step.V_PHASE, step.V_T, step.V_K, step.V_J]])
+    return (ph == step.PH_TAKEN and k == 0 and t == 14) or (ph == step.PH_FREE and t + k == 14 and j == k - 1)
 
 
 def _value(w, seat, rules, tab, scr):
     """Exact win share of ``seat`` with both seats choosing among mcts's candidates."""
-    if w.v[S.V_PHASE] == S.PH_OVER:
+    if w.v[step.V_PHASE] == step.PH_OVER:
         return _reward(w, rules, tab, scr, seat)
     vals = [_value(_after(w, a, tab, scr), seat, rules, tab, scr) for a in _candidates(w, tab, scr)]
-    return max(vals) if S.to_move(w) == seat else min(vals)
+    return max(vals) if step.to_move(w) == seat else min(vals)
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +190,7 @@ def test_golden_last_placement_wins_at_once(search):
     for i in range(80):
         w, tab, scr, _ = _world(search.prep, KEY, i)
         _advance(search, w, _last_placement)
-        seat = S.to_move(w)
+        seat = step.to_move(w)
         cands = _candidates(w, tab, scr)
         out = [_reward(_after(w, a, tab, scr), search.rules, tab, scr, seat) for a in cands]
         if max(out) == 1.0 and min(out) < 1.0:
@@ -208,10 +207,10 @@ def test_golden_last_draft_avoids_the_losing_skip(search):
     found = 0
     for i in range(40):
         w, tab, scr, _ = _world(search.prep, KEY, 100 + i)
-        _advance(search, w, lambda x: x.v[S.V_PHASE] == S.PH_DRAFT and x.v[S.V_T] >= 13)
-        if w.v[S.V_T] != 13 or w.v[S.V_PHASE] != S.PH_DRAFT:
+        _advance(search, w, lambda x: x.v[step.V_PHASE] == step.PH_DRAFT and x.v[step.V_T] >= 13)
+        if w.v[step.V_T] != 13 or w.v[step.V_PHASE] != step.PH_DRAFT:
             continue
-        seat = S.to_move(w)
+        seat = step.to_move(w)
         vals = [_value(_after(w, k, tab, scr), seat, search.rules, tab, scr) for k in (0, 1)]
         if abs(vals[0] - vals[1]) == 1.0:
             a, _ = search(w, 300)
@@ -227,10 +226,10 @@ def test_search_is_blind_to_everything_but_the_position(search):
     equal in it, one with the scratch and draft buffers of another game's search, its placement log
     scrambled and another generator state, give the same decision and the same root statistics."""
     w, tab, scr, _ = _world(search.prep, KEY, 7)
-    _advance(search, w, lambda x: x.v[S.V_TURN] >= 4 and x.v[S.V_PHASE] == S.PH_DRAFT)
+    _advance(search, w, lambda x: x.v[step.V_TURN] >= 4 and x.v[step.V_PHASE] == step.PH_DRAFT)
     a1, s1 = search(_copy(w), 60, state=np.arange(4, dtype=np.uint64) + np.uint64(1))
     other = _world(search.prep, KEY, 8)[0]
-    _advance(search, other, lambda x: x.v[S.V_TURN] >= 6)
+    _advance(search, other, lambda x: x.v[step.V_TURN] >= 6)
     _ts, scr2, dr2 = ST.new_state()
     search(other, 30, scr=scr2, dr=dr2)  # dirty buffers
     w2 = _copy(w)

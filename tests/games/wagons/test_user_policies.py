@@ -8,7 +8,7 @@ import pytest
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
-from boardsim.games.wagons import GAME, decide, engine
+from boardsim.games.wagons import GAME, decide, kernel
 from tests.games.wagons import scorers
 
 CARDS = GAME.card_table()
@@ -61,7 +61,7 @@ def test_custom_scorer_reproduces_the_default():
 
 def test_swept_param_changes_play_without_recompiling():
     play([GMG_RULES, Seat("gain")], 5, 2)  # compiled (or loaded) once
-    play_range, batch = engine.play_range_for(None, True), engine.batch_kernel(None, True)  # the rules variant
+    play_range, batch = kernel.play_range_for(None, True), kernel.batch_kernel(None, True)  # the rules variant
     counts = (len(batch.signatures), len(play_range.signatures))
     results = []
     for t in (0.0, 3.0):
@@ -111,7 +111,7 @@ def test_bad_scorer_fails_before_any_game(name, words, monkeypatch):
     def no_games(*args, **kwargs):
         raise AssertionError("a game was played")
 
-    monkeypatch.setattr(engine, "batch_kernel", no_games)
+    monkeypatch.setattr(kernel, "batch_kernel", no_games)
     with pytest.raises(BadInput) as e:
         GAME.prepare(2, [Seat("gain"), Seat("custom", {"function": f"{SCORERS}:{name}"})], {}, CARDS)
     assert e.value.key == "seats[1].params.function" and words in e.value.message

@@ -11,8 +11,7 @@ import pytest
 
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
-from boardsim.games.wagons import GAME
-from boardsim.games.wagons import cards as C
+from boardsim.games.wagons import GAME, cards
 from boardsim.games.wagons import engine as E
 from boardsim.scenario import load_scenario
 
@@ -24,10 +23,10 @@ def test_bundled_tables():
     goals = pd.DataFrame(deck.attrs["goals"])
     assert list(deck["card"]) == list("ABCDEFGHIJKLMNOPQR")
     assert set(deck["source"]) == {"known", "synthetic"}
-    assert set(goals["kind"]) == set(C.GOAL_KINDS)  # all 12 kinds are used
+    assert set(goals["kind"]) == set(cards.GOAL_KINDS)  # all 12 kinds are used
     assert sorted(deck["goal"]) == list(range(1, 19))
-    lands = collections.Counter(deck[[f"{c}_land" for c in C.CORNERS]].to_numpy().ravel())
-    syms = collections.Counter(deck[[f"{c}_symbol" for c in C.CORNERS]].to_numpy().ravel())
+    lands = collections.Counter(deck[[f"{c}_land" for c in cards.CORNERS]].to_numpy().ravel())
+    syms = collections.Counter(deck[[f"{c}_symbol" for c in cards.CORNERS]].to_numpy().ravel())
     assert set(lands.values()) == {12} and set(syms.values()) == {12}
     assert list(GAME.goal_table()["name"]) == list(goals["name"])
 

@@ -9,7 +9,7 @@ from numba import types
 
 from boardsim import rng
 from boardsim.games.base import Seat
-from boardsim.games.wagons import GAME, score_town
+from boardsim.games.wagons import GAME, kernel, score_town
 from boardsim.games.wagons import engine as E
 
 KEY = 0x5EED
@@ -187,19 +187,19 @@ def test_policies_differ_and_first_player():
 
 def test_edits_and_weights_do_not_recompile():
     GAME.play(prepared(), KEY, 0, 2)
-    before = len(E.play_batch.signatures)
+    before = len(kernel.play_batch.signatures)
     edited = GAME.card_table({"A": {"tl_land": "Snow"}, "Badlands": {"kind": "enclosed_empty", "a": 9}})
     seats = [Seat("gain_minus_gift", {"gift_weight": 0.3, "goal_weight": 2.0}), Seat("random")]
     GAME.play(GAME.prepare(2, seats, {"tie_break": "guns", "fixed_goal": 5}, edited), KEY, 0, 2)
-    assert len(E.play_batch.signatures) == before
+    assert len(kernel.play_batch.signatures) == before
 
 
 def test_batch_kernel_calls_the_engine_through_a_pointer():
     # A statically linked engine would be re-optimised in the kernel, its gufunc and wrappers (~9 s of
     # cold compile); the kernel's one signature takes the engine as a first-class function instead.
     GAME.play(prepared(), KEY, 0, 2)
-    (sig,) = E.play_batch.signatures
-    assert isinstance(sig[0], types.FunctionType) and sig[0] == types.FunctionType(E.PLAY_RANGE)
+    (sig,) = kernel.play_batch.signatures
+    assert isinstance(sig[0], types.FunctionType) and sig[0] == types.FunctionType(kernel.PLAY_RANGE)
     a = GAME.play(prepared(), KEY, 0, 70)  # three blocks of BLOCK games, the last one short
     b = GAME.play(prepared(), KEY, 40, 30)
     assert np.array_equal(a["score"][40:], b["score"]) and np.array_equal(a["win"][40:], b["win"])

@@ -8,18 +8,17 @@ import numpy as np
 import pytest
 
 from boardsim.games.base import Seat
-from boardsim.games.wagons import GAME, legal_placements, score_town
-from boardsim.games.wagons import cards as C
-from boardsim.games.wagons import town as T
+from boardsim.games.wagons import GAME, cards, legal_placements, score_town
+from boardsim.games.wagons import town as TW
 
 KEY = 0xB0B
-DECK, GOAL_TABLE = C.load_tables()  # the bundled tables, read once (score_town would read them per call)
+DECK, GOAL_TABLE = cards.load_tables()  # the bundled tables, read once (score_town would read them per call)
 
 
 def best_spot(town, opponent, name, goals, lands_only):
     """The first (scan order, as the engine) legal spot of the highest value, the way the engine values it."""
     if not town:
-        spots = [(T.CENTER, T.CENTER, 0), (T.CENTER, T.CENTER, 180)]
+        spots = [(TW.CENTER, TW.CENTER, 0), (TW.CENTER, TW.CENTER, 180)]
     else:
         spots = legal_placements(town, name, deck=DECK)
     best, pick = None, None

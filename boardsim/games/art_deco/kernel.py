@@ -1,0 +1,215 @@
+"""Art Deco's batch kernels and their compile plumbing: ``play_batch`` plays a cell's games in blocks, each
+block through ``_play_range`` (its scratch arrays, then ``engine.play_game`` per game); ``trace_game`` plays
+one game with its log through the same compiled ``_play_range``.  The rules are ``engine.py``'s.
+
+The engine variants: with scorers (some seat is asked at each decision) and without (None: numba prunes
+decide.open_*), each compiled for its one signature on first use (``_engine``).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numba
+import numpy as np
+from numba import njit, prange, types
+
+from boardsim import custom, rng
+from boardsim.games.art_deco import decide as D
+from boardsim.games.art_deco import rules as R
+from boardsim.games.art_deco.engine import (
+    G_END,
+    G_FIRST,
+    G_PILE_LEFT,
+    G_ROUNDS,
+    G_UNSOLD,
+    LOG_WIDTH,
+    N_GAME,
+    collection_capacity,
+    play_game,
+)
+from boardsim.games.art_deco.state import (
+    CODE_BID_TABLE,
+    CODE_BUY_TABLE,
+    CODE_POLICY,
+    CODE_SELLS,
+    HELPERS,
+    N_AUX,
+    N_CODES,
+    N_SEAT,
+    Scratch,
+)
+from boardsim.games.base import Prepared, pointer_kernel
+from boardsim.games.blocks import block_count, block_range
+from boardsim.rulelist import STACK, RuleArrays, pack_seats
+
+# the rule arrays and rule tables as Prepared.arrays names
+RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
+TABLE_KEYS = tuple("table_" + f for f in D.RuleTables._fields)
+# Games per block of a batch: each block allocates its scratch arrays (a dozen) and a game takes about a
+# microsecond of CPU, so a block must hold a few hundred games for the allocations to cost under 1%.
+BLOCK = 256
+
+
+@njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+def _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+                game_out, log, scratch):
+    """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
+    arrays and taking the per-game row views costs no reference counting.  ``play`` is ``play_game``
+    as a function pointer: LLVM optimises the game once, not again in each caller linking it."""
+    n_log = 0
+    for i in range(lo, hi):
+        seed = rng.game_seed(key, first + i)
+        rounds, end, n_log, left, unsold = play(
+            seed, n_players, rules, deck, pol, tables, rl, scorers, seat_out[i], score[i], win[i], scratch, log,
+        )
+        game_out[i, G_ROUNDS] = rounds
+        game_out[i, G_FIRST] = 0  # round 1 always opens with seat 0; the runner rotates seats
+        game_out[i, G_END] = end
+        game_out[i, G_PILE_LEFT] = left
+        game_out[i, G_UNSOLD] = unsold
+    return n_log
+
+
+@njit(cache=True, nogil=True)
+def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+                game_out, log):
+    """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
+    cap = collection_capacity(rules)
+    codes = np.zeros((n_players, N_CODES), dtype=np.int64)
+    for q in range(n_players):
+        codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
+        codes[q, CODE_SELLS] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
+        if codes[q, CODE_POLICY] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
+            codes[q, CODE_BID_TABLE] = pol[q, D.P_BID_TABLE] != 0
+            codes[q, CODE_BUY_TABLE] = pol[q, D.P_BUY_TABLE] != 0
+    # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
+    # signature compiles a numba implementation of its own (~0.2 s each, cold).
+    scratch = Scratch(
+        np.zeros((1, deck.shape[0]), dtype=np.int64)[0],
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((n_players, cap), dtype=np.int64),
+        np.zeros((1, n_players), dtype=np.int64)[0],
+        np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
+        np.zeros((n_players, N_AUX), dtype=np.int64),
+        np.zeros((1, 4), dtype=np.uint64)[0],
+        codes,
+        np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
+        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
+        np.zeros((1, cap + 1), dtype=np.float64)[0],
+        np.zeros((1, STACK), dtype=np.float64)[0],
+    )
+    return _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+                       game_out, log, scratch)
+
+
+# The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
+# naming their function type (custom.SCORERS) turns them into function pointers, so the engine (_play_range)
+# is compiled for these argument types and then refuses any other.  With scorers = None (no seat is asked at
+# each decision: built-ins and tabled rule lists only) numba prunes every call to decide.open_*: their many
+# arguments in the bidding loop cost the built-ins ~15% of their speed.  So there are two variants, each
+# compiled only when a cell first needs it.
+_I64 = types.int64
+_C1I = types.int64[::1]
+_C2I = types.int64[:, ::1]
+_C1F = types.float64[::1]
+_C2F = types.float64[:, ::1]
+RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
+RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
+                                          np.zeros((1, 1, 1), np.int64)))
+_IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, tables, rl
+_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
+_SCORERS = {True: custom.SCORERS, False: types.none}
+SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
+    (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
+    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
+# seed, n_players, rules, deck, pol, tables, rl, scorers, st, score, win, scratch, log
+#   -> rounds, end, n_log, left, unsold
+GAME_SIG = {k: types.UniTuple(_I64, 5)(types.uint64, _I64, *_IN, sc, _C2I, _C1I, _C1F, SCRATCH, _C2I)
+            for k, sc in _SCORERS.items()}
+# play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log
+RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
+             for k, sc in _SCORERS.items()}
+BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(GAME_SIG[k]), types.uint64, _I64,
+                           _I64, *_IN, sc, *_OUT)
+             for k, sc in _SCORERS.items()}
+
+
+def _batch(play_range, play, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+           game_out):
+    """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
+    ``_play_range`` and ``play`` is ``play_game``, both as function pointers: the kernel does not link (and
+    re-optimise) the engine's code."""
+    n = score.shape[0]
+    no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
+    for b in prange(block_count(n, BLOCK)):
+        lo, hi = block_range(b, n, BLOCK)
+        play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+                   game_out, no_log)
+
+
+# one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
+_BATCH = {k: njit(parallel=True, cache=True, nogil=True)(_batch) for k in (True, False)}
+_COMPILING = threading.Lock()
+_READY: dict[bool, tuple] = {}  # variants compiled: asking numba for a dispatcher's signatures costs ~0.3 ms
+
+
+def _engine(asks: bool) -> tuple:
+    """(kernel, engine) for the scorer variant, compiled on first use (no-ops under NUMBA_DISABLE_JIT)."""
+    ready = _READY.get(asks)
+    if ready is not None:
+        return ready
+    kernel = _BATCH[asks]
+    if hasattr(_play_range, "signatures") and RANGE_SIG[asks] not in _play_range.signatures:
+        with _COMPILING:
+            if RANGE_SIG[asks] not in _play_range.signatures:
+                for fn, sig in HELPERS:  # before the engine, which calls them (state.helper)
+                    if not fn.signatures:
+                        fn.compile(sig)
+                        fn.disable_compile()
+                # play_game's own signature first: the engine and the kernel take it as a function pointer
+                play_game.disable_compile(False)
+                play_game.compile(GAME_SIG[asks])
+                play_game.disable_compile()
+                _play_range.disable_compile(False)
+                pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
+                # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
+                _play_range.disable_compile()
+    _READY[asks] = (kernel, _play_range)
+    return kernel, _play_range
+
+
+def play_batch(key, first, n_players, rules, deck, pol, tables: D.RuleTables, rl: RuleArrays, scorers, score, win,
+               seat_out, game_out):
+    """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
+
+    ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
+    (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
+    """
+    kernel, engine = _engine(scorers is not None)
+    kernel(engine, play_game, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+           game_out)
+
+
+def trace_game(key, index, n_players, rules, deck, pol, tables: D.RuleTables, rl: RuleArrays, scorers, max_events):
+    """One game's results and its event log (at most ``max_events`` rows): plain Python around the batch's
+    own compiled ``_play_range`` (one game, log on); a jitted wrapper would link and re-optimise the engine."""
+    _, engine = _engine(scorers is not None)
+    score = np.zeros((1, n_players), dtype=np.int64)
+    win = np.zeros((1, n_players), dtype=np.float64)
+    seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, N_GAME), dtype=np.int64)
+    log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
+    n_log = engine(play_game, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
+                   deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log)
+    return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
+
+
+def inputs(prepared: Prepared) -> tuple:
+    """The rule vector, deck, policy matrix, rule tables and rule arrays as the compiled engine takes them
+    (C-contiguous and writeable, e.g. after a worker unpickles them)."""
+    def arr(name: str) -> np.ndarray:
+        return np.require(prepared[name], requirements=["C", "W"])
+
+    return (arr("rules"), arr("deck"), arr("policies"), D.RuleTables(*(arr(k) for k in TABLE_KEYS)),
+            RuleArrays(*(arr(k) for k in RULE_KEYS)))

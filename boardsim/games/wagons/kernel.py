@@ -1,0 +1,130 @@
+"""Circle the Wagons' batch kernels and their compile plumbing: ``play_batch`` plays a cell's games in blocks,
+each block through the engine (``engine._play_range``) called through a function pointer; ``trace_game`` runs
+one game with its placement log through the same compiled engine.  The rules are ``engine.py``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange, types
+
+from boardsim import custom
+from boardsim.games.base import pointer_kernel
+from boardsim.games.blocks import block_count, block_range
+from boardsim.games.wagons import policies
+from boardsim.games.wagons.engine import EV_WIDTH, N_CIRCLE, N_GAME, N_GOALS_IN_PLAY, N_SEAT, _play_range
+from boardsim.rulelist import RuleArrays
+
+# Games per block of a batch: a block allocates its event log once; a greedy game takes ~1 ms, so 32 games
+# amortise that and still spread a small call over every thread.
+BLOCK = 32
+
+# play_batch calls _play_range through a function pointer; base.pointer_kernel says why and compiles both.
+_I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[:, ::1]
+RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArrays)
+# rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
+TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
+OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
+# Four engine variants, told apart by the arguments ``user`` (user_flag) and ``fast`` (fast_flag): None
+# leaves out the code of rules and custom seats (decide.draft's) or of fast placement (numba prunes it,
+# policies.THIN's note), True keeps it.  Each variant has its own dispatchers, compiled on first use for
+# their one signature: the default seats compile neither the rule interpreter nor fast.py.  All take
+# policies.search as a function pointer (``find``, its type policies.SEARCH[fast]).
+_RANGE_ARGS = (types.uint64, types.int64, types.int64, types.int64, *TABLES, *OUTS, _I64_2)
+
+
+def _signatures(user: bool | None, fast: bool | None) -> tuple[Any, Any]:
+    """(_play_range's, play_batch's) signature in one variant."""
+    flags = tuple(types.none if f is None else types.boolean for f in (user, fast))
+    find = types.FunctionType(policies.SEARCH[fast])
+    range_sig = types.int64(*_RANGE_ARGS, *flags, find)
+    return range_sig, types.void(types.FunctionType(range_sig), types.uint64, types.int64, *TABLES, *OUTS, *flags,
+                                 find)
+
+
+PLAY_RANGE, PLAY_BATCH = _signatures(None, None)  # the default seats' variant
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+               seat_out, game_out, goal_out, user, fast, find):
+    """Games first..first+n-1 of a cell; each game writes only its own rows."""
+    n = score.shape[0]
+    for b in prange(block_count(n, BLOCK)):
+        lo, hi = block_range(b, n, BLOCK)
+        events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
+        play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+                   seat_out, game_out, goal_out, events, user, fast, find)
+
+
+def twin(dispatcher: Any, **flags: Any) -> Any:
+    """A second dispatcher of the same function (a plain function under NUMBA_DISABLE_JIT=1)."""
+    py_func = getattr(dispatcher, "py_func", None)
+    return dispatcher if py_func is None else njit(**flags)(py_func)
+
+
+def _variant(user: bool | None, fast: bool | None) -> tuple[Any, Any, Any, Any]:
+    """(engine, batch kernel, their signatures) of one variant; the default one is the module's own pair."""
+    if user is None and fast is None:
+        play_range, batch = _play_range, play_batch
+    else:
+        play_range = twin(_play_range, cache=True, nogil=True)
+        batch = twin(play_batch, cache=True, nogil=True, parallel=True)
+    return (play_range, batch, *_signatures(user, fast))
+
+
+# (user_flag, fast_flag) -> (engine, batch kernel, their signatures)
+_VARIANTS = {(user, fast): _variant(user, fast) for user in (None, True) for fast in (None, True)}
+
+
+def fast_flag(pol: np.ndarray) -> bool | None:
+    """The engines' argument ``fast`` for a policy matrix: True when a seat places with ``fast`` or ``quick``
+    (fast.py's code serves both), else None."""
+    return True if bool((pol[:, policies.COL_PLACE] >= policies.PLACE_FAST).any()) else None
+
+
+def user_flag(pol: np.ndarray) -> bool | None:
+    """The engines' argument ``user`` for a policy matrix: True when a seat is ``rules`` or ``custom``, else None."""
+    codes = pol[:, policies.COL_CODE]
+    return True if bool(((codes == policies.RULES) | (codes == policies.CUSTOM)).any()) else None
+
+
+def play_range_for(fast: bool | None, user: bool | None = None) -> Any:
+    """The engine (``_play_range`` or a twin) that ``batch_kernel(fast, user)`` calls."""
+    return _VARIANTS[user, fast][0]
+
+
+def batch_kernel(fast: bool | None = None, user: bool | None = None) -> Any:
+    """play_batch of one variant compiled for its one signature; call it as
+    ``batch_kernel(fast, user)(play_range_for(fast, user), key, ..., user, fast, policies.search)``."""
+    play_range, batch, range_sig, batch_sig = _VARIANTS[user, fast]
+    if hasattr(policies.search, "compile"):
+        policies.search.compile(policies.SEARCH[fast])  # the overload whose address the engine gets as ``find``
+    kernel = pointer_kernel(batch, play_range, batch_sig, range_sig)
+    if hasattr(play_range, "disable_compile"):
+        # trace_game calls the engine from Python with the scorers as dispatchers: converted to the
+        # compiled signature's function pointers instead of compiling a second engine for their types
+        play_range.disable_compile()
+    return kernel
+
+
+def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers):
+    """One game with its placement log: (score, win, seat_out, game_out, goal_out, events).
+
+    Plain Python around the batch's own compiled engine (one game, log on): a jitted wrapper
+    would link and re-optimise the whole engine again, about 8 s more of cold compile for a trace.
+    """
+    score = np.zeros((1, 2), dtype=np.int64)
+    win = np.zeros((1, 2), dtype=np.float64)
+    seat_out = np.zeros((1, 2, N_SEAT), dtype=np.int64)
+    game_out = np.zeros((1, N_GAME), dtype=np.int64)
+    goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
+    events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
+    fast, user = fast_flag(pol), user_flag(pol)
+    batch_kernel(fast, user)  # compiles (or loads) the variant's engine for its signature, the types passed here
+    play_range_for(fast, user)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land,
+                               card_sym, card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out,
+                               events, user, fast, policies.search)
+    return score, win, seat_out, game_out, goal_out, events
