@@ -10,8 +10,10 @@ import pandas as pd
 from numba import njit
 
 from boardsim.analysis.stats import wilson
+from boardsim.games.base import WIN_UNITS  # win shares x WIN_UNITS are whole numbers
 
-WIN_UNITS = 12  # shares are 1/k for k <= 4
+# report captions for this module's charts, by table name (base.BalanceModule); none needs one
+CHART_NOTES: dict[str, str] = {}
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
