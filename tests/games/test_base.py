@@ -107,22 +107,24 @@ def _before(name, pol):
     """The variant the game chose before issue 29, from the prepared policy matrix."""
     codes = [int(c) for c in pol[:, 0]]
     if name == "art_deco":
-        from boardsim.games.art_deco import decide as D
+        from boardsim.games.art_deco import decide
 
-        asks = any(c == D.CUSTOM or c == D.RULES and not (row[D.P_BID_TABLE] and row[D.P_BUY_TABLE]
-                                                          and not row[D.P_MAY_SELL]) for c, row in zip(codes, pol))
-        return D.MCTS in codes, asks
+        asks = any(c == decide.CUSTOM or c == decide.RULES and not (
+            row[decide.P_BID_TABLE] and row[decide.P_BUY_TABLE] and not row[decide.P_MAY_SELL])
+            for c, row in zip(codes, pol, strict=True))
+        return decide.MCTS in codes, asks
     if name == "fliptoons":
-        from boardsim.games.fliptoons import engine as E
+        from boardsim.games.fliptoons import engine
 
-        if E.POL_MCTS in codes:
+        if engine.POL_MCTS in codes:
             return True, None  # the mcts variant: lean or not does not apply
-        return False, all(c in (E.POL_RANDOM, E.POL_HIGHEST, E.POL_PRIORITY, E.POL_FPC) for c in codes)
-    from boardsim.games.wagons import policies as P
+        return False, all(c in (engine.POL_RANDOM, engine.POL_HIGHEST, engine.POL_PRIORITY, engine.POL_FPC)
+                          for c in codes)
+    from boardsim.games.wagons import policies
 
-    fast = True if bool((pol[:, P.COL_PLACE] >= P.PLACE_FAST).any()) else None
-    user = True if any(c in (P.RULES, P.CUSTOM) for c in codes) else None
-    if P.MCTS in codes:
+    fast = True if bool((pol[:, policies.COL_PLACE] >= policies.PLACE_FAST).any()) else None
+    user = True if any(c in (policies.RULES, policies.CUSTOM) for c in codes) else None
+    if policies.MCTS in codes:
         return True, None, user  # the mcts variant takes the user flag alone
     return False, fast, user
 
