@@ -11,7 +11,13 @@ instance of a :class:`Game` subclass.  The runner only talks to this interface:
 3. ``game.play(prepared, cell_key, start, count)`` -> ``dict`` of result arrays
    for games ``start .. start+count-1`` of the cell whose 64-bit key is
    ``cell_key``.  Game ``i`` must be seeded with ``rng.game_seed(cell_key, i)``
-   and nothing else, so results never depend on chunking or threads.
+   and nothing else, so results never depend on chunking or threads.  ``play`` runs the engine variant
+   compiled for ``game.cell_needs(prepared)``: the union of the seats' ``Policy.needs``.
+4. ``game.trace(prepared, cell_key, index)`` -> the text of one game, ``game.trace_scores(text)`` its final
+   scores, and ``game.play_stepped(...)`` ``play``'s games through the step interface the search player uses.
+
+``tests/games/test_contract.py`` checks every game against this contract; docs/guide/add-a-game.md is the
+checklist a new game follows.
 
 Result arrays (``n`` = count, ``P`` = players):
 
