@@ -157,11 +157,11 @@ class FlipToons(Game):
         for i in range(count):
             kept = (np.zeros((engine.N_STATS, P, K), np.int32), np.zeros((P, rounds), np.int16),
                     np.zeros((1, engine.LOG_W), np.int32))  # statistics, round fame, log (off)
-            S, bad = engine.play_stepped(np.uint64(cell_key), np.int64(start + i), P, engine.consts(prepared),
-                                         engine.rule_arrays(prepared), engine.custom_none(), maxc, T, kept)
+            state, bad = engine.play_stepped(np.uint64(cell_key), np.int64(start + i), P, engine.consts(prepared),
+                                             engine.rule_arrays(prepared), engine.custom_none(), maxc, T, kept)
             if bad:
                 raise RuntimeError(f"game {start + i}: {bad} chosen actions were not in the legal list")
-            write_row(i, S, score, win, game_out, seat_out)
+            write_row(i, state, score, win, game_out, seat_out)
         return self.result_arrays(score, win, game_out, seat_out)
 
     def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
