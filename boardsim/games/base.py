@@ -11,7 +11,13 @@ instance of a :class:`Game` subclass.  The runner only talks to this interface:
 3. ``game.play(prepared, cell_key, start, count)`` -> ``dict`` of result arrays
    for games ``start .. start+count-1`` of the cell whose 64-bit key is
    ``cell_key``.  Game ``i`` must be seeded with ``rng.game_seed(cell_key, i)``
-   and nothing else, so results never depend on chunking or threads.
+   and nothing else, so results never depend on chunking or threads.  ``play`` runs the engine variant
+   compiled for ``game.cell_needs(prepared)``: the union of the seats' ``Policy.needs``.
+4. ``game.trace(prepared, cell_key, index)`` -> the text of one game, ``game.trace_scores(text)`` its final
+   scores, and ``game.play_stepped(...)`` ``play``'s games through the step interface the search player uses.
+
+``tests/games/test_contract.py`` checks every game against this contract; docs/guide/add-a-game.md is the
+checklist a new game follows.
 
 Result arrays (``n`` = count, ``P`` = players):
 
@@ -33,7 +39,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -174,6 +180,11 @@ class Policy:
     # a search policy names the parameter that counts its rollouts per decision (``iterations``,
     # ``playouts``): a cell with such a seat costs that many more games, and is cut into smaller chunks
     rollouts: str = ""
+    # the engine code a seat of this policy needs beyond the plain engine (names in NEEDS): a game compiles
+    # an engine variant per set of needs, and a cell runs the one for the union of its seats' needs
+    # (Game.cell_needs).  A game whose need depends on a seat's parameters or compiled tables refines it in
+    # Game.seat_needs (Art Deco, Wagons).
+    needs: frozenset[str] = frozenset()
 
     def options_for(self, given: Mapping[str, Any] | None) -> tuple[Option, ...]:
         """The declared parameters, plus for an open policy one number per other name in ``given``."""
@@ -185,14 +196,23 @@ class Policy:
         return self.params + extra
 
 
+# The needs a policy may declare (Policy.needs), each a part of an engine that a cell without it never compiles:
+USER = "user"  # a seat asked at each decision: a rule list or a scorer (the rule arrays and scorers' code)
+SEARCH = "search"  # a tree search (the mcts variant: the step interface and the search)
+FAST = "fast"  # Wagons' fast placement estimate (fast.py)
+SCRATCH = "scratch"  # FlipToons' private flips (synergy): the engine's scratch state
+LOOKAHEAD = "lookahead"  # FlipToons' flat Monte Carlo (lookahead): playouts inside a decision
+NEEDS = frozenset({USER, SEARCH, FAST, SCRATCH, LOOKAHEAD})
+
+
 def rules_policy(code: int, doc: str) -> Policy:
     """A game's ``rules`` policy: an ordered rule list over its decision features (docs/policies.md)."""
-    return Policy("rules", code, doc, (LABEL, RULES), open=True)
+    return Policy("rules", code, doc, (LABEL, RULES), open=True, needs=frozenset({USER}))
 
 
 def custom_policy(code: int, doc: str) -> Policy:
     """A game's ``custom`` policy: a user's @njit scorer over its candidates (boardsim.custom)."""
-    return Policy("custom", code, doc, (LABEL, FUNCTION), open=True)
+    return Policy("custom", code, doc, (LABEL, FUNCTION), open=True, needs=frozenset({USER}))
 
 
 # The seat parameters every open policy declares: a report label, and its rules or scorer.
@@ -200,6 +220,27 @@ LABEL = Option("name", "", "a short label for reports and tables (default: the p
 RULES = Option("rules", (), "the ordered rule list (docs/policies.md)", "rules")
 FUNCTION = Option("function", "", "\"module:function\" naming an @numba.njit scorer (docs/policies.md)",
                   "function")
+
+
+@runtime_checkable
+class BalanceModule(Protocol):
+    """A game's balance module (``boardsim/games/<name>/balance.py``): the sums a sweep keeps per chunk, the
+    tables it makes of them, and the report's captions for their charts."""
+
+    # report captions by table name (``balance_<name>.csv``); {} when no chart needs one
+    CHART_NOTES: Mapping[str, str]
+
+    def chunk_stats(self, out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def balance_tables(self, cell: Any, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]: ...
+
+
+class CardModule(Protocol):
+    """A game's cards module, for the shared ``Game.card_table``: the bundled or a user's table, and edits."""
+
+    def load_table(self, card_file: str | None = None) -> pd.DataFrame: ...
+
+    def apply_edits(self, table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame: ...
 
 
 # Win shares are 1/k for a k-way tie with k <= 4, so WIN_UNITS x share is a whole number: every sum of
@@ -333,10 +374,13 @@ def pointer_kernel(kernel: Any, engine: Any, kernel_sig: Any, engine_sig: Any) -
 
 
 class Game(ABC):
-    """Interface each game implements; see the module docstring."""
+    """Interface each game implements; see the module docstring and docs/guide/add-a-game.md."""
 
     name: str
     title: str
+    # the game's rules page: every option, policy and policy parameter is documented there
+    # (tests/games/test_contract.py checks it)
+    rules_page: str
     min_players: int
     max_players: int
     default_players: int
@@ -352,9 +396,10 @@ class Game(ABC):
     # runner.TASKS_PER_CELL chunks when it is big enough, so workers share it, but never into tasks so small
     # that shipping and adding them costs more than playing them (runner.chunk_deals)
     min_task_games: int = 100_000
+    # the game's cards module, read by the shared card_table (a game with more than one table overrides it)
+    card_module: CardModule | None = None
 
     # -- cards ---------------------------------------------------------------
-    @abstractmethod
     def card_table(
         self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
     ) -> pd.DataFrame:
@@ -363,6 +408,9 @@ class Game(ABC):
         Raises BadInput with key ``cards.<name>.<field>`` for unknown cards,
         fields or bad values, and names the file and row for a bad card file.
         """
+        if self.card_module is None:
+            raise NotImplementedError(f"{type(self).__name__} sets no card_module and does not override card_table")
+        return self.card_module.apply_edits(self.card_module.load_table(card_file), edits)
 
     # -- encoding ------------------------------------------------------------
     @abstractmethod
@@ -384,9 +432,41 @@ class Game(ABC):
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         """A readable log of one game, produced by the same jitted code."""
 
+    @abstractmethod
+    def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """``play``'s games driven through the game's step interface (the one the search player uses): every
+        decision stopped at, the seat's policy asked, its action applied.  ``score`` and ``win`` at least
+        (tests/games/test_contract.py: they equal ``play``'s)."""
+
+    @abstractmethod
+    def trace_scores(self, trace: str) -> list[int]:
+        """Each seat's final score as ``trace`` prints it (tests/games/test_contract.py: they equal ``play``'s
+        scores of the same game)."""
+
+    def new_results(self, count: int, n_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Zeroed (score, win, seat_out, game_out) for ``count`` games in the kernels' common layout: (n, P)
+        int64 scores and float64 win shares, one seat_out column per ``seat_counters`` name and game_out's
+        rounds, first_player, end, then one column per ``game_counters`` name (see ``result_arrays``)."""
+        return (np.zeros((count, n_players), dtype=np.int64), np.zeros((count, n_players), dtype=np.float64),
+                np.zeros((count, n_players, len(self.seat_counters)), dtype=np.int64),
+                np.zeros((count, 3 + len(self.game_counters)), dtype=np.int64))
+
+    # -- engine variants -----------------------------------------------------
+    def seat_needs(self, prepared: Prepared, seat: int) -> frozenset[str]:
+        """What seat ``seat`` of a prepared cell needs of the engine: its policy's declared ``needs``.  A game
+        whose need depends on the seat's parameters or compiled tables overrides this."""
+        return self.policy(prepared.seats[seat].policy).needs
+
+    def cell_needs(self, prepared: Prepared) -> frozenset[str]:
+        """The union of the seats' needs: ``play`` and ``trace`` run the engine variant compiled for it."""
+        out: frozenset[str] = frozenset()
+        for i in range(prepared.n_players):
+            out |= self.seat_needs(prepared, i)
+        return out
+
     # -- game-specific analysis (optional) -----------------------------------
-    # A game's balance module (``chunk_stats(out)`` and ``balance_tables(cell, stats, games)``), or None.
-    balance: Any = None
+    # A game's balance module, or None.
+    balance: BalanceModule | None = None
 
     def chunk_stats(self, out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Sums over one chunk of results (slot order) that the sweep adds up per cell.
@@ -399,6 +479,10 @@ class Game(ABC):
     def balance_tables(self, cell: Any, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
         """Tidy tables (name -> frame, written as ``balance_<name>.csv``) from summed chunk_stats."""
         return self.balance.balance_tables(cell, stats, games) if self.balance is not None else {}
+
+    def chart_notes(self) -> dict[str, str]:
+        """The balance module's captions for its charts, by table name (the report prints them)."""
+        return dict(self.balance.CHART_NOTES) if self.balance is not None else {}
 
     # decisions one seat makes in a typical game, and how much of a game a rollout plays on average:
     # with the rollouts a search seat plays per decision they estimate a game's cost (search_cost)

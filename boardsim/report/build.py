@@ -235,8 +235,8 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
 
 
 def _chart_notes(meta: dict, summary: pd.DataFrame) -> dict[str, str]:
-    """The game's own sentences for its balance charts (``CHART_NOTES`` in its balance module), by table
-    name; the game comes from run.json's provenance or summary.csv."""
+    """The game's own sentences for its balance charts (``Game.chart_notes``: its balance module's
+    ``CHART_NOTES``), by table name; the game comes from run.json's provenance or summary.csv."""
     name = meta.get("provenance", {}).get("game")
     if not isinstance(name, str):
         name = None
@@ -248,7 +248,7 @@ def _chart_notes(meta: dict, summary: pd.DataFrame) -> dict[str, str]:
         game = games.get(name)
     except BadInput:
         return {}
-    return dict(getattr(game.balance, "CHART_NOTES", {}))
+    return game.chart_notes()
 
 
 def write_meta(out_dir: str | Path, title: str, description: str, provenance: dict) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -12,30 +13,35 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.art_deco import balance, engine, kernel, mcts, rules
+from boardsim.games.art_deco import balance, engine, kernel, mcts
 from boardsim.games.art_deco import cards as _cards
+from boardsim.games.art_deco import rules as game_rules  # (``rules``: prepare's argument)
 from boardsim.games.art_deco.decide import (
     ACTIONS,
+    COL_CODE,
     FEATURES,
     MCTS,
-    POLICIES,
-    POLICY_WIDTH,
-    asks_each_time,
+    P_BID_TABLE,
+    P_BUY_TABLE,
+    P_MAY_SELL,
+    RULES,
     rule_tables,
 )
 from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.art_deco.kernel import RULE_KEYS, TABLE_KEYS
 from boardsim.games.art_deco.kernel import inputs as _inputs
-from boardsim.games.base import Game, Prepared, Seat, stable_hash
+from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
+from boardsim.games.base import SEARCH, USER, Game, Prepared, Seat, stable_hash
 
 
 class ArtDeco(Game):
     name = "art_deco"
     title = "Art Deco"
+    rules_page = "docs/rules/art-deco.md"
     min_players = 2
     max_players = 4
     default_players = 4
-    options = rules.OPTIONS
+    options = game_rules.OPTIONS
     policies = POLICIES
     default_policy = "eligibility"
     patch_default_fields = ("value", "copies")
@@ -43,23 +49,18 @@ class ArtDeco(Game):
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
     balance = balance
+    card_module = _cards
     rule_actions = ACTIONS
     rule_features = FEATURES
-
-    def card_table(
-        self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
-    ) -> pd.DataFrame:
-        return _cards.apply_edits(_cards.load_table(card_file), edits)
 
     def prepare(
         self,
         n_players: int,
         seats: Sequence[Seat],
-        rules_given: Mapping[str, Any] | None,
+        rules: Mapping[str, Any] | None,
         cards: pd.DataFrame,
-        debug: bool = False,
     ) -> Prepared:
-        resolved = self.resolve_rules(n_players, seats, rules_given)
+        resolved = self.resolve_rules(n_players, seats, rules)
         deck = (
             np.asarray(resolved["values"], dtype=np.int64)
             if resolved["values"]
@@ -69,7 +70,7 @@ class ArtDeco(Game):
             raise BadInput("cards", "the deck is empty (every copies count is 0)")
         _check_playable(n_players, resolved, deck)
         arrays = {
-            "rules": rules.encode_rules(resolved, debug),
+            "rules": game_rules.encode_rules(resolved),
             "deck": deck,
             "policies": self._policy_matrix(seats),
             "mcts": _mcts_rows(self, seats),
@@ -90,27 +91,45 @@ class ArtDeco(Game):
         for i, s in enumerate(seats):
             if s.policy == "mcts":
                 pol[i, :] = 0.0
-                pol[i, 0] = MCTS
+                pol[i, COL_CODE] = MCTS
         return pol
 
+    def with_checks(self, prepared: Prepared) -> Prepared:
+        """The same cell with the engine's own checks on (the rule vector's debug flag): each illegal bid or
+        sale a policy chooses is counted in the ``illegal`` seat counter (tests)."""
+        arrays = {**prepared.arrays, "rules": prepared["rules"].copy()}
+        arrays["rules"][game_rules.R_DEBUG] = 1.0
+        return Prepared(prepared.game, prepared.n_players, list(prepared.seats), dict(prepared.rules), arrays,
+                        prepared.rules_hash)
+
+    def seat_needs(self, prepared: Prepared, seat: int) -> frozenset[str]:
+        """The declared needs, but a ``rules`` seat is asked at each decision only when ``rule_tables`` could
+        not turn its bid and buy rules into tables, or its sell rules may sell: else the plain engine reads
+        its tables."""
+        needs = super().seat_needs(prepared, seat)
+        row = prepared["policies"][seat]
+        if int(row[COL_CODE]) == RULES and row[P_BID_TABLE] and row[P_BUY_TABLE] and not row[P_MAY_SELL]:
+            needs = needs - {USER}
+        return needs
+
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
-        p = prepared.n_players
-        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
-            score, win, seat_out, game_out = mcts.run(_inputs(prepared), self._scorers(prepared), prepared["mcts"],
-                                                      cell_key, start, count, p)
-            return self.result_arrays(score, win, game_out, seat_out)
-        score = np.zeros((count, p), dtype=np.int64)
-        win = np.zeros((count, p), dtype=np.float64)
-        seat_out = np.zeros((count, p, engine.N_SEAT), dtype=np.int64)
-        game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
+        if SEARCH in self.cell_needs(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+            return self.play_stepped(prepared, cell_key, start, count)
+        score, win, seat_out, game_out = self.new_results(count, prepared.n_players)
         kernel.play_batch(
-            np.uint64(cell_key), start, p, *_inputs(prepared), self._scorers(prepared),
+            np.uint64(cell_key), start, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
             score, win, seat_out, game_out,
         )
         return self.result_arrays(score, win, game_out, seat_out)
 
+    def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """The mcts variant's games: every decision through step.py, each seat choosing as in ``play``."""
+        score, win, seat_out, game_out = mcts.run(_inputs(prepared), self._scorers(prepared), prepared["mcts"],
+                                                  cell_key, start, count, prepared.n_players)
+        return self.result_arrays(score, win, game_out, seat_out)
+
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
-        if _has_mcts(prepared):
+        if SEARCH in self.cell_needs(prepared):
             score, win, seat_out, game_out, log, visits = mcts.trace(
                 _inputs(prepared), self._scorers(prepared), prepared["mcts"], np.uint64(cell_key), index,
                 prepared.n_players, 100_000)
@@ -121,13 +140,15 @@ class ArtDeco(Game):
         )
         return format_trace(prepared, score, win, seat_out, game_out, log)
 
+    def trace_scores(self, trace: str) -> list[int]:
+        """The ``  P<k> <policy>: score <n> = cash ...`` lines after ``Game over``."""
+        end = trace[trace.rindex("Game over"):]
+        return [int(m.group(2)) for m in sorted(re.finditer(r"^  P(\d+) [^\n]*?: score (-?\d+) = cash", end, re.M),
+                                                 key=lambda m: int(m.group(1)))]
+
     def _scorers(self, prepared: Prepared) -> tuple | None:
         """The engine's scorer tuple, or None when no seat is asked at each decision (the faster kernel)."""
-        return self.seat_scorers(prepared.seats) if asks_each_time(prepared["policies"]) else None
-
-
-def _has_mcts(prepared: Prepared) -> bool:
-    return bool((prepared["policies"][:, 0] == MCTS).any())
+        return self.seat_scorers(prepared.seats) if USER in self.cell_needs(prepared) else None
 
 
 def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:

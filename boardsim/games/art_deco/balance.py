@@ -23,7 +23,7 @@ IDENTITY = (
     "credit_limit, unsold, open_min_bid, bid_ceiling, start_player and the other options keep it."
 )
 # report captions for this module's charts, by table name (balance_<name>.csv)
-CHART_NOTES = {"overbid": IDENTITY}
+CHART_NOTES: dict[str, str] = {"overbid": IDENTITY}
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -5,7 +5,7 @@ at its bidding turn (:func:`bid`), does the auction winner buy a card turned up 
 (:func:`buy`), and which card, if any, does a seat sell (:func:`sell`).  Behind them sit
 
 - the built-in bots, as data: a seat's row of the policy matrix (column 0 the code, then the
-  parameters in the order declared below), so sweeping a parameter never recompiles;
+  parameters in the order ``policies.py`` declares them), so sweeping a parameter never recompiles;
 - ``rules``: an ordered rule list over the decision view below, compiled by ``boardsim.rulelist`` into
   arrays this module interprets (a new rule list or ``$param`` never recompiles either);
 - ``custom``: a user's ``@numba.njit`` scorer, called through a function pointer with the decision view
@@ -25,7 +25,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, types
 
-from boardsim import tree as _tree
 from boardsim.custom import borrowed as _borrowed
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (
@@ -44,79 +43,10 @@ from boardsim.games.art_deco.state import (
     helper,
     price,
 )
-from boardsim.games.base import Option, Policy, custom_policy, rules_policy
 from boardsim.rulelist import OP_FEATURE, STACK, Action, RuleArrays, evaluate
 from boardsim.rulelist import evaluate_inline as _evaluate
 
 RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM, MCTS = range(8)
-
-_SELL = Option(
-    "sell_margin",
-    1,
-    "sell a card (keeping enough to win) when its sale price beats its value by at least this",
-    "int",
-    -1000,
-    1000,
-)
-
-PLAYOUTS = ("random", "par", "multiple", "eligibility", "blocker")  # the mcts rollouts' policies
-
-POLICIES: tuple[Policy, ...] = (
-    Policy(
-        "random",
-        RANDOM,
-        "random legal moves: passes with pass_prob, else raises by 1..max_raise",
-        (
-            Option("pass_prob", 0.5, "chance of passing at each bidding turn", "float", 0.0, 1.0),
-            Option("max_raise", 3, "largest step over the minimum bid", "int", 1, 100),
-            Option("buy_prob", 0.5, "chance of buying each direct-purchase card", "float", 0.0, 1.0),
-            Option("sell_prob", 0.25, "chance of selling a random sellable card", "float", 0.0, 1.0),
-        ),
-    ),
-    Policy("par", PAR, "bids up to the card's value and buys direct at up to value", (_SELL,)),
-    Policy(
-        "multiple",
-        MULTIPLE,
-        "bids up to multiple x value",
-        (Option("multiple", 1.2, "reservation price as a multiple of value", "float", 0.0, 10.0), _SELL),
-    ),
-    Policy(
-        "eligibility",
-        ELIGIBILITY,
-        "bids up to hard x value until it holds target cards, then only at par",
-        (
-            Option("hard", 1.6, "multiple of value paid while short of target cards", "float", 0.0, 10.0),
-            Option("target", 5, "cards it wants to hold", "int", 0, 100),
-            _SELL,
-        ),
-    ),
-    Policy(
-        "blocker",
-        BLOCKER,
-        "bids multiple x value, but outbids the leader up to value + cap",
-        (
-            Option("multiple", 1.0, "reservation price as a multiple of value", "float", 0.0, 10.0),
-            Option("cap", 4, "how far over value it goes to stop the leader", "int", 0, 1000),
-            _SELL,
-        ),
-    ),
-    rules_policy(RULES, "an ordered rule list of bid_up_to, pass, buy_up_to, decline, sell and keep rules "
-                        "(docs/rules/art-deco.md)"),
-    custom_policy(CUSTOM, "a user's @numba.njit scorer over the legal actions (docs/rules/art-deco.md)"),
-    # information-set MCTS over the step interface (mcts.py, step.py; docs/rules/art-deco.md): its own engine
-    # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
-    Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "
-           "playout policy), rollouts by a built-in policy",
-           _tree.params(1000, PLAYOUTS, "multiple", extra=(
-               Option("bids", 4, "candidates per bid decision: pass, the minimum bid, then up to bids - 2 jump "
-                      "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1)", "int", 2, 7),
-               Option("widening", 0.0, "progressive widening k0: a node considers its first "
-                      "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
-               Option("opponents", "tree", "the other seats' decisions in a search: tree (tree nodes, each "
-                      "maximising its own win share) or playout (they play the playout policy: a best response "
-                      "to it)", "choice", choices=("tree", "playout")),
-           )), rollouts="iterations"),
-)
 
 POLICY_WIDTH = 5  # code + up to 4 parameters
 
@@ -723,13 +653,4 @@ def _may_sell(rl, q, rules, values, cap):
                 f[F_MIN_CARDS] = min_cards
                 if evaluate(rl.ops, rl.args, 2 * r, f, rl.params[q], stack) != 0.0:
                     return True
-    return False
-
-
-def asks_each_time(pol: np.ndarray) -> bool:
-    """Whether any seat of this policy matrix (after ``rule_tables``) is asked at each decision."""
-    for row in pol:
-        code = int(row[COL_CODE])
-        if code == CUSTOM or code == RULES and not (row[P_BID_TABLE] and row[P_BUY_TABLE] and not row[P_MAY_SELL]):
-            return True
     return False

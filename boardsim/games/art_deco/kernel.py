@@ -184,7 +184,7 @@ def play_batch(key, first, n_players, rules, deck, pol, tables: D.RuleTables, rl
     """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
 
     ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
-    (``decide.asks_each_time``): the engine compiled for None has no code for such seats.
+    (``ArtDeco.seat_needs``: the ``user`` need): the engine compiled for None has no code for such seats.
     """
     kernel, engine = _engine(scorers is not None)
     kernel(engine, play_game, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,

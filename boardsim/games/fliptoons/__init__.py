@@ -6,6 +6,7 @@ positions with the same jitted code the simulator runs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,9 +16,10 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.base import Game, Prepared, Seat, resolve_options, stable_hash
-from boardsim.games.fliptoons import balance, decide, kernel, mcts, rules, state
+from boardsim.games.base import LOOKAHEAD, SCRATCH, SEARCH, USER, Game, Prepared, Seat, stable_hash
+from boardsim.games.fliptoons import balance, decide, kernel, mcts, state
 from boardsim.games.fliptoons import cards as _cards
+from boardsim.games.fliptoons import rules as game_rules  # (``rules``: prepare's argument)
 from boardsim.games.fliptoons.explain import Table, flip, format_trace, score_grid
 from boardsim.games.fliptoons.policies import POLICY_WIDTH, encode_priority, policies
 
@@ -29,10 +31,11 @@ _DEFAULT_NAMES = _cards.names(_cards.load_table())
 class FlipToons(Game):
     name = "fliptoons"
     title = "FlipToons (Season 1)"
+    rules_page = "docs/rules/fliptoons.md"
     min_players = 1
     max_players = 4
     default_players = 2
-    options = rules.OPTIONS
+    options = game_rules.OPTIONS
     policies = policies(_DEFAULT_NAMES)
     default_policy = "fame_per_cost"
     patch_default_fields = ("fame",)  # a card's own fame: the field that moves its strength most directly
@@ -40,6 +43,7 @@ class FlipToons(Game):
     game_counters = state.GAME_COUNTERS
     end_reasons = state.END_REASONS
     balance = balance
+    card_module = _cards
     max_chunk_deals = 5_000  # per-card statistics make each result row a few kB
     min_task_games = 10_000  # ~30,000 games per core-second
     card_sets = ("season1",)
@@ -47,25 +51,17 @@ class FlipToons(Game):
     rule_actions = decide.rule_actions(_DEFAULT_NAMES)
     rule_features = decide.decision_features(_DEFAULT_NAMES)
 
-    def card_table(
-        self, edits: Mapping[str, Mapping[str, Any]] | None = None, card_file: str | None = None
-    ) -> pd.DataFrame:
-        return _cards.apply_edits(_cards.load_table(card_file), edits)
-
     def prepare(
         self,
         n_players: int,
         seats: Sequence[Seat],
-        rules_given: Mapping[str, Any] | None,
+        rules: Mapping[str, Any] | None,
         cards: pd.DataFrame,
     ) -> Prepared:
-        self.check_players(n_players)
-        if len(seats) != n_players:
-            raise BadInput("seats", f"got {len(seats)} seats for {n_players} players")
-        try:
-            resolved = resolve_options(self.options, rules_given)
-            rule_vec = rules.encode_rules(resolved)
-            prices = rules.encode_prices(resolved)
+        resolved = self.resolve_rules(n_players, seats, rules)
+        try:  # the checks across options (prices, actions), keyed rules.<name> like resolve_rules' own
+            rule_vec = game_rules.encode_rules(resolved)
+            prices = game_rules.encode_prices(resolved)
         except BadInput as e:
             raise (e if e.key.startswith("rules.") else e.under("rules")) from None
         names = _cards.names(cards)
@@ -123,28 +119,50 @@ class FlipToons(Game):
         """The rule arrays and the four seats' scorers, in the engine's argument order."""
         return (*kernel.rule_arrays(prepared), self.seat_scorers(prepared.seats))
 
+    # the seats the lean engine plays: none needs the rule arrays, scorers, private flips or lookahead state
+    FULL_ENGINE = frozenset({USER, SCRATCH, LOOKAHEAD})
+
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         P = prepared.n_players
         K = prepared["cards"].shape[0]
-        R = int(prepared["rules"][state.R_MAX_ROUNDS])
-        score = np.zeros((count, P), dtype=np.int64)
-        win = np.zeros((count, P), dtype=np.float64)
-        game_out = np.zeros((count, 6), dtype=np.int64)
-        seat_out = np.zeros((count, P, len(state.SEAT_COUNTERS)), dtype=np.int64)
+        rounds = int(prepared["rules"][state.R_MAX_ROUNDS])
+        score, win, seat_out, game_out = self.new_results(count, P)
         stats = np.zeros((count, state.N_STATS, P, K), dtype=np.int32)
-        round_fame = np.zeros((count, P, R), dtype=np.int16)
+        round_fame = np.zeros((count, P, rounds), dtype=np.int16)
         maxc, T = (int(x) for x in prepared["sizes"])
-        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+        needs = self.cell_needs(prepared)
+        if SEARCH in needs:  # the mcts engine variant (mcts.py), compiled only for such cells
             mcts.run(cell_key, start, P, _consts(prepared), maxc, T, self._users(prepared), prepared["mcts"],
                      (score, win, game_out, seat_out, stats, round_fame))
             return self._outputs(score, win, game_out, seat_out, stats, round_fame)
-        lean = kernel.is_lean(prepared["policies"])
+        lean = not needs & self.FULL_ENGINE
         kernel.batch_kernel(lean)(
             kernel.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             *self._users(prepared), *kernel.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
         return self._outputs(score, win, game_out, seat_out, stats, round_fame)
+
+    def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """``play``'s games through the step interface alone (kernel.play_stepped: every seat stopped at each
+        decision, its legal actions listed, its policy's choice applied); score, win and the counters, not
+        the per-card statistics.  Seats with a custom scorer are not supported (their scorers travel only in
+        ``play``)."""
+        P = prepared.n_players
+        K = prepared["cards"].shape[0]
+        rounds = int(prepared["rules"][state.R_MAX_ROUNDS])
+        maxc, T = (int(x) for x in prepared["sizes"])
+        score, win, seat_out, game_out = self.new_results(count, P)
+        write_row = getattr(kernel._write_row, "py_func", kernel._write_row)  # plain Python: nothing to compile
+        for i in range(count):
+            kept = (np.zeros((state.N_STATS, P, K), np.int32), np.zeros((P, rounds), np.int16),
+                    np.zeros((1, state.LOG_W), np.int32))  # statistics, round fame, log (off)
+            final, bad = kernel.play_stepped(np.uint64(cell_key), np.int64(start + i), P, kernel.consts(prepared),
+                                             kernel.rule_arrays(prepared), kernel.custom_none(), maxc, T, kept)
+            if bad:
+                raise RuntimeError(f"game {start + i}: {bad} chosen actions were not in the legal list")
+            write_row(i, final, score, win, game_out, seat_out)
+        return self.result_arrays(score, win, game_out, seat_out)
 
     def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
                  stats: np.ndarray, round_fame: np.ndarray) -> dict[str, np.ndarray]:
@@ -175,22 +193,23 @@ class FlipToons(Game):
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         maxc, T = (int(x) for x in prepared["sizes"])
-        R = int(prepared["rules"][state.R_MAX_ROUNDS])
-        if _has_mcts(prepared):
+        rounds = int(prepared["rules"][state.R_MAX_ROUNDS])
+        if SEARCH in self.cell_needs(prepared):
             score, win, game_out, log, dlog = mcts.trace_game(
                 cell_key, index, prepared.n_players, _consts(prepared), maxc, T, self._users(prepared),
-                prepared["mcts"], 200_000, R)
+                prepared["mcts"], 200_000, rounds)
             return format_trace(prepared, score[0], win[0], game_out[0], log, mcts_notes(log, dlog))
         score, win, game_out, log = kernel.trace_game(
             np.uint64(cell_key), np.int64(index), prepared.n_players, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
-            200_000, R, self._users(prepared),
+            200_000, rounds, self._users(prepared), lean=not self.cell_needs(prepared) & self.FULL_ENGINE,
         )
         return format_trace(prepared, score[0], win[0], game_out[0], log)
 
-
-def _has_mcts(prepared: Prepared) -> bool:
-    return bool((prepared["policies"][:, 0] == state.POL_MCTS).any())
+    def trace_scores(self, trace: str) -> list[int]:
+        """The ``scores P0 <n>, P1 <n>`` of the closing ``== End: ...`` line."""
+        end = trace[trace.rindex("== End: "):].split("; ")[1]
+        return [int(m.group(2)) for m in sorted(re.finditer(r"P(\d+) (-?\d+)", end), key=lambda m: int(m.group(1)))]
 
 
 def _consts(prepared: Prepared) -> tuple:

@@ -10,7 +10,10 @@ import pandas as pd
 from numba import njit
 
 from boardsim.analysis.stats import wilson
-from boardsim.games.base import WIN_UNITS
+from boardsim.games.base import WIN_UNITS  # win shares x WIN_UNITS are whole numbers
+
+# report captions for this module's charts, by table name (base.BalanceModule); none needs one
+CHART_NOTES: dict[str, str] = {}
 
 
 def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -44,7 +47,7 @@ def chunk_stats(out: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     return stats
 
 
-_CARD_ARRAYS = ("owned", "hired", "dismissed", "kind_fame", "appearances")  # state.ST_* order
+_CARD_ARRAYS = ("owned", "hired", "dismissed", "kind_fame", "appearances")  # engine.ST_* order
 
 
 def _card_block(out: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -575,7 +575,7 @@ def choose(p, S, C, X, U, rng):
         min_gain, expo = pol[p, FPC_MIN_GAIN], pol[p, FPC_COST_EXPONENT]
         below_value, reserve = pol[p, FPC_DISMISS_BELOW], pol[p, FPC_DISMISS_RESERVE]
     elif code == POL_SYNERGY:
-        # X and U are None in the lean engine (kernel.LEAN_POLICIES): numba prunes these branches there
+        # X and U are None in the lean engine (no seat needs FlipToons.FULL_ENGINE): numba prunes these here
         if X is not None:
             return _synergy(p, S, C, X, rng)
     elif code == POL_RANDOM or code == POL_HIGHEST or code == POL_PRIORITY:

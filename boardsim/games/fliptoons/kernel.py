@@ -50,12 +50,8 @@ from boardsim.games.fliptoons.state import (
     MAXFAME,
     N_STATS,
     NP,
-    POL_FPC,
-    POL_HIGHEST,
     POL_LOOKAHEAD,
     POL_MCTS,
-    POL_PRIORITY,
-    POL_RANDOM,
     REFLIPS,
     ROUND,
     SCORE,
@@ -299,10 +295,9 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
     return np.int64(S.shared[LOGN])
 
 
-# The policies the lean engine plays: a cell whose seats all use them runs _play_range_lean, compiled without
-# the synergy, rule-list, custom-scorer and lookahead code (about a third of the engine's compile time).
-LEAN_POLICIES = (POL_RANDOM, POL_HIGHEST, POL_PRIORITY, POL_FPC)
-
+# The lean engine: a cell none of whose seats needs FlipToons.FULL_ENGINE (declared by each Policy's needs) runs
+# _play_range_lean, compiled without the synergy, rule-list, custom-scorer and lookahead code (about a third of
+# the engine's compile time).
 # _advance inlined at the IR level into the lean engine: as a call, LLVM optimised the whole game once in
 # _advance and once more in _play_range (about 6 s of cold compile).  The other entry points call _advance.
 _advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance, "py_func", _advance))
@@ -312,7 +307,7 @@ _advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance
 def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                      ops, args, meta, span, params, rule_flags, seat_flags, scorers, f_round, f_final, f_score,
                      score, win, game_out, seat_out, stats, round_fame, log):
-    """_play_range for a cell whose seats all play LEAN_POLICIES (the rule arrays and scorers are ignored):
+    """_play_range for a cell whose seats need none of FlipToons.FULL_ENGINE (the rule arrays and scorers are ignored):
     the same engine with no scratch, users or lookahead state (None: numba prunes the code that reads them)."""
     C = Consts(cards, rules, prices, pol, prio, val)
     S = _alloc(P, cards.shape[0], maxc, toon_size, prices.shape[0])
@@ -323,11 +318,6 @@ def _play_range_lean(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio
         _advance_inline(S, C, O, None, None, rng, np.int64(0), f_round, f_final, f_score)
         _game_end(i, S, O, outs)
     return np.int64(S.shared[LOGN])
-
-
-def is_lean(policies: np.ndarray) -> bool:
-    """Whether every seat of a policy matrix plays one of LEAN_POLICIES (the lean engine plays the cell)."""
-    return all(int(code) in LEAN_POLICIES for code in policies[:, 0])
 
 
 PLAY_BATCH = types.void(types.FunctionType(PLAY_RANGE), types.uint64, types.int64, types.int64, *_CONSTS, *_USERS,
@@ -378,12 +368,14 @@ def engine(lean: bool):
 
 
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, toon_size, log_rows, n_rounds,
-               users=None):
+               users=None, lean=False):
     """The same game as play_batch's game ``index``, with the event log switched on.
 
     Plain Python around the batch's own compiled engine (``_play_range`` or the lean one): a jitted wrapper
     would link and re-optimise the whole engine once more (about 10 s of cold compile before the first trace).
     ``users`` are the rule arrays and four scorers (``FlipToons._users``); None: no rules or custom seats.
+    ``lean``: play the lean engine, as ``play`` does for a cell whose seats need none of
+    ``FlipToons.FULL_ENGINE`` (the full engine plays any cell the same, only slower to compile).
     """
     if users is None:
         users = (*no_rules(P), custom.scorers([]))
@@ -395,7 +387,6 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, t
     stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
     round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
     log = np.zeros((log_rows, LOG_W), dtype=np.int32)
-    lean = is_lean(pol)
     batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
     rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
                         prices, pol, prio, val, np.int64(maxc), np.int64(toon_size), *users, *FUNCTIONS, score, win,

@@ -17,7 +17,17 @@ import numpy as np
 
 from boardsim import tree
 from boardsim.errors import BadInput
-from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
+from boardsim.games.base import (
+    LOOKAHEAD,
+    SCRATCH,
+    SEARCH,
+    Option,
+    Policy,
+    Seat,
+    custom_policy,
+    resolve_options,
+    rules_policy,
+)
 from boardsim.games.fliptoons.state import (
     POL_CUSTOM,
     POL_FPC,
@@ -39,6 +49,10 @@ _DISMISS = (
     Option("dismiss_reserve", 0, "only dismiss when at least this much fame is left afterwards", "int", 0, 100),
 )
 
+
+# needs (base.Policy.needs): the lean engine plays a cell of random, highest_rank, priority and fame_per_cost
+# seats; synergy's private flips, lookahead's playouts and the rules and custom seats need the full engine,
+# and mcts its own variant.
 
 # the policies an mcts seat's rollouts may play (mcts.PLAYOUTS): priority needs its own order, lookahead would
 # search inside the search
@@ -65,13 +79,13 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                (Option("flips", 8, "flips per estimate (common random numbers)", "int", 1, 200),
                 Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
                 Option("min_gain", 0.0, "hire only when the estimated gain exceeds this", "float", -100, 100),
-                *_DISMISS)),
+                *_DISMISS), needs=frozenset({SCRATCH})),
         Policy("lookahead", POL_LOOKAHEAD,
                "flat Monte Carlo: playouts per candidate action with the unseen toon deck reshuffled; "
                "playouts use fame_per_cost",
                (Option("playouts", 30, "playouts per candidate", "int", 1, 10000),
                 Option("horizon", 0, "rounds to play out (0 = to the end of the game)", "int", 0, 100)),
-               rollouts="playouts"),
+               rollouts="playouts", needs=frozenset({LOOKAHEAD})),
         rules_policy(POL_RULES, "an ordered list of hire / dismiss / pass rules over the decision view "
                                   "(docs/rules/fliptoons.md); no rule applies: pass"),
         custom_policy(POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
@@ -88,7 +102,7 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                    # itself, which hires the card whenever it can
                    Option("favour", [], "card names hired whenever one is affordable (first listed first); every "
                           "other decision is searched", "list", choices=tuple(card_names)),
-               )), rollouts="iterations"),
+               )), rollouts="iterations", needs=frozenset({SEARCH})),
     )
 
 

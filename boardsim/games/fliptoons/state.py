@@ -184,7 +184,7 @@ class Lookahead(NamedTuple):
 # typed (np.int64(0), not 0) so that numba does not also compile the helper for a literal argument.
 # forceinline=False is spelled out because numba passes forceinline on to callees compiled from an
 # inlined function.
-# Two more cuts (issue 17): a cell whose seats all play LEAN_POLICIES runs _play_range_lean, which never compiles
+# Two more cuts (issue 17): a cell with no seat needing FlipToons.FULL_ENGINE runs _play_range_lean, never compiling
 # the synergy, rule-list, custom and lookahead code; and _advance calls _start_round, _final_flip and
 # _score_player through function pointers (FUNCTIONS) in the batch engines.  Inlining more at the IR level
 # did not pay: numba's inlining pass grew by as much as the separate compiles it saved.

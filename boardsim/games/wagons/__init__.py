@@ -11,6 +11,7 @@ Explain API: :func:`score_town`, :func:`legal_placements`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.games.base import Game, Option, Prepared, Seat, stable_hash
+from boardsim.games.base import FAST, SEARCH, USER, Game, Option, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine, kernel, mcts, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
@@ -43,6 +44,7 @@ Cards = pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Mapping[str, pd.DataF
 class Wagons(Game):
     name = "wagons"
     title = "Circle the Wagons"
+    rules_page = "docs/rules/circle-the-wagons.md"
     min_players = 2
     max_players = 2
     default_players = 2
@@ -108,8 +110,7 @@ class Wagons(Game):
         n_players: int,
         seats: Sequence[Seat],
         rules: Mapping[str, Any] | None,
-        cards: Cards | None = None,
-        debug: bool = False,
+        cards: Cards | None,
     ) -> Prepared:
         resolved = self.resolve_rules(n_players, seats, rules)
         deck, goals = self._tables(cards)
@@ -144,30 +145,43 @@ class Wagons(Game):
         rl = RuleArrays(*(np.ascontiguousarray(prepared[f"rule_{name}"]) for name in RuleArrays._fields))
         return (*(np.ascontiguousarray(prepared[k]) for k in names), rl, self.seat_scorers(prepared.seats))
 
+    def seat_needs(self, prepared: Prepared, seat: int) -> frozenset[str]:
+        """The declared needs, and ``fast`` for a seat that places with ``fast`` or ``quick`` (fast.py's code
+        serves both; an mcts seat's row holds its playouts' placement)."""
+        needs = super().seat_needs(prepared, seat)
+        if prepared["policies"][seat, policies.COL_PLACE] >= policies.PLACE_FAST:
+            needs = needs | {FAST}
+        return needs
+
+    def _flags(self, prepared: Prepared) -> tuple[bool | None, bool | None]:
+        """The engines' arguments ``fast`` and ``user``: True when a seat needs that code, else None (numba then
+        prunes it from the variant)."""
+        needs = self.cell_needs(prepared)
+        return (True if FAST in needs else None), (True if USER in needs else None)
+
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """Result arrays (base.py); ``goal0..goal2`` are the 0-based rows of the goals in play and
         the seat counters ``goal0_points..goal2_points`` split ``goal_points`` by them."""
-        score = np.zeros((count, 2), dtype=np.int64)
-        win = np.zeros((count, 2), dtype=np.float64)
-        seat_out = np.zeros((count, 2, engine.N_SEAT), dtype=np.int64)
-        game_out = np.zeros((count, engine.N_GAME), dtype=np.int64)
+        if SEARCH in self.cell_needs(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
+            return self.play_stepped(prepared, cell_key, start, count)
+        score, win, seat_out, game_out = self.new_results(count, 2)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
-        if _has_mcts(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
-            out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count,
-                           kernel.user_flag(prepared["policies"]))
-            return self.result_arrays(*out[:2], out[3], out[2])
-        # None: the engine variants without fast placement code, or without rules and custom seats' code
-        fast, user = kernel.fast_flag(prepared["policies"]), kernel.user_flag(prepared["policies"])
+        fast, user = self._flags(prepared)
         kernel.batch_kernel(fast, user)(kernel.play_range_for(fast, user), np.uint64(cell_key), int(start),
                                         *self._args(prepared), score, win, seat_out, game_out, goal_out, user, fast,
                                         policies.search)
         return self.result_arrays(score, win, game_out, seat_out)
 
+    def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
+        """The mcts variant's games: every draft, starting card and placement through step.py, each seat
+        choosing as in ``play``."""
+        out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count, self._flags(prepared)[1])
+        return self.result_arrays(out[0], out[1], out[3], out[2])
+
     def _trace_game(self, prepared: Prepared, cell_key: int, index: int) -> tuple[np.ndarray, ...]:
-        if _has_mcts(prepared):
-            return mcts.run(self._args(prepared), prepared["mcts"], cell_key, int(index), 1,
-                            kernel.user_flag(prepared["policies"]))
-        return kernel.trace_game(np.uint64(cell_key), int(index), *self._args(prepared))
+        if SEARCH in self.cell_needs(prepared):
+            return mcts.run(self._args(prepared), prepared["mcts"], cell_key, int(index), 1, self._flags(prepared)[1])
+        return kernel.trace_game(*self._flags(prepared), np.uint64(cell_key), int(index), *self._args(prepared))
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         result = self._trace_game(prepared, cell_key, index)
@@ -176,13 +190,15 @@ class Wagons(Game):
             text = _with_visits(text, result[6], result[5])
         return text
 
+    def trace_scores(self, trace: str) -> list[int]:
+        """The ``  seat <k>: lands ...; total <n>`` lines under the last ``scoring``."""
+        end = trace[trace.rindex("\nscoring\n"):]
+        return [int(m.group(2)) for m in sorted(re.finditer(r"^  seat (\d+): lands .*; total (-?\d+)$", end, re.M),
+                                                 key=lambda m: int(m.group(1)))]
+
     def trace_events(self, prepared: Prepared, cell_key: int, index: int) -> np.ndarray:
         """The engine's placement log of one game: rows (seat, card, x, y, rot, free, turn)."""
         return self._trace_game(prepared, cell_key, index)[5]
-
-
-def _has_mcts(prepared: Prepared) -> bool:
-    return bool((prepared["policies"][:, policies.COL_CODE] == policies.MCTS).any())
 
 
 def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:

@@ -8,10 +8,13 @@ import numpy as np
 import pandas as pd
 
 from boardsim.analysis.stats import mean_interval, wilson
-from boardsim.games.base import WIN_UNITS
+from boardsim.games.base import WIN_UNITS  # win shares x WIN_UNITS are whole numbers
 
 N_GOALS = 18
 N_CARDS = 18
+
+# report captions for this module's charts, by table name (base.BalanceModule); none needs one
+CHART_NOTES: dict[str, str] = {}
 
 
 def _first_slot(out: Mapping[str, np.ndarray]) -> np.ndarray:

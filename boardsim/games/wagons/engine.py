@@ -65,7 +65,7 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
     """Games first+lo .. first+hi-1 of a cell into output rows lo..hi-1; ``events`` receives each game's 15
     placements (the last game's stay).  Every choice a seat makes comes from decide.py (``rl`` and
     ``scorers`` serve its rules and custom seats; ``user`` and ``fast`` are None in the engine variants
-    without their code, see ``user_flag`` and ``fast_flag``; ``find`` is policies.search).
+    without their code, see ``Wagons._flags``; ``find`` is policies.search).
 
     One game is the loop body, not an inline="always" function: numba deep-copies an inlined
     function's IR block by block, each copy with the whole scope, and the game with decide.py inlined

@@ -27,7 +27,7 @@ RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArr
 # rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
 TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
 OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
-# Four engine variants, told apart by the arguments ``user`` (user_flag) and ``fast`` (fast_flag): None
+# Four engine variants, told apart by the arguments ``user`` and ``fast`` (Wagons._flags, from the needs): None
 # leaves out the code of rules and custom seats (decide.draft's) or of fast placement (numba prunes it,
 # policies.THIN's note), True keeps it.  Each variant has its own dispatchers, compiled on first use for
 # their one signature: the default seats compile neither the rule interpreter nor fast.py.  All take
@@ -75,20 +75,8 @@ def _variant(user: bool | None, fast: bool | None) -> tuple[Any, Any, Any, Any]:
     return (play_range, batch, *_signatures(user, fast))
 
 
-# (user_flag, fast_flag) -> (engine, batch kernel, their signatures)
+# (user, fast) -> (engine, batch kernel, their signatures)
 _VARIANTS = {(user, fast): _variant(user, fast) for user in (None, True) for fast in (None, True)}
-
-
-def fast_flag(pol: np.ndarray) -> bool | None:
-    """The engines' argument ``fast`` for a policy matrix: True when a seat places with ``fast`` or ``quick``
-    (fast.py's code serves both), else None."""
-    return True if bool((pol[:, policies.COL_PLACE] >= policies.PLACE_FAST).any()) else None
-
-
-def user_flag(pol: np.ndarray) -> bool | None:
-    """The engines' argument ``user`` for a policy matrix: True when a seat is ``rules`` or ``custom``, else None."""
-    codes = pol[:, policies.COL_CODE]
-    return True if bool(((codes == policies.RULES) | (codes == policies.CUSTOM)).any()) else None
 
 
 def play_range_for(fast: bool | None, user: bool | None = None) -> Any:
@@ -110,7 +98,7 @@ def batch_kernel(fast: bool | None = None, user: bool | None = None) -> Any:
     return kernel
 
 
-def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers):
+def trace_game(fast, user, key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers):
     """One game with its placement log: (score, win, seat_out, game_out, goal_out, events).
 
     Plain Python around the batch's own compiled engine (one game, log on): a jitted wrapper
@@ -122,7 +110,6 @@ def trace_game(key, index, rules, card_land, card_sym, card_goal, gp, pol, rl, s
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     goal_out = np.zeros((1, 2, N_GOALS_IN_PLAY), dtype=np.int64)
     events = np.full((N_CIRCLE, EV_WIDTH), -1, dtype=np.int64)
-    fast, user = fast_flag(pol), user_flag(pol)
     batch_kernel(fast, user)  # compiles (or loads) the variant's engine for its signature, the types passed here
     play_range_for(fast, user)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land,
                                card_sym, card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out,

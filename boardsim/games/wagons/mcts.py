@@ -262,7 +262,7 @@ _VARIANTS = {user: _variant(user) for user in (None, True)}
 
 
 def kernel(user: bool | None) -> tuple[Any, Any]:
-    """(batch kernel, its engine) of the mcts variant for ``user`` (kernel.user_flag), compiled on first use."""
+    """(batch kernel, its engine) of the mcts variant for ``user`` (``Wagons._flags``), compiled on first use."""
     with _LOCK:
         if user not in _KERNELS:
             play, batch, range_sig, batch_sig = _VARIANTS[user]

@@ -35,6 +35,7 @@ from numba import njit, types
 from boardsim import rng
 from boardsim import tree as _tree
 from boardsim.errors import BadInput
+from boardsim.games.base import SEARCH as NEEDS_SEARCH  # (SEARCH here: search's signatures)
 from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
 from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as SR
@@ -129,7 +130,7 @@ POLICIES = (
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
                Option("opponents", "tree", "the opponent's decisions inside the search: tree nodes of its own "
                       "(tree) or the playout policy's choices (playout)", "choice", choices=("tree", "playout")),
-           )), rollouts="iterations"),
+           )), rollouts="iterations", needs=frozenset({NEEDS_SEARCH})),
 )
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,
             "goal_weight": COL_GOALW}

@@ -368,11 +368,11 @@ def test_every_policy_makes_only_legal_moves():
     seats = [Seat(p.name) for p in GAME.policies if not p.open]
     for players in (2, 3, 4):
         for rules in ({}, {"credit_limit": 3, "sale_price_factor": 2.0}):
-            prep = GAME.prepare(players, seats[:players], rules, GAME.card_table(), debug=True)
+            prep = GAME.with_checks(GAME.prepare(players, seats[:players], rules, GAME.card_table()))
             out = GAME.play(prep, 99, 0, 3000)
             assert out["illegal"].sum() == 0
     seats = [Seat("random"), Seat("blocker"), Seat("eligibility"), Seat("multiple")]
-    prep = GAME.prepare(4, seats, {"bid_ceiling": 0}, GAME.card_table(), debug=True)
+    prep = GAME.with_checks(GAME.prepare(4, seats, {"bid_ceiling": 0}, GAME.card_table()))
     assert GAME.play(prep, 7, 0, 3000)["illegal"].sum() == 0
 
 

@@ -53,7 +53,7 @@ def test_cards_conserved_and_books_balance(rules, players, seats, seed):
             GAME.prepare(players, [Seat(s) for s in seats[:players]], rules, GAME.card_table())
         assert e.value.key == unplayable
         return
-    prep = GAME.prepare(players, [Seat(s) for s in seats[:players]], rules, GAME.card_table(), debug=True)
+    prep = GAME.with_checks(GAME.prepare(players, [Seat(s) for s in seats[:players]], rules, GAME.card_table()))
     out = GAME.play(prep, seed, 0, 50)
     n_cards = len(rules["values"])
     held = out["cards_held"].sum(axis=1)
