@@ -20,24 +20,16 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.games.base import FAST, SEARCH, USER, Game, Option, Prepared, Seat, stable_hash
+from boardsim.games.base import FAST, SEARCH, USER, Game, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine, kernel, mcts, policies
 from boardsim.games.wagons import cards as _cards
+from boardsim.games.wagons import rules as game_rules  # (``rules``: prepare's argument)
 from boardsim.games.wagons.explain import TownScore, format_trace, legal_placements, score_town
 from boardsim.games.wagons.policies import POLICIES, policy_matrix
 from boardsim.rulelist import RuleArrays
 
 __all__ = ["GAME", "TownScore", "Wagons", "legal_placements", "score_town"]
 
-OPTIONS = (
-    # the base rulebook has no tie-break; the Guns rule comes from the Second Shot expansion
-    Option("tie_break", "shared", "tied totals: shared (base rules), or most Guns wins and still tied is "
-           "shared (Second Shot expansion)", "choice", choices=("shared", "guns")),
-    Option("fixed_goal", 0, "goal number (1..18) always in play (its card goes to the centre, the other two "
-           "goals stay random); 0 = all three random", "int", 0, 18),
-    Option("first_player", "seat0", "who is P1: seat 0 every game, or a random seat", "choice",
-           choices=("seat0", "random")),
-)
 Cards = pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Mapping[str, pd.DataFrame]
 
 
@@ -48,7 +40,7 @@ class Wagons(Game):
     min_players = 2
     max_players = 2
     default_players = 2
-    options = OPTIONS
+    options = game_rules.OPTIONS
     policies = POLICIES
     default_policy = "gain_minus_gift"
     patch_default_fields = ("a", "b")  # the goals' signed points
@@ -117,10 +109,7 @@ class Wagons(Game):
         deck = _cards.check_deck(deck.astype(str), "cards")
         goals = _cards.check_goals(goals.astype(str), "goals")
         card_land, card_sym, card_goal = _cards.encode_deck(deck)
-        rules_vec = np.zeros(engine.RULES_WIDTH, dtype=np.float64)
-        rules_vec[engine.R_TIE] = 0 if resolved["tie_break"] == "guns" else 1
-        rules_vec[engine.R_FIXED] = resolved["fixed_goal"] - 1  # goal row index, -1 = none
-        rules_vec[engine.R_FIRST] = 0 if resolved["first_player"] == "seat0" else 1
+        rules_vec = game_rules.encode_rules(resolved)
         pol = policy_matrix(seats)
         rl = self.seat_rules(seats)
         decide.fill_needs(pol, rl)

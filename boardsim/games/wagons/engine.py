@@ -18,13 +18,11 @@ from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import policies
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
+from boardsim.games.wagons.rules import R_FIRST, R_FIXED, R_TIE, TIE_GUNS
 
 N_CARDS = 18
 N_CIRCLE = ST.N_CIRCLE
 N_GOALS_IN_PLAY = ST.N_GOALS_IN_PLAY
-R_TIE, R_FIXED, R_FIRST = range(3)
-RULES_WIDTH = 3
-TIE_GUNS, TIE_SHARED = 0, 1
 
 # goalK_points: points from the goal in centre slot K (slot 0 holds the fixed_goal when one is set)
 SEAT_COUNTERS = ("land_points", "goal_points", "taken", "skipped", "guns", "goal0_points", "goal1_points",

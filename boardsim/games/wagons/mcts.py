@@ -47,6 +47,7 @@ from boardsim.games.wagons import policies, step
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
 from boardsim.games.wagons.kernel import BLOCK, OUTS, RULE_ARRAYS, TABLES, twin
+from boardsim.games.wagons.rules import RULES_WIDTH
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, spots, lookahead, widening k0, opponents
 # (1 = playout), then the playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
@@ -373,7 +374,7 @@ def decide_python() -> Any:
             _t, scr, dr = ST.new_state()
             head = [numba.typeof(a) for a in (real, real, TR.new_tree(2), np.zeros(BRANCHING, dtype=np.int64),
                                               np.zeros(M_WIDTH), np.zeros((2, policies.POLICY_WIDTH)),
-                                              np.zeros(E.RULES_WIDTH))]
+                                              np.zeros(RULES_WIDTH))]
             tab = types.NamedTuple((_C2I, _C2I, _C1I, _C2I), ST.Tables)
             sig = types.int64(*head, tab, numba.typeof(scr), numba.typeof(dr), RULE_ARRAYS, custom.SCORERS,
                               types.uint64[::1], types.float64[::1], types.none, types.boolean,

@@ -33,6 +33,7 @@ from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import engine as E
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
+from boardsim.games.wagons.rules import R_FIRST, R_FIXED, R_TIE, TIE_GUNS
 
 PH_START, PH_DRAFT, PH_TAKEN, PH_FREE, PH_OVER = range(5)
 # v columns: phase, t (first available card in seq), active seat, turn, P1, k (cards skipped this turn),
@@ -93,7 +94,7 @@ def setup(w, key, index, rules, tab, dr, state):
         town.cards[p] = 0
     order = np.arange(E.N_CARDS)
     rng.shuffle(state, order, E.N_CARDS)
-    fixed = int(rules[E.R_FIXED])
+    fixed = int(rules[R_FIXED])
     if fixed >= 0:
         for j in range(E.N_CARDS):
             if tab.card_goal[order[j]] == fixed:
@@ -107,7 +108,7 @@ def setup(w, key, index, rules, tab, dr, state):
     for k in range(ST.N_CIRCLE):
         w.circle[k] = order[ST.N_GOALS_IN_PLAY + k]
         w.seq[k] = w.circle[k]
-    p1 = 0 if rules[E.R_FIRST] == 0 else rng.below(state, np.int64(2))
+    p1 = 0 if rules[R_FIRST] == 0 else rng.below(state, np.int64(2))
     for i in range(N_V):
         w.v[i] = 0
     w.v[V_P1] = p1
@@ -263,7 +264,7 @@ def win_shares(w, rules, s0, s1, out):
     cnt = w.town.cnt
     if s0 != s1:
         out[0 if s0 > s1 else 1] = 1.0
-    elif rules[E.R_TIE] == E.TIE_GUNS and cnt[0, TW.GUN] != cnt[1, TW.GUN]:
+    elif rules[R_TIE] == TIE_GUNS and cnt[0, TW.GUN] != cnt[1, TW.GUN]:
         out[0 if cnt[0, TW.GUN] > cnt[1, TW.GUN] else 1] = 1.0
     else:
         out[0] = 0.5

@@ -12,7 +12,7 @@ import pytest
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.wagons import GAME, cards
-from boardsim.games.wagons import engine as E
+from boardsim.games.wagons import rules as game_rules
 from boardsim.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -130,9 +130,9 @@ def test_options_and_policies():
     prep = GAME.prepare(2, seats, {}, GAME.card_table())
     assert prep["policies"][0, 4] == 0.25
     # the base rules share ties; Guns break them only when asked for (Second Shot expansion)
-    assert prep.rules["tie_break"] == "shared" and prep["rules"][E.R_TIE] == E.TIE_SHARED
+    assert prep.rules["tie_break"] == "shared" and prep["rules"][game_rules.R_TIE] == game_rules.TIE_SHARED
     prep = GAME.prepare(2, seats, {"tie_break": "guns"}, GAME.card_table())
-    assert prep["rules"][E.R_TIE] == E.TIE_GUNS
+    assert prep["rules"][game_rules.R_TIE] == game_rules.TIE_GUNS
     with pytest.raises(BadInput, match="rules.tie_break"):
         GAME.prepare(2, seats, {"tie_break": "coin"}, GAME.card_table())
     with pytest.raises(BadInput, match=r"seats\[1\].policy"):

@@ -259,13 +259,13 @@ def test_quick_is_deterministic_and_independent_of_the_batch_split():
 
 
 def test_quick_compiles_in_the_fast_variant_only():
-    """A quick seat selects the engine variant that fast selects (fast_flag True): a default cell compiles
+    """A quick seat selects the engine variant that fast selects (the ``fast`` need): a default cell compiles
     none of either, and switching a compiled cell between fast and quick compiles nothing new."""
     default = GAME.prepare(2, [Seat("gain_minus_gift")] * 2, {}, GAME.card_table())
-    assert kernel.fast_flag(default["policies"]) is None
+    assert GAME._flags(default)[0] is None
     preps = [GAME.prepare(2, [Seat("gain_minus_gift", {"placement": m}), Seat("first")], {}, GAME.card_table())
              for m in ("fast", "quick", "fast")]
-    assert all(kernel.fast_flag(p["policies"]) is True for p in preps)
+    assert all(GAME._flags(p)[0] is True for p in preps)
     GAME.play(preps[0], KEY, 0, 2)
     engines = (kernel.play_range_for(True), kernel.batch_kernel(True), policies.search)
     before = [len(f.signatures) for f in engines]
