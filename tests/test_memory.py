@@ -11,7 +11,7 @@ import boardsim
 from boardsim.scenario import parse
 
 games = int(sys.argv[1])
-sc = parse({"name": "memory", "game": "art_deco", "players": 4, "games": games, "seed": 3, "rotate_seats": True,
+sc = parse({"name": "memory", "game": "art_deco", "players": 4, "games": games, "seed": 3, "seating": "cyclic",
             "seats": [{"policy": "eligibility"}, {"policy": "par"}, {"policy": "multiple"}, {"policy": "blocker"}]})
 with tempfile.TemporaryDirectory() as out:
     result = boardsim.sweep(sc, out=out, progress=False)

@@ -155,8 +155,8 @@ class FlipToons(Game):
         score, win, seat_out, game_out = self.new_results(count, P)
         write_row = getattr(kernel._write_row, "py_func", kernel._write_row)  # plain Python: nothing to compile
         for i in range(count):
-            kept = (np.zeros((state.N_STATS, P, K), np.int32), np.zeros((P, rounds), np.int16),
-                    np.zeros((1, state.LOG_W), np.int32))  # statistics, round fame, log (off)
+            kept = state.Outputs(np.zeros((state.N_STATS, P, K), np.int32), np.zeros((P, rounds), np.int16),
+                                 np.zeros((1, state.LOG_W), np.int32))  # one log row: logging off
             final, bad = kernel.play_stepped(np.uint64(cell_key), np.int64(start + i), P, kernel.consts(prepared),
                                              kernel.rule_arrays(prepared), kernel.custom_none(), maxc, T, kept)
             if bad:

@@ -12,7 +12,7 @@ GAME = get("fliptoons")
 
 def test_card_critic_and_curve_tables_match_the_arrays():
     cell = make_cell(GAME, 3, [Seat("fame_per_cost"), Seat("highest_rank"), Seat("random")], {}, GAME.card_table(),
-                     rotate=True)
+                     seating_design="cyclic")
     out = play_chunk(cell, 11, 0, 60)
     stats = balance.chunk_stats(out)
     tables = balance.balance_tables(cell, stats, 180)
@@ -42,7 +42,7 @@ def test_favour_and_market_cards():
 
 
 def test_fame_per_appearance_counts_face_up_cards_at_check_fame():
-    cell = make_cell(GAME, 2, [Seat("fame_per_cost")], {}, GAME.card_table(), rotate=True)
+    cell = make_cell(GAME, 2, [Seat("fame_per_cost")], {}, GAME.card_table(), seating_design="cyclic")
     out = play_chunk(cell, 3, 0, 40)
     names = list(GAME.card_table()["name"])
     snail = names.index("Snail")  # a starter worth a flat 2 fame every time it is face-up

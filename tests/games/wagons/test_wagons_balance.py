@@ -10,7 +10,7 @@ GAME = get("wagons")
 
 
 def test_goal_start_and_skip_tables_match_the_game_rows():
-    df = simulate("wagons", 120, ["gain_minus_gift", "first"], seed=5, rotate_seats=True)
+    df = simulate("wagons", 120, ["gain_minus_gift", "first"], seed=5, seating="cyclic")
     out = {c: df[c].to_numpy() for c in ("first_player", "start_card", "goal0", "goal1", "goal2")}
     for name in ("win", "position", "skipped", "taken") + tuple(f"goal{k}_points" for k in range(3)):
         out[name] = df[[f"{name}_0", f"{name}_1"]].to_numpy()
@@ -27,7 +27,7 @@ def test_goal_start_and_skip_tables_match_the_game_rows():
     from boardsim.games.base import Seat
     from boardsim.runner import make_cell
 
-    cell = make_cell(GAME, 2, [Seat("gain_minus_gift"), Seat("first")], {}, GAME.card_table(), rotate=True)
+    cell = make_cell(GAME, 2, [Seat("gain_minus_gift"), Seat("first")], {}, GAME.card_table(), seating_design="cyclic")
     tables = balance.balance_tables(cell, stats, len(df))
     goals = tables["goals"].set_index("goal")
     assert np.isclose(goals.loc[g + 1, "points_mean"], np.mean(pts))
