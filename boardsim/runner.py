@@ -241,7 +241,7 @@ def simulate(
     ``policies`` lists seat policies (names, ``Seat``s, ``(name, params)`` or
     ``{"policy": ..., "params": ...}``); seat ``i`` plays ``policies[i % len]``.
     ``cards`` is a dict of card edits (``{"v12": {"copies": 5}}``) or a full
-    card table.  Per-seat columns are ``<name>_<slot>``; see the README for the
+    card table.  Per-seat columns are ``<name>_<slot>``; see docs/reference/output-files.md for the
     columns.  The same arguments always give the same frame, whatever the
     ``executor`` (``local``, ``processes`` with ``workers``, ``dask`` with a
     ``scheduler`` address or Client, or ``workers`` for a local cluster).

@@ -1,7 +1,7 @@
 """Scenario TOML -> a validated plan of grid cells.
 
 Every problem is a :class:`BadInput` naming the file and the key, raised
-while loading, before any game is played.  See the README for the format.
+while loading, before any game is played.  See docs/reference/scenario.md for the format.
 """
 
 from __future__ import annotations

@@ -506,8 +506,8 @@ class Game(ABC):
 
     def favour(self, card: str, base: Seat | None = None) -> Seat:
         """A seat that plays as ``base`` (default: the game's default policy) but goes out of its way to
-        acquire ``card`` (for win-rate-added experiments); BadInput keyed ``--base`` for a base it cannot
-        make favour a card."""
+        acquire ``card`` (for win-rate-added experiments); BadParameter keyed ``base`` for a base it cannot
+        make favour a card (the CLI says ``--base``)."""
         raise BadInput("game", f"{self.title} has no policy that favours a card; card strength needs one")
 
     def market_cards(self, table: pd.DataFrame) -> list[str]:

@@ -1,4 +1,4 @@
-"""Tidy tables from per-cell aggregates.  Columns are documented in the README."""
+"""Tidy tables from per-cell aggregates.  Columns are documented in docs/reference/output-files.md."""
 
 from __future__ import annotations
 

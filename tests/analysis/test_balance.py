@@ -156,7 +156,7 @@ def test_a_search_base_favours_a_card_by_hiring_it_whenever_it_can():
     assert owners(seat) > owners(SEARCH)
     with pytest.raises(BadInput) as e:
         ft.favour("Elephant", Seat("highest_rank"))
-    assert e.value.key == "--base" and "allowed: fame_per_cost" in str(e.value)
+    assert e.value.key == "base" and "allowed: fame_per_cost" in str(e.value)
 
 
 def test_verdict_changes_name_flag_and_sign_changes():

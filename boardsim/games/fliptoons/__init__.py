@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.errors import BadInput
+from boardsim.errors import BadInput, BadParameter
 from boardsim.games.base import LOOKAHEAD, SCRATCH, SEARCH, USER, Game, Prepared, Seat, stable_hash
 from boardsim.games.fliptoons import balance, decide, kernel, mcts, state
 from boardsim.games.fliptoons import cards as _cards
@@ -184,8 +184,8 @@ class FlipToons(Game):
             return Seat("mcts", {**base.params, "favour": [card]})
         if base.policy == "fame_per_cost" and not base.params:
             return Seat("priority", {"order": [card], "fallback": "fame_per_cost"})
-        raise BadInput("--base", f"cannot favour a card while playing {base.label()}; allowed: fame_per_cost "
-                                 "(default parameters) or mcts(...)")
+        raise BadParameter("base", f"cannot favour a card while playing {base.label()}; allowed: fame_per_cost "
+                                     "(default parameters) or mcts(...)")
 
     def market_cards(self, table: pd.DataFrame) -> list[str]:
         market = table[(table["starter"] == 0) & (table["copies"] > 0)]
