@@ -39,6 +39,7 @@ from boardsim.games.fliptoons.state import (
     DN,
     END,
     FIRST0,
+    GAME_COUNTERS,
     GK,
     GN,
     HIRES,
@@ -55,6 +56,7 @@ from boardsim.games.fliptoons.state import (
     REFLIPS,
     ROUND,
     SCORE,
+    SEAT_COUNTERS,
     ST_OWNED,
     TN,
     WINNER,
@@ -367,6 +369,15 @@ def engine(lean: bool):
     return _play_range_lean if lean else _play_range
 
 
+def traced_outputs(P: int, K: int, n_rounds: int, log_rows: int) -> tuple[np.ndarray, ...]:
+    """The arrays one traced game writes: the batch's result arrays for a batch of one game (score, win,
+    game_out, seat_out, stats, round_fame) and an event log of ``log_rows`` rows."""
+    return (np.zeros((1, P), dtype=np.int64), np.zeros((1, P), dtype=np.float64),
+            np.zeros((1, 3 + len(GAME_COUNTERS)), dtype=np.int64),
+            np.zeros((1, P, len(SEAT_COUNTERS)), dtype=np.int64), np.zeros((1, N_STATS, P, K), dtype=np.int32),
+            np.zeros((1, P, n_rounds), dtype=np.int16), np.zeros((log_rows, LOG_W), dtype=np.int32))
+
+
 def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, toon_size, log_rows, n_rounds,
                users=None, lean=False):
     """The same game as play_batch's game ``index``, with the event log switched on.
@@ -379,14 +390,7 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, t
     """
     if users is None:
         users = (*no_rules(P), custom.scorers([]))
-    K = cards.shape[0]
-    score = np.zeros((1, P), dtype=np.int64)
-    win = np.zeros((1, P), dtype=np.float64)
-    game_out = np.zeros((1, 6), dtype=np.int64)
-    seat_out = np.zeros((1, P, 4), dtype=np.int64)
-    stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
-    round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
-    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
+    score, win, game_out, seat_out, stats, round_fame, log = traced_outputs(P, cards.shape[0], n_rounds, log_rows)
     batch_kernel(lean)  # compiles (or loads) the engine for PLAY_RANGE, the types passed here
     rows = engine(lean)(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), cards, rules,
                         prices, pol, prio, val, np.int64(maxc), np.int64(toon_size), *users, *FUNCTIONS, score, win,

@@ -76,6 +76,7 @@ from boardsim.games.fliptoons.kernel import (
     consts,
     custom_none,
     rule_arrays,
+    traced_outputs,
 )
 from boardsim.games.fliptoons.lookahead import lookahead_choose
 from boardsim.games.fliptoons.policies import POLICY_CODE, POLICY_WIDTH
@@ -476,14 +477,8 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, toon
                mpar: np.ndarray, log_rows: int, n_rounds: int) -> tuple[np.ndarray, ...]:
     """The batch's game ``index`` with its event log and its mcts decisions: (score, win, game_out, log,
     decisions), decisions one row each (DL_* columns)."""
-    K = consts[0].shape[0]
-    score = np.zeros((1, P), dtype=np.int64)
-    win = np.zeros((1, P), dtype=np.float64)
-    game_out = np.zeros((1, 6), dtype=np.int64)
-    seat_out = np.zeros((1, P, 4), dtype=np.int64)
-    stats = np.zeros((1, N_STATS, P, K), dtype=np.int32)
-    round_fame = np.zeros((1, P, n_rounds), dtype=np.int16)
-    log = np.zeros((log_rows, LOG_W), dtype=np.int32)
+    score, win, game_out, seat_out, stats, round_fame, log = traced_outputs(P, consts[0].shape[0], n_rounds,
+                                                                           log_rows)
     dlog = np.full((log_rows // 4 + 2, DL_WIDTH), -1, dtype=np.int64)
     kernel()
     rows = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), np.int64(P), *consts,
