@@ -184,14 +184,20 @@ def best_action(t):
     return best
 
 
+# a search decision's statistics (root_choice's ``stats``, float64 (N_ROOT_STATS,)): the iterations run, the
+# chosen child's visits and its mean reward
+RS_ITERATIONS, RS_VISITS, RS_MEAN = range(3)
+N_ROOT_STATS = 3
+
+
 @njit(cache=True, nogil=True)
 def root_choice(t, iterations, stats):
-    """best_action, with stats[0:3] = the iterations run, the chosen child's visits and its mean reward."""
+    """best_action, with ``stats`` (RS_*) the iterations run, the chosen child's visits and its mean reward."""
     a = best_action(t)
     ch = child(t, 0, a)
-    stats[0] = iterations
-    stats[1] = t.stats[ch, T_VISITS]
-    stats[2] = t.stats[ch, T_VALUE] / max(1.0, t.stats[ch, T_VISITS])
+    stats[RS_ITERATIONS] = iterations
+    stats[RS_VISITS] = t.stats[ch, T_VISITS]
+    stats[RS_MEAN] = t.stats[ch, T_VALUE] / max(1.0, t.stats[ch, T_VISITS])
     return a
 
 

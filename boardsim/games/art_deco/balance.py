@@ -10,6 +10,7 @@ from numba import njit
 
 from boardsim.analysis.stats import mean_interval, wilson
 from boardsim.games.art_deco.state import SEAT_COUNTERS
+from boardsim.games.base import WIN_UNITS
 
 # The report prints this under the overbid chart (the spec's "what a simulator must expect").  It is an
 # algebraic identity: score = held + sold - paid, and at price factor 1 a direct buy adds its value to both
@@ -82,13 +83,13 @@ def _stats(win, score, counters, c_elig, c_dealt, c_over, c_auct):
         for j in range(P):
             if counters[i, j, c_elig] != 0 and counters[i, j, c_dealt] == best:
                 share += win[i, j]
-        best12 += np.int64(np.rint(share * 12))
+        best12 += np.int64(np.rint(share * WIN_UNITS))
     return with_winner, best12, overbid, overbid_sq, dealt, score_sum, auctions, n - with_winner
 
 
 def balance_tables(cell, stats: Mapping[str, np.ndarray], games: int) -> dict[str, pd.DataFrame]:
     with_winner = int(stats["games_with_winner"][0])
-    best = stats["best_hand_wins12"][0] / 12.0
+    best = stats["best_hand_wins12"][0] / WIN_UNITS  # (the key predates WIN_UNITS; its value is 12)
     no_win = int(stats["no_winner"][0])
     lo_nw, hi_nw = wilson(no_win, games)
     lo_b, hi_b = wilson(best, with_winner)

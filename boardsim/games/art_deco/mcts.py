@@ -228,7 +228,7 @@ def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
 
 @njit(cache=True, nogil=True)
 def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, reward):
-    """The mcts seat's action at ``real``'s decision; stats[0:3] = iterations run, the action's visits and
+    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
     mean reward.  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
     The search's generator is seeded from one draw of the real game's.  With iterations < 0 it runs
     -iterations bare rollouts of the playout policy from ``real`` instead (the probe's yardstick) and
@@ -239,9 +239,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
     nbids = int(mrow[M_BIDS])
     k0 = mrow[M_WIDEN]
     me = step.to_move(real) if mrow[M_OPP] != 0 else -1
-    stats[0] = 0.0
-    stats[1] = 0.0
-    stats[2] = 0.0
+    stats[:] = 0.0
     if iterations > 0:
         n = candidates(real, buf, nbids, ppol, rules)
         if n == 1:
@@ -275,9 +273,9 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
     kind = TR.best_action(tr)
     ch = TR.child(tr, 0, kind)
     a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
-    stats[0] = iterations
-    stats[1] = tr.stats[ch, TR.T_VISITS]
-    stats[2] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
+    stats[TR.RS_ITERATIONS] = iterations
+    stats[TR.RS_VISITS] = tr.stats[ch, TR.T_VISITS]
+    stats[TR.RS_MEAN] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
     return a
 
 
@@ -305,7 +303,7 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
         for q in range(n_players):
             for j in range(D.POLICY_WIDTH):
                 ppol[p, q, j] = mpar[p, M_PLAY + j]
-    stats = np.zeros(3, dtype=np.float64)
+    stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     reward = np.zeros(n_players, dtype=np.float64)
     for row in range(lo, hi):
         for i in range(visits.shape[0]):
@@ -319,7 +317,7 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
                 a = decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, tables, rl, stats, reward)
                 k = real.v[step.V_NLOG]
                 if k < visits.shape[0]:
-                    visits[k] = int(stats[1])
+                    visits[k] = int(stats[TR.RS_VISITS])
             else:
                 a = step.builtin(real, rules, pol, tables, rl, scorers)
             step.apply(real, a, rules, pol, tables)
@@ -423,7 +421,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     step.set_codes(base, ppol, rules)
     step.set_codes(world, ppol, rules)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
-    stats = np.zeros(3)
+    stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     reward = np.zeros(players)
     key = np.uint64(rng.cell_key(seed, 0))
     row = mpar[0].copy()

@@ -296,7 +296,7 @@ def _favoured(p, S, C):
 @njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
     """Seat p's market action at S's decision (``step._advance`` stopped there); ``C2`` is C with every
-    seat's policy row the playout policy's.  stats[0:3] = iterations run, the chosen action's root visits
+    seat's policy row the playout policy's.  stats (tree.RS_*) = iterations run, the chosen action's root visits
     and its mean reward.  With iterations < 0 it plays -iterations bare rollouts instead (the probe's
     comparison) and returns -1."""
     iterations = int(mrow[M_ITER])
@@ -305,9 +305,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
     opp = mrow[M_OPP] != 0
     Wd, O2 = L
     every = (np.int64(1) << np.int64(S.shared[NP])) - 1
-    stats[0] = 0.0
-    stats[1] = 0.0
-    stats[2] = 0.0
+    stats[:] = 0.0
     base = next_u64(rng)  # one draw of the game's generator a decision, whatever the search does
     f = _favoured(p, S, C)
     if f >= 0:  # a favoured card is affordable: hired without a search (card-strength experiments)
@@ -401,7 +399,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
     ppol = playout_policies(mpar, P)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)
-    st = np.zeros(3, dtype=np.float64)
+    st = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     nd = 0
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
@@ -415,8 +413,8 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
                     dlog[nd, DL_LOGN] = S.shared[LOGN]
                     dlog[nd, DL_SEAT] = p
                     dlog[nd, DL_ACTION] = a
-                    dlog[nd, DL_VISITS] = int(st[1])
-                    dlog[nd, DL_ITER] = int(st[0])
+                    dlog[nd, DL_VISITS] = int(st[TR.RS_VISITS])
+                    dlog[nd, DL_ITER] = int(st[TR.RS_ITERATIONS])
                     nd += 1
             else:
                 a = lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
@@ -538,7 +536,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     key = np.uint64(cell_key(seed, 0))
     seat_rules = rule_arrays(prep)
     legal = np.empty(EXPAND * (C.prices.shape[0] + maxc + 1), dtype=np.int64)
-    stats = np.zeros(3, dtype=np.float64)
+    stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     states = []
     for i in range(positions):
         S, X, U, L, _O, rng = position(key, np.int64(i), players, C, C2, seat_rules, custom_none(), maxc, toon_size,

@@ -108,7 +108,7 @@ def _over(w, stop):
 
 @njit(cache=True, nogil=True)
 def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, state, stats, user, fast, find):
-    """The mcts seat's action at ``real``'s decision; stats[0:3] = iterations run, the action's visits and
+    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
     mean reward.  With iterations < 0 it runs -iterations bare rollouts of the playout policy from ``real``
     instead (the probe's comparison) and returns -1; with 0 it returns the playout policy's choice."""
     iterations = int(mrow[M_ITER])
@@ -133,9 +133,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
         dr.spot[ST.DS_FREE_SET] = 0
         return -1
     TR.reset(tr)
-    stats[0] = 0.0
-    stats[1] = 0.0
-    stats[2] = 0.0
+    stats[:] = 0.0
     n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
     if n == 1:
         return buf[0]
@@ -193,7 +191,7 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
         for q in range(2):
             for j in range(policies.POLICY_WIDTH):
                 ppol[p, q, j] = mpar[p, M_PLAY + j]
-    stats = np.zeros(3, dtype=np.float64)
+    stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     for row in range(lo, hi):
         state = rng.new_state(rng.game_seed(key, first + row))
         step.setup(real, key, first + row, rules, tab, dr, state)
@@ -205,7 +203,7 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
                 a = decide(real, world, tr, buf, mpar[p], ppol[p], rules, tab, scr, dr, rl, scorers, state, stats,
                            user, fast, find)
                 if real.v[step.V_PHASE] >= step.PH_TAKEN:
-                    visits[real.v[step.V_NE]] = int(stats[1])
+                    visits[real.v[step.V_NE]] = int(stats[TR.RS_VISITS])
             else:
                 a = step.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
             step.apply(real, a, tab, scr)
@@ -321,7 +319,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     _town, scr, dr = ST.new_state()
     real, world = step.new_world(), step.new_world()
     buf = np.zeros(BRANCHING, dtype=np.int64)
-    stats = np.zeros(3, dtype=np.float64)
+    stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     ppol = np.ascontiguousarray(np.tile(mpar[0, M_PLAY:], (2, 1)))
     key = np.uint64(rng.cell_key(seed, 0))
     tr0 = TR.new_tree(2)
