@@ -34,7 +34,7 @@ from numba.core.dispatcher import Dispatcher
 
 from boardsim import games
 from boardsim.errors import BadInput
-from boardsim.games.base import BalanceModule, Game, Option, Prepared, Seat
+from boardsim.games.base import NEEDS, BalanceModule, Game, Option, Prepared, Seat
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = 0xC0_29
@@ -73,7 +73,7 @@ def test_the_game_declares_the_contract(name):
     assert isinstance(game.chart_notes(), dict)
     assert (ROOT / game.rules_page).is_file()
     for policy in game.policies:
-        assert policy.needs <= {"user", "search", "fast", "scratch", "lookahead"}, policy.name
+        assert policy.needs <= NEEDS, policy.name
         assert not policy.rollouts or policy.rollouts in {o.name for o in policy.params}
 
 

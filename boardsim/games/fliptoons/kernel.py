@@ -399,8 +399,9 @@ def trace_game(cell_key, index, P, cards, rules, prices, pol, prio, val, maxc, t
 
 
 @njit(cache=True, nogil=True, forceinline=False)
-def first_decision(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
-    """Game ``index`` advanced to its first lookahead or mcts decision (for latency benchmarks and tests)."""
+def set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
+    """Game ``index`` dealt and set up, before its first round: (S, X, U, L, O, rng), O with one round of fame
+    and logging off: where the positions of the search player's tests and benchmarks start."""
     S, X, L, rng = _workspace(P, C, maxc, toon_size)
     U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
     seed_state(game_seed(cell_key, index), rng)
@@ -408,6 +409,13 @@ def first_decision(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
     O = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
                 np.zeros((1, LOG_W), np.int32))
     _setup(S, C, rng)
+    return S, X, U, L, O, rng
+
+
+@njit(cache=True, nogil=True, forceinline=False)
+def first_decision(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
+    """Game ``index`` advanced to its first lookahead or mcts decision (for latency benchmarks and tests)."""
+    S, X, U, L, O, rng = set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size)
     _advance(S, C, O, X, U, rng, _search_seats(C.policies, P), None, None, None)
     return S, X, U, L, O, rng
 

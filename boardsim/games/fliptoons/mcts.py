@@ -59,7 +59,7 @@ from boardsim.games.base import Seat, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
 from boardsim.games.fliptoons.cards import C_CBD, C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
 from boardsim.games.fliptoons.decide import choose, users
-from boardsim.games.fliptoons.engine import _final_flip, _setup, _start_round
+from boardsim.games.fliptoons.engine import _final_flip, _start_round
 from boardsim.games.fliptoons.grid import _score_player
 from boardsim.games.fliptoons.kernel import (
     _CONSTS,
@@ -76,6 +76,7 @@ from boardsim.games.fliptoons.kernel import (
     consts,
     custom_none,
     rule_arrays,
+    set_up_game,
     traced_outputs,
 )
 from boardsim.games.fliptoons.lookahead import lookahead_choose
@@ -98,7 +99,6 @@ from boardsim.games.fliptoons.state import (
     LOGN,
     LOGON,
     MAXFAME,
-    N_STATS,
     NP,
     PH_DONE,
     PHASE,
@@ -110,13 +110,12 @@ from boardsim.games.fliptoons.state import (
     TN,
     WINNER,
     Consts,
-    Outputs,
     Results,
     W,
     _hire_ok,
 )
 from boardsim.games.fliptoons.step import _advance, _copy_state, _step_apply, legal_actions, to_move
-from boardsim.rng import game_seed, next_u64, seed_state, shuffle
+from boardsim.rng import next_u64, seed_state, shuffle
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, opponents (1 = playout), then the playout
 # policy's policy-matrix row
@@ -492,13 +491,7 @@ def trace_game(cell_key: int, index: int, P: int, consts: tuple, maxc: int, toon
 def position(cell_key, index, P, C, C2, seat_rules, scorers, maxc, toon_size, decisions):
     """Game ``index`` advanced to its search seats' decision after ``decisions`` earlier ones, every one
     chosen by the playout policy (C2's rows): (S, X, U, L, O, rng), or S with its phase done if it ended."""
-    S, X, L, rng = _workspace(P, C, maxc, toon_size)
-    U = users(seat_rules, scorers, C.cards.shape[0], C.prices.shape[0], maxc)
-    seed_state(game_seed(cell_key, index), rng)
-    K = C.cards.shape[0]
-    O = Outputs(np.zeros((N_STATS, P, K), dtype=np.int32), np.zeros((P, 1), dtype=np.int16),
-         np.zeros((1, LOG_W), np.int32))
-    _setup(S, C, rng)
+    S, X, U, L, O, rng = set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size)
     stop = _search_seats(C.policies, P)
     k = 0
     while _advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
