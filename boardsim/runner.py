@@ -38,6 +38,7 @@ from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import WIN_UNITS, Game, Prepared
 from boardsim.seat import Seat, as_seat, fill_seats
+from boardsim.seating import resolve as resolve_seating
 
 __all__ = ["DEFAULT_CHUNK", "MAX_GAMES", "RANGES_PER_BATCH", "TASKS_PER_CELL", "WIN_UNITS", "Aggregate", "Cell",
            "Game", "Prepared", "RowSink", "Seat", "as_seat", "chunk_deals", "deal_count", "engine_cached",
@@ -257,9 +258,8 @@ def simulate(
     if rotate_seats is not None:
         warnings.warn("simulate(rotate_seats=...) is deprecated; use seating='cyclic' (True) or 'fixed' (False)",
                       DeprecationWarning, stacklevel=2)
-        if seating is None:  # seating wins when both are given, as in a scenario (where giving both is refused)
-            seating = "cyclic" if rotate_seats else "fixed"
-    c = make_cell(g, n_players, seats, rules, table, index=cell, seating_design=seating)
+    # seating wins when both are given, as in a scenario (where giving both is refused)
+    c = make_cell(g, n_players, seats, rules, table, index=cell, seating_design=resolve_seating(seating, rotate_seats))
     rows = RowSink(deal_count(n_games, c), len(c.prepared))
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
         run_cell(c, seed, n_games, rows.add, chunk_size, progress, executor=ex)
