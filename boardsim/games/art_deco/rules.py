@@ -90,8 +90,9 @@ START_ROTATE, START_LAST_WINNER = 0, 1
 UNSOLD_DISCARD, UNSOLD_BOTTOM = 0, 1
 
 
-def encode_rules(resolved: Mapping[str, Any], debug: bool = False) -> np.ndarray:
-    """The rule vector the kernel reads (``values`` travels as its own array)."""
+def encode_rules(resolved: Mapping[str, Any]) -> np.ndarray:
+    """The rule vector the kernel reads (``values`` travels as its own array); its debug flag ``R_DEBUG`` is
+    off (``ArtDeco.with_checks`` turns it on)."""
     by_name = {o.name: o for o in OPTIONS}
     vec = np.zeros(N_RULES, dtype=np.float64)
     order = [
@@ -110,5 +111,4 @@ def encode_rules(resolved: Mapping[str, Any], debug: bool = False) -> np.ndarray
     ]
     for i, name in enumerate(order):
         vec[i] = by_name[name].encode(resolved[name])
-    vec[R_DEBUG] = 1.0 if debug else 0.0
     return vec
