@@ -356,9 +356,15 @@ def _example(action: Action) -> str:
     return f'{action.name} = "value"' if action.kind == "amount" else f"{action.name} = true"
 
 
-def pack_seats(per_seat: Sequence[Sequence[Rule] | None], params: Sequence[Mapping[str, float] | None]
+def pack_seats(per_seat: Sequence[Sequence[Rule] | None], params: Sequence[Mapping[str, float] | np.ndarray | None]
                ) -> RuleArrays:
-    """Every seat's rules (None for a seat without rules) as one :class:`RuleArrays`."""
+    """Every seat's rules (None for a seat without rules) as one :class:`RuleArrays`.
+
+    A seat's parameters are its ``$params`` by name, or a vector (a ``learned`` seat's packed model): the
+    ``params`` matrix is as wide as the longest, at least MAX_PARAMS (a wider matrix is the same type to the
+    engines, so it never recompiles them)."""
+    vectors = [np.asarray(list(p.values()) if isinstance(p, Mapping) else p, dtype=np.float64).ravel()
+               if p is not None else np.zeros(0) for p in params]
     rules = [r for seat in per_seat for r in (seat or ())]
     codes: list[Code | None] = []
     for r in rules:
@@ -368,13 +374,12 @@ def pack_seats(per_seat: Sequence[Sequence[Rule] | None], params: Sequence[Mappi
     ops, args = pack(codes)
     meta = np.array([[r.action, r.target] for r in rules] or [[0, -1]], dtype=np.int64)
     span = np.zeros((len(per_seat), 2), dtype=np.int64)
-    values = np.zeros((len(per_seat), MAX_PARAMS), dtype=np.float64)
+    values = np.zeros((len(per_seat), max([MAX_PARAMS] + [v.size for v in vectors])), dtype=np.float64)
     start = 0
     for s, seat in enumerate(per_seat):
         span[s] = start, start + len(seat or ())
         start += len(seat or ())
-        for j, v in enumerate((params[s] or {}).values()):
-            values[s, j] = v
+        values[s, : vectors[s].size] = vectors[s]
     return RuleArrays(ops, args, meta, span, values)
 
 

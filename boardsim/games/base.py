@@ -35,16 +35,17 @@ The runner adds ``seed`` (uint64) and ``game`` (index in the cell).
 from __future__ import annotations
 
 import io
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 import pandas as pd
 
-from boardsim import custom
+from boardsim import custom, learned
 from boardsim.errors import BadInput
 from boardsim.rulelist import Action, RuleArrays, compile_rules, pack_seats, rule_params
 from boardsim.seat import Seat, stable_hash  # noqa: F401  (re-exported: the games' public vocabulary)
@@ -75,6 +76,8 @@ class Option:
             return "\"module:function\" naming an @numba.njit scorer, or such a function (see docs/policies.md)"
         if self.kind == "name":
             return "a short label for reports"
+        if self.kind == "model":
+            return "the path of a model file written by `boardsim learn` (empty: the bundled model)"
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind == "bool":
@@ -96,6 +99,10 @@ class Option:
             return value
         if self.kind == "function":  # checked against the scorer signature by custom.resolve
             if isinstance(value, str) and ":" in value or callable(value):
+                return value
+            raise bad
+        if self.kind == "model":  # the file is read and checked against the table by Game.learned_params
+            if isinstance(value, (str, os.PathLike, learned.Model)):
                 return value
             raise bad
         if self.kind == "name":
@@ -215,11 +222,35 @@ def custom_policy(code: int, doc: str) -> Policy:
     return Policy("custom", code, doc, (LABEL, FUNCTION), open=True, needs=frozenset({USER}))
 
 
+def learned_policy(code: int, doc: str) -> Policy:
+    """A game's ``learned`` policy (boardsim.learned): a model fitted to a search player's choices, scoring the
+    same candidates as a ``custom`` scorer and through the same engine code (``code`` is the game's custom
+    code); its model and temperature travel in the seat's scorer parameters (Game.learned_params)."""
+    return Policy("learned", code, doc, (LABEL, MODEL, TEMPERATURE), needs=frozenset({USER}))
+
+
 # The seat parameters every open policy declares: a report label, and its rules or scorer.
 LABEL = Option("name", "", "a short label for reports and tables (default: the policy and a digest)", "name")
 RULES = Option("rules", (), "the ordered rule list (docs/policies.md)", "rules")
 FUNCTION = Option("function", "", "\"module:function\" naming an @numba.njit scorer (docs/policies.md)",
                   "function")
+# the learned policy's own parameters: its model file and how greedily it plays
+MODEL = Option("model", "", "the model file written by `boardsim learn` (empty: the bundled model for the "
+               "table's player count)", "model")
+TEMPERATURE = Option("temperature", 0.0, "0 takes the model's best action; above 0 samples from "
+                     "softmax(score / temperature)", "float", 0.0, 100.0)
+
+
+class LearnedView(NamedTuple):
+    """A table's decision view, as a ``learned`` model sees it (boardsim.learned.Model)."""
+
+    features: tuple[str, ...]  # the feature vector a scorer receives
+    columns: tuple[str, ...]  # the candidate matrix's columns
+    kinds: tuple[str, ...]  # the decisions a scorer is asked (Art Deco: bid, buy, sell)
+    cat_col: int = -1  # the categorical column the model gives one weight per value (-1: none)
+    cat_size: int = 0
+    cat2_col: int = -1  # a second categorical column crossed with it (-1: none)
+    cat2_size: int = 1
 
 
 @runtime_checkable
@@ -567,8 +598,9 @@ class Game(ABC):
     rule_features: tuple[str, ...] = ()
 
     def seat_rules(self, seats: Sequence[Seat], actions: Sequence[Action] | None = None,
-                   features: Sequence[str] | None = None) -> RuleArrays:
-        """Every seat's compiled rules and ``$params`` (BadInput keyed ``seats[i].params.rules[j]...``).
+                   features: Sequence[str] | None = None, cards: Any = None) -> RuleArrays:
+        """Every seat's compiled rules and ``$params`` (BadInput keyed ``seats[i].params.rules[j]...``), and
+        a ``learned`` seat's packed model (checked against the table's decision view for ``cards``).
 
         ``actions`` and ``features`` default to the game's own; a game whose targets or features depend on
         the cell (its card names) passes that cell's.
@@ -576,9 +608,13 @@ class Game(ABC):
         actions = self.rule_actions if actions is None else actions
         features = self.rule_features if features is None else features
         per_seat: list[list | None] = []
-        values: list[dict[str, float] | None] = []
+        values: list[Any] = []
         for i, seat in enumerate(seats):
             pol = self.policy(seat.policy)
+            if pol.name == "learned":
+                values.append(self.learned_params(seat, len(seats), cards, f"seats[{i}].params"))
+                per_seat.append(None)
+                continue
             values.append(rule_params(seat.params, [o.name for o in pol.params]) if pol.open else None)
             if pol.open and any(o.kind == "rules" for o in pol.params):
                 per_seat.append(compile_rules(seat.params.get("rules"), actions, features, values[-1],
@@ -588,11 +624,14 @@ class Game(ABC):
         return pack_seats(per_seat, values)
 
     def seat_scorers(self, seats: Sequence[Seat]) -> tuple:
-        """The four scorers an engine call takes (``custom.no_scorer`` for seats without one), checked."""
+        """The four scorers an engine call takes (``custom.no_scorer`` for seats without one), checked; a
+        ``learned`` seat's is :func:`boardsim.learned.score`."""
         specs = []
         for i, seat in enumerate(seats):
             pol = self.policy(seat.policy)
-            if pol.open and any(o.kind == "function" for o in pol.params):
+            if pol.name == "learned":
+                specs.append(learned.score)
+            elif pol.open and any(o.kind == "function" for o in pol.params):
                 fn = seat.params.get("function")
                 if not fn:
                     raise BadInput(f"seats[{i}].params.function", f"missing; allowed: {FUNCTION.allowed()}")
@@ -600,6 +639,24 @@ class Game(ABC):
             else:
                 specs.append(None)
         return custom.scorers(specs)
+
+    # -- the learned policy -----------------------------------------------------
+    def learned_view(self, cards: Any = None) -> LearnedView:
+        """The decision view a ``learned`` model of this game reads, for a table with ``cards``."""
+        raise BadInput("policy", f"{self.title} has no learned policy")
+
+    def learned_params(self, seat: Seat, n_players: int, cards: Any = None, key: str = "params") -> np.ndarray:
+        """A ``learned`` seat's packed model (its scorer parameters): ``model`` read (the bundled one when
+        empty) and checked against this game, ``n_players`` and the view of ``cards`` (BadInput ``key.model``);
+        ``temperature`` checked."""
+        try:
+            values = resolve_options(self.policy("learned").params, seat.params)
+        except BadInput as e:
+            raise e.under(key) from None
+        view = self.learned_view(cards)
+        model = learned.resolve(values["model"], self.name, n_players, view.features, view.columns,
+                                f"{key}.model")
+        return learned.pack(model, float(values["temperature"]))
 
     def policy_names(self) -> list[str]:
         return [p.name for p in self.policies]
@@ -638,7 +695,7 @@ class Game(ABC):
             out[i, 0] = pol.code
             col = 1
             for opt in pol.params:  # an open policy's extra numbers travel in its rule arrays instead
-                if opt.kind not in ("list", "rules", "function", "name"):
+                if opt.kind not in ("list", "rules", "function", "name", "model"):
                     out[i, col] = opt.encode(values[opt.name])
                     col += 1
         return out

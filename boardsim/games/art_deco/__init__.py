@@ -15,6 +15,7 @@ from boardsim import tree
 from boardsim.errors import BadInput
 from boardsim.games.art_deco import balance, engine, kernel, mcts
 from boardsim.games.art_deco import cards as _cards
+from boardsim.games.art_deco import decide as _decide
 from boardsim.games.art_deco import rules as game_rules  # (``rules``: prepare's argument)
 from boardsim.games.art_deco.decide import (
     ACTIONS,
@@ -31,7 +32,7 @@ from boardsim.games.art_deco.explain import format_trace
 from boardsim.games.art_deco.kernel import RULE_KEYS, TABLE_KEYS
 from boardsim.games.art_deco.kernel import inputs as _inputs
 from boardsim.games.art_deco.policies import POLICIES, POLICY_WIDTH
-from boardsim.games.base import SEARCH, USER, Game, Prepared, Seat, stable_hash
+from boardsim.games.base import SEARCH, USER, Game, LearnedView, Prepared, Seat, stable_hash
 
 
 class ArtDeco(Game):
@@ -75,7 +76,7 @@ class ArtDeco(Game):
             "policies": self._policy_matrix(seats),
             "mcts": _mcts_rows(self, seats),
         }
-        rule_arrays = self.seat_rules(seats)
+        rule_arrays = self.seat_rules(seats, cards=cards)
         arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
         # (the plain function, as for opening_range below: a jitted call would compile it for this alone)
         capacity = getattr(engine.collection_capacity, "py_func", engine.collection_capacity)
@@ -83,6 +84,11 @@ class ArtDeco(Game):
         arrays.update(zip(TABLE_KEYS, tables, strict=True))
         self.seat_scorers(seats)  # a custom scorer that cannot be called fails here, before any game
         return Prepared(self.name, n_players, list(seats), resolved, arrays, stable_hash(cards, resolved))
+
+    def learned_view(self, cards: Any = None) -> LearnedView:
+        """The decision features and candidate columns of docs/rules/art-deco.md; one weight per action (pass,
+        bid, buy, sell)."""
+        return LearnedView(tuple(FEATURES), tuple(_decide.COLUMNS), ("bid", "buy", "sell"), _decide.K_ACTION, 4)
 
     def _policy_matrix(self, seats: Sequence[Seat]) -> np.ndarray:
         """The policy matrix; an mcts seat's row is its code alone (its numbers are in ``_mcts_rows``)."""

@@ -20,7 +20,7 @@ from boardsim.games.art_deco.decide import (
     RANDOM,
     RULES,
 )
-from boardsim.games.base import SEARCH, Option, Policy, custom_policy, rules_policy
+from boardsim.games.base import SEARCH, Option, Policy, custom_policy, learned_policy, rules_policy
 
 __all__ = ["PLAYOUTS", "POLICIES", "POLICY_WIDTH"]
 
@@ -77,6 +77,9 @@ POLICIES: tuple[Policy, ...] = (
     rules_policy(RULES, "an ordered rule list of bid_up_to, pass, buy_up_to, decline, sell and keep rules "
                         "(docs/rules/art-deco.md)"),
     custom_policy(CUSTOM, "a user's @numba.njit scorer over the legal actions (docs/rules/art-deco.md)"),
+    # a model fitted to the search's choices (boardsim.learned), asked at the same decisions as a custom scorer
+    learned_policy(CUSTOM, "a model learned from the mcts search's choices (`boardsim learn`), scoring the bid, "
+                           "buy and sell candidates as a custom scorer does"),
     # information-set MCTS over the step interface (mcts.py, step.py; docs/rules/art-deco.md): its own engine
     # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
     Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "

@@ -16,7 +16,7 @@ import pandas as pd
 
 from boardsim import tree
 from boardsim.errors import BadInput, BadParameter
-from boardsim.games.base import LOOKAHEAD, SCRATCH, SEARCH, USER, Game, Prepared, Seat, stable_hash
+from boardsim.games.base import LOOKAHEAD, SCRATCH, SEARCH, USER, Game, LearnedView, Prepared, Seat, stable_hash
 from boardsim.games.fliptoons import balance, decide, kernel, mcts, state
 from boardsim.games.fliptoons import cards as _cards
 from boardsim.games.fliptoons import rules as game_rules  # (``rules``: prepare's argument)
@@ -100,6 +100,16 @@ class FlipToons(Game):
         prepared.card_names = names  # type: ignore[attr-defined]
         return prepared
 
+    def learned_view(self, cards: Any = None) -> LearnedView:
+        """The decision features (with one ``count_<Card>`` per card) and candidate columns of
+        docs/rules/fliptoons.md; one weight per card and kind of action (hire, dismiss).  ``cards``: a card
+        table or its names (None: the bundled cards)."""
+        names = (_DEFAULT_NAMES if cards is None else list(cards) if not isinstance(cards, pd.DataFrame)
+                 else _cards.names(cards))
+        features = decide.DECISION_FEATURES + tuple(decide.count_feature(n) for n in names)
+        return LearnedView(features, tuple(decide.CANDIDATE_COLUMNS), ("market",), decide.X_CARD, len(names),
+                           decide.X_KIND, 2)
+
     def _mcts_rows(self, seats: Sequence[Seat], pols: Sequence[Any], branching: int) -> np.ndarray:
         """Each seat's mcts row (mcts.M_*; zeros for other seats), its pool checked against the memory limit."""
         return tree.seat_rows(seats, next(p for p in pols if p.name == "mcts"), mcts, branching,
@@ -109,9 +119,9 @@ class FlipToons(Game):
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
         """The rules seats' compiled rules and every open seat's $params (kernel.RULE_ARRAYS); checks custom
         scorers too, so a bad function fails here, before any game."""
-        arrays = self.seat_rules(seats, decide.rule_actions(names), decide.decision_features(names))
+        arrays = self.seat_rules(seats, decide.rule_actions(names), decide.decision_features(names), names)
         self.seat_scorers(seats)
-        custom_seats = [i for i, s in enumerate(seats) if s.policy == "custom"]
+        custom_seats = [i for i, s in enumerate(seats) if s.policy in ("custom", "learned")]
         rule_flags, seat_flags = decide.rule_flags(arrays, len(seats), custom_seats, len(names))
         return dict(zip(kernel.RULE_ARRAYS, (*arrays, rule_flags, seat_flags), strict=True))
 

@@ -25,6 +25,7 @@ from boardsim.games.base import (
     Policy,
     Seat,
     custom_policy,
+    learned_policy,
     resolve_options,
     rules_policy,
 )
@@ -90,6 +91,9 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                                   "(docs/rules/fliptoons.md); no rule applies: pass"),
         custom_policy(POL_CUSTOM, "a user's @numba.njit scorer of the candidate market actions "
                                     "(docs/rules/fliptoons.md, Decision view)"),
+        # a model fitted to the search's choices (boardsim.learned), asked where a custom scorer is
+        learned_policy(POL_CUSTOM, "a model learned from the mcts search's choices (`boardsim learn`), scoring "
+                                   "the candidate market actions as a custom scorer does"),
         # information-set MCTS over the step interface (mcts.py; docs/rules/fliptoons.md): its own engine
         # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
         Policy("mcts", POL_MCTS,

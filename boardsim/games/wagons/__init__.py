@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.games.base import FAST, SEARCH, USER, Game, Prepared, Seat, stable_hash
+from boardsim.games.base import FAST, SEARCH, USER, Game, LearnedView, Prepared, Seat, stable_hash
 from boardsim.games.wagons import balance, decide, engine, kernel, mcts, policies
 from boardsim.games.wagons import cards as _cards
 from boardsim.games.wagons import rules as game_rules  # (``rules``: prepare's argument)
@@ -111,7 +111,7 @@ class Wagons(Game):
         card_land, card_sym, card_goal = _cards.encode_deck(deck)
         rules_vec = game_rules.encode_rules(resolved)
         pol = policy_matrix(seats)
-        rl = self.seat_rules(seats)
+        rl = self.seat_rules(seats, cards=deck)
         decide.fill_needs(pol, rl)
         self.seat_scorers(seats)  # a scorer that cannot be imported or compiled fails before any game
         arrays = {
@@ -133,6 +133,13 @@ class Wagons(Game):
         names = ("rules", "card_land", "card_sym", "card_goal", "goal_params", "policies")
         rl = RuleArrays(*(np.ascontiguousarray(prepared[f"rule_{name}"]) for name in RuleArrays._fields))
         return (*(np.ascontiguousarray(prepared[k]) for k in names), rl, self.seat_scorers(prepared.seats))
+
+    def learned_view(self, cards: Any = None) -> LearnedView:
+        """The draft's decision features and candidate columns (docs/rules/circle-the-wagons.md); one weight per
+        card of the deck (``cards``: the deck table, None: the bundled one)."""
+        deck = self._tables(None)[0] if cards is None else cards
+        return LearnedView(tuple(decide.DECISION_FEATURES), tuple(decide.CANDIDATE_COLUMNS), ("draft",),
+                           decide.C_CARD, len(deck))
 
     def seat_needs(self, prepared: Prepared, seat: int) -> frozenset[str]:
         """The declared needs, and ``fast`` for a seat that places with ``fast`` or ``quick`` (fast.py's code

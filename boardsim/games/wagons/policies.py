@@ -36,7 +36,7 @@ from boardsim import rng
 from boardsim import tree as _tree
 from boardsim.errors import BadInput
 from boardsim.games.base import SEARCH as NEEDS_SEARCH  # (SEARCH here: search's signatures)
-from boardsim.games.base import Option, Policy, Seat, custom_policy, resolve_options, rules_policy
+from boardsim.games.base import Option, Policy, Seat, custom_policy, learned_policy, resolve_options, rules_policy
 from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import search as SR
 from boardsim.games.wagons import town as TW
@@ -113,6 +113,11 @@ POLICIES = (
           _placement("greedy"), _start("spoil"), _lookahead(2), _GIFT, _GOALW),
     _open(custom_policy(CUSTOM, "the candidate a user's @numba.njit scorer rates highest"),
           _placement("greedy"), _start("spoil"), _lookahead(2), _GOALW),
+    # a model fitted to the search's drafts (boardsim.learned), asked where a custom scorer is; it considers
+    # the search's three cards and places as the heuristics do
+    _open(learned_policy(CUSTOM, "a model learned from the mcts search's drafts (`boardsim learn`), scoring the "
+                                 "draft candidates as a custom scorer does"),
+          _placement("greedy"), _start("spoil"), _lookahead(3), _GOALW),
     # information-set MCTS over the step interface (mcts.py; docs/rules/circle-the-wagons.md): its own engine
     # variant, compiled only for cells with an mcts seat
     Policy("mcts", MCTS, "Monte Carlo tree search over the draft, the starting card and every placement "

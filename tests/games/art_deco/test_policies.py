@@ -11,7 +11,8 @@ GAME = get("art_deco")
 
 
 def test_policy_list_is_pinned():
-    assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom", "mcts"]
+    assert GAME.policy_names() == ["random", "par", "multiple", "eligibility", "blocker", "rules", "custom", "learned",
+                                   "mcts"]
 
 
 def test_policy_matrix_columns_are_the_options_in_order():

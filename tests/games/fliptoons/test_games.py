@@ -50,7 +50,7 @@ def final_state(prep, key, index):
 def test_registered():
     assert get("fliptoons") is GAME
     assert GAME.default_policy == "fame_per_cost"
-    assert set(ALL_POLICIES + ["lookahead", "rules", "custom", "mcts"]) == set(GAME.policy_names())
+    assert set(ALL_POLICIES + ["lookahead", "rules", "custom", "learned", "mcts"]) == set(GAME.policy_names())
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])

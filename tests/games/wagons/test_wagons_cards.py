@@ -141,7 +141,7 @@ def test_options_and_policies():
         GAME.prepare(2, [Seat("first", {"gift_weight": 1.0}), seats[1]], {}, GAME.card_table())
     with pytest.raises(BadInput, match="players"):
         GAME.prepare(3, seats + seats[:1], {}, GAME.card_table())
-    assert GAME.policy_names() == ["first", "gain", "gain_minus_gift", "random", "rules", "custom", "mcts"]
+    assert GAME.policy_names() == ["first", "gain", "gain_minus_gift", "random", "rules", "custom", "learned", "mcts"]
 
 
 def test_scenarios_are_valid():
