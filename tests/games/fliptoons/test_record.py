@@ -60,7 +60,9 @@ def _check_shapes(rec, prep, count):
     (FPC, Seat("random")),
     (Seat("highest_rank"), FPC, Seat("priority", {"order": ["Tiger", "Cow"]})),
     (FPC, Seat("synergy", {"flips": 2}), Seat("random"), Seat("rules", {"rules": [{"hire": "cheapest"}]})),
-], ids=["2p", "3p", "4p"])
+    (Seat("lookahead", {"playouts": 2, "horizon": 1}), FPC),
+    (FPC,),
+], ids=["2p", "3p", "4p", "lookahead", "solo"])
 def test_games_equal_play_heuristics(seats):
     prep = _cell(list(seats))
     rec = R.record(prep, KEY, 3, 6)
