@@ -17,8 +17,10 @@ goal weight (the custom policy's defaults, greedy and 1.0, unless given) and the
 (an mcts seat's ``lookahead``), so that each of its choices is one of the rows.  That view is computed
 by one more call of decide.draft with a custom row in that seat's place and ``custom.no_scorer`` as its
 scorer; the draft scratch (``Draft``) is put back afterwards, so the seat's real decision sees exactly
-what it sees in ``play`` (decide.py and the mcts search read cached spots from it).  The extra call draws
-no random numbers (a custom draft values cards greedily or with fast, never at random).
+what it sees in ``play``: decide.place_taken and place_free reuse the spots a draft cached in ``dr.spot``,
+and mcts.decide's first rollouts read whatever flags the real game left there (without the restore, 2 of
+8 probed searches gave other root statistics).  The extra call draws no random numbers (a custom draft
+values cards greedily or with fast, never at random).
 
 Placements and P2's starting card are not in the scorer's view: they are not recorded, but the acting
 seat still makes them (an mcts seat searches them), so every game is the teacher's game.
