@@ -1,7 +1,7 @@
 """The Circle the Wagons decision recorder (issue 40): play's games exactly, and at each recorded draft the
 decision view a custom scorer gets with the acting policy's choice (an mcts seat's root visit shares).
 
-Compiles record.record_range once (cached); the mcts cell searches 20 iterations a decision, 3 games.
+Compiles record.record_range once (cached); the mcts cell searches 20 iterations a decision, 5 games.
 """
 
 from __future__ import annotations
@@ -109,13 +109,14 @@ def test_custom_seat_records_what_its_scorer_chose():
 @pytest.fixture(scope="module")
 def searched():
     prep = _prep(Seat("mcts", {"iterations": 20, "lookahead": 4}), Seat("gain_minus_gift"))
-    return prep, R.record(prep, KEY, 1, 3)
+    # game 5 is one whose search reads the draft scratch the view call would leave (record's restore)
+    return prep, R.record(prep, KEY, 1, 5)
 
 
 def test_mcts_seat_plays_plays_games(searched):
     prep, out = searched
-    _same_games(prep, out, 1, 3)
-    _well_formed(out, 3, 1)
+    _same_games(prep, out, 1, 5)
+    _well_formed(out, 5, 1)
     assert out["target"].shape[1] == 4  # the mcts seat's lookahead: its draft actions are the rows
 
 
@@ -139,7 +140,7 @@ def test_mcts_targets_are_root_visit_shares(searched):
 
 def test_same_inputs_same_arrays(searched):
     prep, out = searched
-    again = R.record(prep, KEY, 1, 3)
+    again = R.record(prep, KEY, 1, 5)
     assert set(again) == set(out) == {*ARRAYS, "score", "win"}
     for k in out:
         assert again[k].dtype == out[k].dtype
