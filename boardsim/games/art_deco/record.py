@@ -290,7 +290,10 @@ def _record(prepared: Prepared, cell_key: int, start: int, count: int, chunk_row
                          rl, scorers, blank, mpar, *part.values(), score[done:], win[done:], np.int64(per_game))
         parts.append({k: v[:used] for k, v in part.items()})
         done += int(games)
-    out = {k: np.concatenate([p[k] for p in parts]) for k in _buffers(0, n_rows)} if parts else _buffers(0, n_rows)
+    if len(parts) == 1:  # views of the one buffer: its untouched tail was never written (zero pages)
+        out = parts[0]
+    else:
+        out = {k: np.concatenate([p[k] for p in parts]) for k in _buffers(0, n_rows)} if parts else _buffers(0, n_rows)
     out["score"] = score
     out["win"] = win
     return out
