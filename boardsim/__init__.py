@@ -10,6 +10,7 @@ Public API::
     mine = boardsim.custom_policy(my_njit_scorer, weight=1.5)      # docs/policies.md
     boardsim.tournament("fliptoons", [mine, "fame_per_cost", "priority"], games=20_000)
     boardsim.patch("fliptoons", players=[2, 3, 4])                 # docs/patch.md
+    boardsim.learn("art_deco", players=2, games=200)              # docs/guide/learned.md
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "custom_policy", "games", "ladder", "load_scenario", "optimize", "patch",
+__all__ = ["BadInput", "custom_policy", "games", "ladder", "learn", "load_scenario", "optimize", "patch",
            "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
@@ -54,6 +55,10 @@ def __getattr__(name: str):
         from boardsim.analysis.patch_job import patch
 
         return patch
+    if name == "learn":
+        from boardsim.analysis.learn import learn
+
+        return learn
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

@@ -208,6 +208,24 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--fresh", action="store_true", help="ignore measurements saved by an earlier run")
     pa.add_argument("--quiet", action="store_true", help="print only the answer")
 
+    le = sub.add_parser("learn", help="fit a learned player to a search player's choices (expert iteration) and "
+                                      "report what it values")
+    le.add_argument("game")
+    le.add_argument("--players", type=_positive, help="player count (default: the game's default)")
+    le.add_argument("--teacher", default="mcts", help="the policy whose choices are learned, as in --policies "
+                                                      "(default mcts, at its default 1000 iterations)")
+    le.add_argument("--rounds", type=_positive, default=2, help="rounds of recording and fitting (default 2)")
+    le.add_argument("--games", type=_positive, default=200, help="teacher self-play games per round (default 200)")
+    le.add_argument("--eval-games", type=_int_at_least(2, "an integer >= 2", _INT64), default=2000,
+                    help="held-out deals of each round's strength check, each in every seating (default 2000)")
+    le.add_argument("--seed", type=_seed, default=0)
+    le.add_argument("--out", help="output folder (default reports/learn-<game>-<players>p/)")
+    le.add_argument("--executor", help="where the teacher's games run: local (threads, default) or processes")
+    le.add_argument("--workers", type=_positive, help="threads or processes (default: cores)")
+    le.add_argument("--threads", type=_positive, help="Numba threads of the strength checks (default: all cores)")
+    le.add_argument("--fresh", action="store_true", help="ignore games recorded by an earlier run")
+    le.add_argument("--quiet", action="store_true", help="no progress bar")
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -410,6 +428,23 @@ def cmd_patch(args) -> int:
     return 0
 
 
+def cmd_learn(args) -> int:
+    from boardsim.analysis.learn import learn
+
+    say = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
+    try:
+        result = learn(args.game, players=args.players, teacher=args.teacher, rounds=args.rounds, games=args.games,
+                       seed=args.seed, out=args.out, eval_games=args.eval_games, executor=args.executor,
+                       workers=args.workers, threads=args.threads, progress=False if args.quiet else None,
+                       fresh=args.fresh, log=say)
+    except KeyboardInterrupt:
+        print("interrupted: every recorded chunk is kept; rerun the same command to resume", file=sys.stderr)
+        return 130
+    print((result.out_dir / "learn.md").read_text().split("## Rounds")[0].rstrip())
+    print(f"wrote {', '.join(result.files)} to {result.out_dir}/")
+    return 0
+
+
 def cmd_report(args) -> int:
     from pathlib import Path
 
@@ -463,7 +498,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "ladder": cmd_ladder,
-               "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch}[args.command]
+               "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch,
+               "learn": cmd_learn}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None

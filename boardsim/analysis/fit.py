@@ -26,12 +26,15 @@ def concat(parts: Sequence[Mapping[str, np.ndarray]]) -> dict[str, np.ndarray]:
     parts = [p for p in parts if len(p["rows"])]
     if not parts:
         return {}
-    R = max(p["candidates"].shape[1] for p in parts)
+    # as wide as the most rows any decision has (the recorders pad to the most a decision could have)
+    R = max(int(np.max(p["rows"])) for p in parts)
     out: dict[str, np.ndarray] = {}
     for k in KEYS:
         arrays = []
         for p in parts:
             a = np.asarray(p[k])
+            if k in ("candidates", "target"):
+                a = a[:, :R]
             if k in ("candidates", "target") and a.shape[1] < R:
                 pad = [(0, 0)] * a.ndim
                 pad[1] = (0, R - a.shape[1])

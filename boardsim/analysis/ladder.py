@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from boardsim import learned
 from boardsim.analysis import cost
 from boardsim.analysis.ratings import ELO
 from boardsim.analysis.stats import wilson
@@ -50,11 +51,17 @@ class LadderResult:
     tournament: TournamentResult
 
 
-def default_rungs(game: Game, budgets: Sequence[int], policies: Sequence[Any] | None = None) -> list[Any]:
+def default_rungs(game: Game, budgets: Sequence[int], policies: Sequence[Any] | None = None,
+                  players: int | None = None) -> list[Any]:
     """``random``, then ``policies`` (default: every built-in heuristic that needs no user input: no search,
-    no rule list or scorer), then ``mcts`` at each budget."""
+    no rule list or scorer; then ``learned`` where a model is bundled for ``players``), then ``mcts`` at each
+    budget."""
     if policies is None:
-        policies = [p.name for p in game.policies if not (p.name in ("random", "mcts") or p.open or p.rollouts)]
+        policies = [p.name for p in game.policies
+                    if not (p.name in ("random", "mcts", "learned") or p.open or p.rollouts)]
+        if players is not None and any(p.name == "learned" for p in game.policies) \
+                and learned.bundled_path(game.name, players).exists():
+            policies.append("learned")  # between the heuristics and the search (the search taught it)
     rungs = [r for r in policies if as_seat(r).label() != "random"]
     return ["random", *rungs, *(("mcts", {"iterations": int(b)}) for b in budgets)]
 
@@ -153,7 +160,7 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, int) or b < 1:
             raise BadParameter("budgets", f"got {b!r}; allowed: whole numbers >= 1")
-    rungs = default_rungs(g, budgets, policies)
+    rungs = default_rungs(g, budgets, policies, players)
     for r in rungs:
         as_seat(r)  # an unknown policy or parameter is refused before any game
     with numba_threads(threads):

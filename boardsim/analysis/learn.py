@@ -110,9 +110,7 @@ def strength(game: Game, players: int, new: Seat, old: Seat, games: int, seed: i
     seats = [new] + [old] * (players - 1)
     df = simulate(game.name, games, seats, seed=seed, players=players, seating="all", threads=threads,
                   progress=False)
-    share = np.zeros(len(df))
-    for s in range(players):
-        share += df[f"win_{s}"].to_numpy() * (df[f"position_{s}"].to_numpy() == 0)
+    share = df["win_0"].to_numpy()  # the frame's seats are in listed order: column 0 is ``new`` wherever it sat
     per_deal = pd.Series(share).groupby(df["game"].to_numpy()).mean().to_numpy()
     mean, lo, hi = deal_interval(per_deal.sum(), (per_deal ** 2).sum(), len(per_deal), 1.0)
     return float(mean), float(lo), float(hi)

@@ -38,14 +38,15 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
 
-from boardsim import rng
+from boardsim import custom, rng
 from boardsim import tree as TR
 from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import engine as E
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step
+from boardsim.games.art_deco.kernel import _C1F, _C1I, _C2F, _C2I, _IN, _OUT
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
 from boardsim.games.blocks import block_count, block_range
 
@@ -342,14 +343,33 @@ def play_batch(key, first, rules, deck, pol, tables, rl, scorers, mpar, score, w
 
 
 _LOCK = threading.Lock()
+# A cell's scorers arrive as a tuple of four numba dispatchers, or None when no seat is asked at each decision.
+# Only code compiled for an explicit signature naming their function type (custom.SCORERS) converts the tuple
+# into function pointers (as kernel.py's engine), so a custom or learned seat can sit beside an mcts seat;
+# both entry points are compiled for the two variants and then refuse any other.
+_SC = (custom.SCORERS, types.none)
+# key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out
+BATCH_SIGS = tuple(types.void(types.uint64, types.int64, *_IN, sc, _C2F, *_OUT) for sc in _SC)
+# key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log, visits
+RANGE_SIGS = tuple(types.int64(types.uint64, types.int64, types.int64, types.int64, *_IN, sc, _C2F, *_OUT, _C2I,
+                               _C1I) for sc in _SC)
+assert _C1F is _IN[0]  # rules: the kernel's input types are this module's
 
 
 def _helpers() -> None:
-    """The engine's fixed-signature helpers, compiled for their own signatures first (kernel._engine)."""
+    """The engine's fixed-signature helpers, compiled for their own signatures first (kernel._engine), then
+    ``play_range`` and ``play_batch`` for both scorer variants."""
     with _LOCK:
         for fn, sig in HELPERS:
             if hasattr(fn, "signatures") and not fn.signatures:
                 fn.compile(sig)
+                fn.disable_compile()
+        for fn, sigs in ((play_range, RANGE_SIGS), (play_batch, BATCH_SIGS)):
+            if hasattr(fn, "signatures") and any(sig.args not in fn.signatures for sig in sigs):
+                fn.disable_compile(False)
+                for sig in sigs:
+                    if sig.args not in fn.signatures:
+                        fn.compile(sig)
                 fn.disable_compile()
 
 

@@ -1,0 +1,65 @@
+"""Train the bundled ``learned`` models: ``boardsim learn`` for every game and player count the games allow,
+then copy each kept model to ``boardsim/models/<game>-<players>p.npz`` (what ``learned`` with no ``model``
+plays).  Each run's report folder is ``reports/learn/<game>-<players>p/`` (rounds.csv, weights.csv,
+learn.md), and a killed run resumes from its recorded chunks.
+
+    python benchmarks/train_models.py                      # every model, the settings below
+    python benchmarks/train_models.py art_deco:2 wagons:2  # some of them
+
+The settings per model (teacher, games per round, rounds) are in ``PLAN``; the times they took, with the
+yardstick, are printed at the end and quoted in docs/guide/learned.md.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from boardsim.analysis.learn import learn  # noqa: E402
+from boardsim.learned import bundled_path  # noqa: E402
+
+# (game, players): (teacher, games per round, rounds); one round where a second of the same teacher (no search
+# uses learned playouts yet) did not pay for its time on two cores
+PLAN = {
+    ("art_deco", 2): ("mcts", 400, 2),
+    ("art_deco", 3): ("mcts", 300, 1),
+    ("art_deco", 4): ("mcts", 200, 1),
+    ("fliptoons", 2): ("mcts", 200, 2),
+    ("wagons", 2): ("mcts", 80, 2),
+    ("fliptoons", 3): ("mcts", 120, 1),
+    ("fliptoons", 4): ("mcts", 80, 1),
+}
+
+
+def yardstick() -> str:
+    tool = ROOT.parent / "shared" / "tools" / "yardstick.py"
+    if not tool.exists():
+        return "yardstick: not found"
+    return subprocess.run([sys.executable, str(tool)], capture_output=True, text=True).stdout.strip()
+
+
+def main(argv: list[str]) -> int:
+    wanted = [tuple(a.split(":")) for a in argv] if argv else None
+    print(yardstick(), flush=True)
+    for (game, players), (teacher, games, rounds) in PLAN.items():
+        if wanted and (game, str(players)) not in wanted:
+            continue
+        t0 = time.perf_counter()
+        result = learn(game, players=players, teacher=teacher, rounds=rounds, games=games, seed=40,
+                       out=ROOT / "reports" / "learn" / f"{game}-{players}p", eval_games=1000)
+        dest = bundled_path(game, players)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(result.out_dir / "model.npz", dest)
+        print(f"{game} {players}p: {time.perf_counter() - t0:.0f} s wall -> {dest.relative_to(ROOT)}", flush=True)
+    print(yardstick(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
