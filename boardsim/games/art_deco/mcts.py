@@ -15,12 +15,14 @@ the card's value, 1.25 and 1.5 x the value (rounded up) and the minimum + 1, tho
 minimum and distinct, in that order.  A direct purchase offers buy and leave (the playout's choice first)
 when the winner can pay.  A sale offers keep, and the sale of the sellable card with the largest gain
 (price - value) when that gain is positive (never under the default sale factor 1, where a sale at value
-only costs a card).  Opponents' decisions are tree nodes too, valued with their own win share.  A
+only costs a card).  Opponents' decisions are tree nodes too, valued with their own reward.  A
 decision with one candidate is applied without a node.  With ``widening`` = k0 > 0 a node considers only
 its first ceil(k0 * (visits + 1) ** 0.5) candidates (boardsim.tree.widened).
 
 A rollout plays the rest of the game with the ``playout`` policy on every seat; its reward is each seat's
-win share.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
+(1 - ``rank``) x win share + ``rank`` x finishing share (the share of the other seats it finishes ahead of:
+with win share alone a seat that cannot win sees every move as worth 0 and plays noise).  ``bids`` = 0
+(auto) offers jump bids only at 2 players, where they pay; at 3 and 4 they cost more than they win.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
 by ``evaluate``: the rules' scoring as if the game ended there, but a seat counts as eligible when its
 cards plus the rounds left reach ``min_cards_to_win`` (one card a round is what an auction gives).
 
