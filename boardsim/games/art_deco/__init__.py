@@ -162,6 +162,7 @@ def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:
     def extra(v: Mapping[str, Any], row: np.ndarray) -> None:
         row[mcts.M_BIDS] = v["bids"]
         row[mcts.M_WIDEN] = v["widening"]
+        row[mcts.M_RANK] = v["rank"]
 
     return tree.seat_rows(seats, game.policy("mcts"), mcts, mcts.BRANCHING, int(numba.config.NUMBA_NUM_THREADS),
                           lambda v: game.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0], extra)

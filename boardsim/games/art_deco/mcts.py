@@ -15,12 +15,14 @@ the card's value, 1.25 and 1.5 x the value (rounded up) and the minimum + 1, tho
 minimum and distinct, in that order.  A direct purchase offers buy and leave (the playout's choice first)
 when the winner can pay.  A sale offers keep, and the sale of the sellable card with the largest gain
 (price - value) when that gain is positive (never under the default sale factor 1, where a sale at value
-only costs a card).  Opponents' decisions are tree nodes too, valued with their own win share.  A
+only costs a card).  Opponents' decisions are tree nodes too, valued with their own reward.  A
 decision with one candidate is applied without a node.  With ``widening`` = k0 > 0 a node considers only
 its first ceil(k0 * (visits + 1) ** 0.5) candidates (boardsim.tree.widened).
 
 A rollout plays the rest of the game with the ``playout`` policy on every seat; its reward is each seat's
-win share.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
+(1 - ``rank``) x win share + ``rank`` x finishing share (the share of the other seats it finishes ahead of:
+with win share alone a seat that cannot win sees every move as worth 0 and plays noise).  ``bids`` = 0
+(auto) offers jump bids only at 2 players, where they pay; at 3 and 4 they cost more than they win.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
 by ``evaluate``: the rules' scoring as if the game ended there, but a seat counts as eligible when its
 cards plus the rounds left reach ``min_cards_to_win`` (one card a round is what an auction gives).
 
@@ -52,7 +54,7 @@ from boardsim.games.blocks import block_count, block_range
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, bids, widening k0, opponents (1 = playout), then
 # the playout policy's policy-matrix row
-M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_PLAY = range(7)
+M_ITER, M_C, M_HOR, M_BIDS, M_WIDEN, M_OPP, M_RANK, M_PLAY = range(8)
 M_WIDTH = M_PLAY + D.POLICY_WIDTH
 ALPHA = 0.5  # progressive widening's exponent
 MAX_BIDS = 7  # pass, the minimum and 5 jump bids
@@ -160,33 +162,68 @@ def action_of(buf, n, kind):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def evaluate(w, rules, out):
-    """A rollout's reward per seat into ``out``: the win shares of a finished game; at a horizon, the
-    rules' scoring as if the game ended there, a seat eligible when cards + rounds left >= the minimum."""
+def evaluate(w, rules, out, rank):
+    """A rollout's reward per seat into ``out``: (1 - ``rank``) x its win share + ``rank`` x its finishing
+    share, the share of the other seats it finishes ahead of (a tie half): an eligible seat ahead of an
+    ineligible one, then the higher score, then more cards.  The win shares of a finished game are the
+    game's; at a horizon, the rules' scoring as if the game ended there, a seat eligible when cards + rounds
+    left >= the minimum (and so in the finishing share)."""
     n_players = w.st.shape[0]
-    if w.v[step.V_PHASE] == step.PH_OVER:
+    st = w.st
+    over = w.v[step.V_PHASE] == step.PH_OVER
+    need = int(rules[R.R_MIN_CARDS])
+    if over:
         for p in range(n_players):
             out[p] = w.win[p]
-        return
-    st = w.st
-    need = int(rules[R.R_MIN_CARDS]) - (int(rules[R.R_ROUNDS]) - w.v[step.V_RND] + 1)
-    best = 0
-    best_cards = 0
-    n_best = 0
-    for p in range(n_players):
-        out[p] = 0.0
-        if st[p, C_CARDS] >= need:
-            sc = st[p, C_CASH] + st[p, C_HELD_VAL]
-            if n_best == 0 or sc > best or (sc == best and st[p, C_CARDS] > best_cards):
-                best = sc
-                best_cards = st[p, C_CARDS]
-                n_best = 1
-            elif sc == best and st[p, C_CARDS] == best_cards:
-                n_best += 1
-    if n_best > 0:
+    else:
+        need -= int(rules[R.R_ROUNDS]) - w.v[step.V_RND] + 1
+        best = 0
+        best_cards = 0
+        n_best = 0
         for p in range(n_players):
-            if st[p, C_CARDS] >= need and st[p, C_CASH] + st[p, C_HELD_VAL] == best and st[p, C_CARDS] == best_cards:
-                out[p] = 1.0 / n_best
+            out[p] = 0.0
+            if st[p, C_CARDS] >= need:
+                sc = st[p, C_CASH] + st[p, C_HELD_VAL]
+                if n_best == 0 or sc > best or (sc == best and st[p, C_CARDS] > best_cards):
+                    best = sc
+                    best_cards = st[p, C_CARDS]
+                    n_best = 1
+                elif sc == best and st[p, C_CARDS] == best_cards:
+                    n_best += 1
+        if n_best > 0:
+            for p in range(n_players):
+                if (st[p, C_CARDS] >= need and st[p, C_CASH] + st[p, C_HELD_VAL] == best
+                        and st[p, C_CARDS] == best_cards):
+                    out[p] = 1.0 / n_best
+    if rank <= 0.0:
+        return
+    for p in range(n_players):
+        sp = st[p, C_CASH] + st[p, C_HELD_VAL]
+        ep = st[p, C_CARDS] >= need
+        f = 0.0
+        for q in range(n_players):
+            if q == p:
+                continue
+            sq = st[q, C_CASH] + st[q, C_HELD_VAL]
+            if ep != (st[q, C_CARDS] >= need):
+                f += 1.0 if ep else 0.0
+            elif sp != sq:
+                f += 1.0 if sp > sq else 0.0
+            elif st[p, C_CARDS] != st[q, C_CARDS]:
+                f += 1.0 if st[p, C_CARDS] > st[q, C_CARDS] else 0.0
+            else:
+                f += 0.5
+        out[p] = (1.0 - rank) * out[p] + rank * f / (n_players - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def n_bids(mrow, n_players):
+    """The seat's ``bids``: its parameter, or with 0 (auto) 4 at 2 players and 2 (pass and the minimum bid) at
+    3 or more."""
+    nb = int(mrow[M_BIDS])
+    if nb > 0:
+        return nb
+    return 4 if n_players == 2 else 2
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -237,7 +274,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
     iterations = int(mrow[M_ITER])
     c = mrow[M_C]
     horizon = int(mrow[M_HOR])
-    nbids = int(mrow[M_BIDS])
+    nbids = n_bids(mrow, real.st.shape[0])
     k0 = mrow[M_WIDEN]
     me = step.to_move(real) if mrow[M_OPP] != 0 else -1
     stats[:] = 0.0
@@ -260,7 +297,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
         for _it in range(-iterations):
             step.copy_world(base, world)
             rollout(world, stop, rules, ppol, tables, rl)
-            evaluate(world, rules, reward)
+            evaluate(world, rules, reward, mrow[M_RANK])
             base.scratch.rng[:] = world.scratch.rng
         return -1
     TR.reset(tr)
@@ -268,7 +305,7 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
         step.copy_world(base, world)
         node = select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me)
         rollout(world, stop, rules, ppol, tables, rl)
-        evaluate(world, rules, reward)
+        evaluate(world, rules, reward, mrow[M_RANK])
         TR.backup(tr, node, reward)
         base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
     kind = TR.best_action(tr)
@@ -456,7 +493,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         step.setup(real, np.uint64(rng.game_seed(key, np.int64(i))), rules, deck, pol, tables)
         todo = (2 + 5 * i) % 40
         while real.v[step.V_PHASE] != step.PH_OVER:
-            if candidates(real, buf, int(row[M_BIDS]), ppol, rules) > 1:
+            if candidates(real, buf, n_bids(row, players), ppol, rules) > 1:
                 if todo == 0:
                     break
                 todo -= 1

@@ -85,12 +85,15 @@ POLICIES: tuple[Policy, ...] = (
     Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "
            "playout policy), rollouts by a built-in policy",
            _tree.params(1000, PLAYOUTS, "multiple", extra=(
-               Option("bids", 4, "candidates per bid decision: pass, the minimum bid, then up to bids - 2 jump "
-                      "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1)", "int", 2, 7),
+               Option("bids", 0, "candidates per bid decision: pass, the minimum bid, then up to bids - 2 jump "
+                      "bids (the playout's reservation, the value, 1.25 and 1.5 x value, minimum + 1); 0 = auto: 4 "
+                      "at 2 players, 2 at 3 or 4", "int", 0, 7),
                Option("widening", 0.0, "progressive widening k0: a node considers its first "
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
                Option("opponents", "tree", "the other seats' decisions in a search: tree (tree nodes, each "
-                      "maximising its own win share) or playout (they play the playout policy: a best response "
+                      "maximising its own reward) or playout (they play the playout policy: a best response "
                       "to it)", "choice", choices=("tree", "playout")),
+               Option("rank", 0.25, "weight of the finishing share in the rollout reward: (1 - rank) x win share "
+                      "+ rank x the share of the other seats finished ahead of", "float", 0.0, 1.0),
            )), rollouts="iterations", needs=frozenset({SEARCH})),
 )

@@ -16,6 +16,7 @@ import boardsim
 from boardsim import cli, rng
 from boardsim.games.art_deco import GAME, _inputs, mcts, step
 from boardsim.games.art_deco import rules as R
+from boardsim.games.art_deco.state import C_CARDS, C_CASH, C_HELD_VAL
 from boardsim.games.base import Seat
 
 KEY = 0xAD25
@@ -227,3 +228,48 @@ def test_play_traces_mcts_choices(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "P0 mcts(iterations=30)" in out and "visits)" in out and "bids" in out
+
+
+def _finishing_share(w, p):
+    """The share of the other seats ``p`` finishes ahead of (a tie half): eligible first, then score, then cards."""
+    st, need = w.st, 5
+    keys = [(int(st[q, C_CARDS] >= need), int(st[q, C_CASH] + st[q, C_HELD_VAL]), int(st[q, C_CARDS]))
+            for q in range(st.shape[0])]
+    others = [q for q in range(st.shape[0]) if q != p]
+    return sum(1.0 if keys[p] > keys[q] else 0.5 if keys[p] == keys[q] else 0.0 for q in others) / len(others)
+
+
+def test_reward_mixes_win_share_and_finishing_share():
+    """The rollout reward is (1 - rank) x win share + rank x finishing share: at rank 0 the game's win shares;
+    at the default 0.25 a seat that cannot win still gains by finishing ahead of more seats (the flat win-share
+    reward left a losing 4-player seat indifferent to its overbids); at 2 players the two terms agree
+    whenever someone can win."""
+    for seats in (("eligibility",) * 4, ("par", "multiple", "eligibility"), ("eligibility", "par")):
+        prep = _prep(seats)
+        rules, _deck, pol, tables, rl = _inputs(prep)
+        seen_losing_spread = False
+        for i in range(20):
+            w = _world(prep, i)
+            while w.v[step.V_PHASE] != step.PH_OVER:
+                step.apply(w, step.builtin(w, rules, pol, tables, rl, None), rules, pol, tables)
+            out = np.zeros(len(seats))
+            mcts.evaluate(w, rules, out, 0.0)
+            np.testing.assert_array_equal(out, w.win)
+            mcts.evaluate(w, rules, out, 0.25)
+            want = [0.75 * w.win[p] + 0.25 * _finishing_share(w, p) for p in range(len(seats))]
+            np.testing.assert_allclose(out, want)
+            if len(seats) == 2 and w.win.max() > 0:  # someone eligible: the finisher ahead is the winner
+                np.testing.assert_allclose(out, w.win, err_msg="two players: finishing share = win share")
+            losers = [out[p] for p in range(len(seats)) if w.win[p] == 0.0]
+            seen_losing_spread |= len(set(losers)) > 1
+        assert seen_losing_spread or len(seats) == 2
+
+
+def test_bid_candidates_auto_by_player_count():
+    """bids = 0 (the default) offers jump bids only at 2 players: 4 candidates there, pass and the minimum at 3-4."""
+    row = np.zeros(mcts.M_WIDTH)
+    assert [mcts.n_bids(row, n) for n in (2, 3, 4)] == [4, 2, 2]
+    row[mcts.M_BIDS] = 5
+    assert [mcts.n_bids(row, n) for n in (2, 3, 4)] == [5, 5, 5]
+    assert _prep(("mcts", "eligibility", "par"))["mcts"][0, mcts.M_BIDS] == 0
+    assert _prep(("mcts", "eligibility", "par"))["mcts"][0, mcts.M_RANK] == 0.25
