@@ -22,7 +22,8 @@ its first ceil(k0 * (visits + 1) ** 0.5) candidates (boardsim.tree.widened).
 A rollout plays the rest of the game with the ``playout`` policy on every seat; its reward is each seat's
 (1 - ``rank``) x win share + ``rank`` x finishing share (the share of the other seats it finishes ahead of:
 with win share alone a seat that cannot win sees every move as worth 0 and plays noise).  ``bids`` = 0
-(auto) offers jump bids only at 2 players, where they pay; at 3 and 4 they cost more than they win.  With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
+(auto) offers jump bids only at 2 players, where they pay; at 3 and 4 they cost more than they win.
+With ``horizon`` = h > 0 a rollout stops when round (decision round + h) begins and is scored
 by ``evaluate``: the rules' scoring as if the game ended there, but a seat counts as eligible when its
 cards plus the rounds left reach ``min_cards_to_win`` (one card a round is what an auction gives).
 
