@@ -195,6 +195,14 @@ CASES = {
     "tournament games key": lambda t: (sweep(t, GOOD + '[tournament]\npolicies = ["par"]\ngames = 0\n'), "s.toml",
                                        "tournament.games"),
     "locked folder": _locked,
+    # learn (issue 40): refused before the folder is made or a game is recorded
+    "learn unknown teacher": lambda t: (["learn", "art_deco", "--teacher", "nope", "--quiet", "--out",
+                                         str(t / "out")], "", "--teacher"),
+    "learn rounds 0": lambda t: (["learn", "art_deco", "--rounds", "0", "--quiet", "--out", str(t / "out")], "",
+                                 "--rounds"),
+    "learn bad model in a seat": lambda t: (["tournament", "art_deco", "--policies",
+                                             f"learned(model={t / 'none.npz'}),par", "--games", "10", "--out",
+                                             str(t / "out")], "none.npz", "model"),
     # the search player's parameters (issue 25): named by seat and key, refused before any game is played
     "mcts iterations 0": _mcts("iterations = 0", "seats[0].params.iterations"),
     "mcts iterations -1": _mcts("iterations = -1", "seats[0].params.iterations"),

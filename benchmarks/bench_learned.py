@@ -1,0 +1,130 @@
+"""How fast and how strong the bundled ``learned`` players are, per game and player count.
+
+Run from the repository root:
+    python benchmarks/bench_learned.py [--game art_deco fliptoons wagons] [--players 2 3 4] [--rounds 3]
+                                       [--scale 1.0] [--strength N] [--search N] [--iterations 1000]
+
+For every bundled model (``boardsim/models/<game>-<players>p.npz``) among those asked for:
+
+- **speed**: self-play games per CPU second on one thread, every seat ``learned`` against every seat the
+  game's default heuristic, timed in alternation (best of ``--rounds``; the machine may be shared).  Issue
+  40's target: ``learned`` at least 1/5 of the heuristic's rate.
+- **strength** (``--strength N`` deals, 0 to skip): ``learned`` against ``players - 1`` seats of each
+  built-in heuristic, every deal in every seating, its win share with a deal-level 95% interval (fair share
+  1 / players);
+- **against the search** (``--search N`` deals, 0 to skip): the same against ``mcts(iterations)``.
+
+Prints the tables with the yardstick and writes ``benchmarks/learned.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numba
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from boardsim.analysis.ladder import default_rungs  # noqa: E402
+from boardsim.analysis.learn import strength  # noqa: E402
+from boardsim.games import get  # noqa: E402
+from boardsim.games.base import Seat  # noqa: E402
+from boardsim.learned import bundled_path  # noqa: E402
+
+YARDSTICK = ROOT.parent / "shared" / "tools" / "yardstick.py"
+# games per timed batch at 2 players (fewer at larger tables would also do; the rate is per game)
+BATCH = {"art_deco": 100_000, "fliptoons": 20_000, "wagons": 300}
+
+
+def yardstick() -> str:
+    if not YARDSTICK.exists():
+        return "yardstick: not found"
+    out = subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True)
+    return out.stdout.strip() or out.stderr.strip()
+
+
+def cpu_rate(game, prepared, n_games: int, key: int) -> float:
+    """Games per CPU second of one batch, in sweep-sized calls."""
+    step = min(n_games, game.max_chunk_deals)
+    c0 = time.process_time()
+    for start in range(0, n_games, step):
+        game.play(prepared, key, start, min(step, n_games - start))
+    return n_games / max(1e-9, time.process_time() - c0)
+
+
+def speed(name: str, players: int, rounds: int, scale: float) -> dict[str, object]:
+    game = get(name)
+    n_games = max(1, int(BATCH[name] * scale))
+    table = game.card_table()
+    seats = {"heuristic": Seat(game.default_policy), "learned": Seat("learned")}
+    prepared = {k: game.prepare(players, [s] * players, {}, table) for k, s in seats.items()}
+    for p in prepared.values():
+        game.play(p, 7, 0, min(n_games, 200))  # compile or load from the cache
+    best = dict.fromkeys(seats, 0.0)
+    for r in range(rounds):
+        for k in seats:  # alternately, so a burst of load elsewhere hits both alike
+            best[k] = max(best[k], cpu_rate(game, prepared[k], n_games, 100 + r))
+    ratio = best["learned"] / best["heuristic"]
+    print(f"{name} {players}p self-play, 1 thread, best of {rounds} x {n_games:,} games: "
+          f"{game.default_policy} {best['heuristic']:,.0f}, learned {best['learned']:,.0f} games per CPU second "
+          f"({ratio:.2f} of the heuristic; target >= 0.20)", flush=True)
+    return {"game": name, "players": players, "kind": "speed", "against": game.default_policy,
+            "value": best["learned"], "low": None, "high": None, "heuristic_rate": best["heuristic"],
+            "ratio": ratio, "deals": n_games}
+
+
+def against(name: str, players: int, opponents: list[Seat], deals: int, seed: int) -> list[dict[str, object]]:
+    rows = []
+    game = get(name)
+    for opp in opponents:
+        t0 = time.perf_counter()
+        share, lo, hi = strength(game, players, Seat("learned"), opp, deals, seed)
+        print(f"{name} {players}p learned vs {opp.label()}: {share:.1%} [{lo:.1%}, {hi:.1%}] "
+              f"(fair {1 / players:.1%}; {deals} deals, every seating; {time.perf_counter() - t0:.0f} s)", flush=True)
+        rows.append({"game": name, "players": players, "kind": "strength", "against": opp.label(), "value": share,
+                     "low": lo, "high": hi, "heuristic_rate": None, "ratio": None, "deals": deals})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--game", nargs="+", default=list(BATCH), choices=list(BATCH))
+    ap.add_argument("--players", nargs="+", type=int, default=[2, 3, 4])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--strength", type=int, default=1000, help="deals per heuristic opponent (0: skip)")
+    ap.add_argument("--search", type=int, default=0, help="deals against mcts (0: skip)")
+    ap.add_argument("--iterations", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=4040)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "learned.csv"))
+    args = ap.parse_args()
+    print(yardstick(), flush=True)
+    rows: list[dict[str, object]] = []
+    for name in args.game:
+        for players in args.players:
+            if not bundled_path(name, players).exists():
+                continue
+            numba.set_num_threads(1)
+            rows.append(speed(name, players, args.rounds, args.scale))
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+            if args.strength:
+                # the ladder's heuristic rungs (random included: the floor)
+                rungs = [r for r in default_rungs(get(name), (), None) if isinstance(r, str) and r != "learned"]
+                rows += against(name, players, [Seat(h) for h in rungs], args.strength, args.seed)
+            if args.search:
+                rows += against(name, players, [Seat("mcts", {"iterations": args.iterations})], args.search,
+                                args.seed)
+    print(yardstick(), flush=True)
+    if rows:
+        pd.DataFrame(rows).to_csv(args.out, index=False)
+        print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
