@@ -203,7 +203,7 @@ def _record_games(key, first, count, rules, deck, pol, tables, rl, scorers, blan
                 step.set_codes(world, ppol[p], rules)
                 a = mcts.decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, tables, rl, stats, reward)
                 if m > 0 and stats[TR.RS_ITERATIONS] > 0:  # 0: one candidate, played without a search
-                    n_cand = mcts.candidates(real, buf, int(mpar[p, mcts.M_BIDS]), ppol[p], rules)
+                    n_cand = mcts.candidates(real, buf, mcts.n_bids(mpar[p], real.st.shape[0]), ppol[p], rules)
                     searched = visit_shares(real, tr, buf, n_cand, cand[n_rows], m, target[n_rows])
             else:
                 a = step.builtin(real, rules, pol, tables, rl, scorers)
