@@ -37,7 +37,9 @@ def ladder():
 
 def test_ladder_rows_are_in_rating_order_with_the_rate_against_the_rung_below(ladder):
     lad = ladder.ladder
-    assert list(lad["rung"]) == list(range(1, len(lad) + 1)) and len(lad) == 7
+    rungs = default_rungs(get("art_deco"), (4, 32), None, players=2)
+    assert "learned" in rungs  # the bundled 2-player model: a rung between the heuristics and the search
+    assert list(lad["rung"]) == list(range(1, len(lad) + 1)) and len(lad) == len(rungs) == 8
     assert (np.diff(lad["rating"]) <= 0).all()
     assert {"mcts(iterations=4)", "mcts(iterations=32)", "random"} <= set(lad["policy"])
     pair = ladder.tournament.pairwise.set_index(["policy", "opponent"])
@@ -58,7 +60,7 @@ def test_skill_summary(ladder):
 
 def test_first_player_rate_per_rung_in_self_play(ladder):
     fp = ladder.first_player
-    assert len(fp) == 7 and (fp["games"] == 40).all() and (fp["fair_share"] == 0.5).all()
+    assert len(fp) == 8 and (fp["games"] == 40).all() and (fp["fair_share"] == 0.5).all()
     assert ((fp["lo"] <= fp["first_player_rate"]) & (fp["first_player_rate"] <= fp["hi"])).all()
 
 
