@@ -6,9 +6,10 @@ Run from the repository root:
 
 For every bundled model (``boardsim/models/<game>-<players>p.npz``) among those asked for:
 
-- **speed**: self-play games per CPU second on one thread, every seat ``learned`` against every seat the
-  game's default heuristic, timed in alternation (best of ``--rounds``; the machine may be shared).  Issue
-  40's target: ``learned`` at least 1/5 of the heuristic's rate.
+- **speed**: games per CPU second on one thread, every seat ``learned`` against every seat the game's
+  default heuristic (self-play), then ``learned`` in seat 0 beside the heuristic (as in a tournament or a
+  ``cards`` run), timed in alternation (best of ``--rounds``; the machine may be shared).  Issue 40's
+  target: ``learned`` at least 1/5 of the heuristic's rate.
 - **strength** (``--strength N`` deals, 0 to skip): ``learned`` against ``players - 1`` seats of each
   built-in heuristic, every deal in every seating, its win share with a deal-level 95% interval (fair share
   1 / players);
@@ -58,12 +59,14 @@ def cpu_rate(game, prepared, n_games: int, key: int) -> float:
     return n_games / max(1e-9, time.process_time() - c0)
 
 
-def speed(name: str, players: int, rounds: int, scale: float) -> dict[str, object]:
+def speed(name: str, players: int, rounds: int, scale: float, one: bool) -> dict[str, object]:
     game = get(name)
     n_games = max(1, int(BATCH[name] * scale))
     table = game.card_table()
-    seats = {"heuristic": Seat(game.default_policy), "learned": Seat("learned")}
-    prepared = {k: game.prepare(players, [s] * players, {}, table) for k, s in seats.items()}
+    base = Seat(game.default_policy)
+    seats = {"heuristic": base, "learned": Seat("learned")}
+    prepared = {k: game.prepare(players, [s] + [base if one else s] * (players - 1), {}, table)
+                for k, s in seats.items()}
     for p in prepared.values():
         game.play(p, 7, 0, min(n_games, 200))  # compile or load from the cache
     best = dict.fromkeys(seats, 0.0)
@@ -71,10 +74,12 @@ def speed(name: str, players: int, rounds: int, scale: float) -> dict[str, objec
         for k in seats:  # alternately, so a burst of load elsewhere hits both alike
             best[k] = max(best[k], cpu_rate(game, prepared[k], n_games, 100 + r))
     ratio = best["learned"] / best["heuristic"]
-    print(f"{name} {players}p self-play, 1 thread, best of {rounds} x {n_games:,} games: "
+    table_kind = f"learned in seat 0, {base.label()} in the others" if one else "self-play"
+    print(f"{name} {players}p {table_kind}, 1 thread, best of {rounds} x {n_games:,} games: "
           f"{game.default_policy} {best['heuristic']:,.0f}, learned {best['learned']:,.0f} games per CPU second "
           f"({ratio:.2f} of the heuristic; target >= 0.20)", flush=True)
-    return {"game": name, "players": players, "kind": "speed", "against": game.default_policy,
+    return {"game": name, "players": players, "kind": "speed, seat 0" if one else "speed, self-play",
+            "against": game.default_policy,
             "value": best["learned"], "low": None, "high": None, "heuristic_rate": best["heuristic"],
             "ratio": ratio, "deals": n_games}
 
@@ -111,7 +116,8 @@ def main() -> None:
             if not bundled_path(name, players).exists():
                 continue
             numba.set_num_threads(1)
-            rows.append(speed(name, players, args.rounds, args.scale))
+            rows.append(speed(name, players, args.rounds, args.scale, False))
+            rows.append(speed(name, players, args.rounds, args.scale, True))
             numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
             if args.strength:
                 # the ladder's heuristic rungs (random included: the floor)
