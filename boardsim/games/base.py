@@ -222,11 +222,12 @@ def custom_policy(code: int, doc: str) -> Policy:
     return Policy("custom", code, doc, (LABEL, FUNCTION), open=True, needs=frozenset({USER}))
 
 
-def learned_policy(code: int, doc: str) -> Policy:
+def learned_policy(code: int, doc: str, extra: tuple[Option, ...] = ()) -> Policy:
     """A game's ``learned`` policy (boardsim.learned): a model fitted to a search player's choices, scoring the
     same candidates as a ``custom`` scorer and through the same engine code (``code`` is the game's custom
-    code); its model and temperature travel in the seat's scorer parameters (Game.learned_params)."""
-    return Policy("learned", code, doc, (LABEL, MODEL, TEMPERATURE), needs=frozenset({USER}))
+    code); its model and temperature travel in the seat's scorer parameters (Game.learned_params); ``extra``:
+    the game's own options (FlipToons: ``favour``, for ``cards --base learned``)."""
+    return Policy("learned", code, doc, (LABEL, MODEL, TEMPERATURE, *extra), needs=frozenset({USER}))
 
 
 # The seat parameters every open policy declares: a report label, and its rules or scorer.

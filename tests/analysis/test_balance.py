@@ -159,6 +159,25 @@ def test_a_search_base_favours_a_card_by_hiring_it_whenever_it_can():
     assert e.value.key == "base" and "allowed: fame_per_cost" in str(e.value)
 
 
+def test_a_learned_base_favours_a_card_and_plays_the_model_otherwise():
+    """cards --base learned: the favouring seat is learned with a favour list; it hires the card in more games
+    than the plain model on the same deals, and with an empty list it plays exactly as the plain model."""
+    from boardsim.runner import make_cell, play_chunk
+
+    ft = get("fliptoons")
+    base = Seat("learned")
+    seat = ft.favour("Elephant", base)
+    assert seat.policy == "learned" and seat.params == {"favour": ["Elephant"]}
+    table = ft.card_table()
+    elephant = list(table["name"]).index("Elephant")
+
+    def play(first):
+        return play_chunk(make_cell(ft, 2, [first, base], {}, table, seating_design="fixed"), 5, 0, 400)
+    fav, plain, empty = play(seat), play(base), play(Seat("learned", {"favour": []}))
+    assert (fav["hired"][:, 0, elephant] > 0).sum() > (plain["hired"][:, 0, elephant] > 0).sum() + 40
+    assert all(np.array_equal(plain[k], empty[k]) for k in plain)
+
+
 def test_verdict_changes_name_flag_and_sign_changes():
     from boardsim.analysis.balance import verdict_changes
 

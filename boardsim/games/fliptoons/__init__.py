@@ -188,14 +188,14 @@ class FlipToons(Game):
 
     def favour(self, card: str, base: Seat | None = None) -> Seat:
         """Hire ``card`` whenever it is affordable, otherwise play ``base``: fame_per_cost (as priority with
-        that fallback) or mcts (its ``favour`` list)."""
+        that fallback), mcts or learned (their ``favour`` list)."""
         base = base or Seat(self.default_policy, {})
-        if base.policy == "mcts":
-            return Seat("mcts", {**base.params, "favour": [card]})
+        if base.policy in ("mcts", "learned"):
+            return Seat(base.policy, {**base.params, "favour": [card]})
         if base.policy == "fame_per_cost" and not base.params:
             return Seat("priority", {"order": [card], "fallback": "fame_per_cost"})
         raise BadParameter("base", f"cannot favour a card while playing {base.label()}; allowed: fame_per_cost "
-                                     "(default parameters) or mcts(...)")
+                                     "(default parameters), mcts(...) or learned(...)")
 
     def market_cards(self, table: pd.DataFrame) -> list[str]:
         market = table[(table["starter"] == 0) & (table["copies"] > 0)]

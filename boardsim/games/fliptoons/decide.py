@@ -515,7 +515,7 @@ def _simple_policy(p, code, S, C, rng):
     """random, highest_rank and priority; FALLBACK hands the decision to fame_per_cost."""
     pol = C.policies
     pc, pv, dism, sh, toon, mk = S
-    cards, rules, prices, prio = C.cards, C.rules, C.prices, C.priority
+    cards, rules, prices = C.cards, C.rules, C.prices
     Wd = np.int64(sh[W])
     if code == POL_RANDOM:
         n = np.int64(1)  # typed from the start, as in grid_card_to_dismiss
@@ -548,17 +548,29 @@ def _simple_policy(p, code, S, C, rng):
                     best = s
         return best
     if code == POL_PRIORITY:
-        for j in range(prio.shape[1]):
-            k = prio[p, j]
-            if k < 0:
-                break
-            for s in range(Wd):
-                if mk[0, s] == k and _hire_ok(p, s, pv, mk, prices):
-                    return s
+        a = _favoured(p, S, C)
+        if a >= 0:
+            return a
         if pol[p, PRIORITY_FALLBACK] == 0:  # fallback: fame_per_cost
             return FALLBACK
         return A_END
     return FALLBACK
+
+
+@njit(**INLINE, **INTERNAL)
+def _favoured(p, S, C):
+    """The market slot of the first card of seat p's priority row that it can hire now; -1 if none."""
+    pc, pv, dism, sh, toon, mk = S
+    prio = C.priority
+    Wd = np.int64(sh[W])
+    for j in range(prio.shape[1]):
+        k = prio[p, j]
+        if k < 0:
+            break
+        for s in range(Wd):
+            if mk[0, s] == k and _hire_ok(p, s, pv, mk, C.prices):
+                return s
+    return -1
 
 
 @njit(**INLINE, **INTERNAL)
@@ -583,6 +595,11 @@ def choose(p, S, C, X, U, rng):
         if a != FALLBACK:
             return a
     elif code == POL_RULES or code == POL_CUSTOM:
+        # a learned seat's favour list (cards --base learned); -1 for every other user seat
+        if code == POL_CUSTOM and C.priority[p, 0] >= 0:
+            a = _favoured(p, S, C)
+            if a >= 0:
+                return a
         if U is not None:
             return _user_choice(p, code, S, C, U)
     # fame_per_cost, priority's fallback, and lookahead seats inside playouts

@@ -93,7 +93,11 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                                     "(docs/rules/fliptoons.md, Decision view)"),
         # a model fitted to the search's choices (boardsim.learned), asked where a custom scorer is
         learned_policy(POL_CUSTOM, "a model learned from the mcts search's choices (`boardsim learn`), scoring "
-                                   "the candidate market actions as a custom scorer does"),
+                                   "the candidate market actions as a custom scorer does",
+                       # card strength under a learned base (cards --base learned): as mcts's favour
+                       extra=(Option("favour", [], "card names hired whenever one is affordable (first listed "
+                                     "first); every other decision is the model's", "list",
+                                     choices=tuple(card_names)),)),
         # information-set MCTS over the step interface (mcts.py; docs/rules/fliptoons.md): its own engine
         # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
         Policy("mcts", POL_MCTS,
@@ -123,13 +127,14 @@ LOOKAHEAD_PLAYOUTS, LOOKAHEAD_HORIZON = 1, 2
 
 
 def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: Sequence[str]) -> np.ndarray:
-    """Per seat, the priority order (an mcts seat: its ``favour`` list) as card indices padded with -1."""
+    """Per seat, the priority order (an mcts or learned seat: its ``favour`` list) as card indices padded with
+    -1."""
     width = len(card_names) + 1
     out = np.full((len(seats), width), -1, dtype=np.int32)
     by_name = {p.name: p for p in pols}
     for i, seat in enumerate(seats):
         pol = by_name.get(seat.policy)
-        if pol is None or pol.name not in ("priority", "mcts"):
+        if pol is None or pol.name not in ("priority", "mcts", "learned"):
             continue
         try:
             values = resolve_options(pol.params, seat.params)
