@@ -181,7 +181,7 @@ def terms(model: Model, names_of_categories: Sequence[str] = ()) -> list[str]:
 def bootstrap(data: Mapping[str, np.ndarray], model: Model, draws: int = 30, seed: int = 0,
               maxiter: int = 200) -> np.ndarray:
     """(draws, weights) refits on the games resampled with replacement (the game is the unit: its decisions
-    are not independent), each warm-started from ``model``; percentiles of the rows give the intervals."""
+    are not independent), each warm-started from ``model``; their spread gives the intervals (:func:`interval`)."""
     games, index = np.unique(data["game"], return_inverse=True)
     rng = np.random.default_rng(seed)
     prob = Problem(data, model)
@@ -196,6 +196,20 @@ def bootstrap(data: Mapping[str, np.ndarray], model: Model, draws: int = 30, see
     return out
 
 
+def interval(theta: np.ndarray, draws: np.ndarray | None, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Each weight's interval: the estimate +- t x the bootstrap draws' standard deviation.  With the few draws
+    a fit affords (30), percentile intervals (the 2.5% point of 30 draws is about the smallest) covered a
+    known toy teacher's weights 84-95% of the time; this interval covered 92-98%
+    (tests/analysis/test_fit.py measures it)."""
+    from scipy import stats
+
+    if draws is None or len(draws) < 2:
+        nan = np.full(theta.size, np.nan)
+        return nan, nan.copy()
+    half = stats.t.ppf(0.5 + confidence / 2, len(draws) - 1) * np.std(draws, axis=0, ddof=1)
+    return theta - half, theta + half
+
+
 def weight_table(model: Model, draws: np.ndarray | None, names_of_categories: Sequence[str] = (),
                  top: int | None = None) -> Any:
     """What the model values: one row per weight (the inputs are standardised, so weights compare), its
@@ -208,12 +222,12 @@ def weight_table(model: Model, draws: np.ndarray | None, names_of_categories: Se
     used = np.concatenate([model.c_inv != 0, ((model.c_inv != 0)[:, None] & (model.f_inv != 0)[None, :]).ravel(),
                            np.ones(model.u.size, dtype=bool)])
     kind = ["column"] * C + ["column x feature"] * (C * F) + ["category"] * model.u.size
-    lo = np.percentile(draws, 2.5, axis=0) if draws is not None and len(draws) else np.full(theta.size, np.nan)
-    hi = np.percentile(draws, 97.5, axis=0) if draws is not None and len(draws) else np.full(theta.size, np.nan)
+    lo, hi = interval(theta, draws)
     df = pd.DataFrame({"term": names, "kind": kind, "weight": theta, "low": lo, "high": hi})[used]
     df["clear"] = (df["low"] > 0) | (df["high"] < 0)
     df = df.reindex(df["weight"].abs().sort_values(ascending=False).index).reset_index(drop=True)
     return df.head(top) if top else df
 
 
-__all__ = ["CLIP", "agreement", "bootstrap", "choose_penalty", "concat", "fit", "template", "weight_table"]
+__all__ = ["CLIP", "agreement", "bootstrap", "choose_penalty", "concat", "fit", "interval", "template",
+           "weight_table"]
