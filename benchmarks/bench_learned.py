@@ -13,7 +13,10 @@ For every bundled model (``boardsim/models/<game>-<players>p.npz``) among those 
 - **strength** (``--strength N`` deals, 0 to skip): ``learned`` against ``players - 1`` seats of each
   built-in heuristic, every deal in every seating, its win share with a deal-level 95% interval (fair share
   1 / players);
-- **against the search** (``--search N`` deals, 0 to skip): the same against ``mcts(iterations)``.
+- **against the search** (``--search N`` deals, 0 to skip): the same against ``mcts(iterations)``;
+- **at a larger table** (3 and 4 players, the ``--strength`` deals): ``learned`` in one seat and the default
+  heuristic in the others, every seating: ``learned``'s win share minus a heuristic seat's, paired on deals,
+  and how often each finishes last (strictly the lowest score), each with a deal-level 95% interval.
 
 Prints the tables with the yardstick and writes ``benchmarks/learned.csv``.
 """
@@ -97,6 +100,39 @@ def against(name: str, players: int, opponents: list[Seat], deals: int, seed: in
     return rows
 
 
+def _per_deal(df: pd.DataFrame, values) -> tuple[float, float, float]:
+    from boardsim.analysis.stats import deal_interval
+
+    per_deal = pd.Series(values).groupby(df["game"].to_numpy()).mean().to_numpy()
+    mean, lo, hi = deal_interval(per_deal.sum(), (per_deal ** 2).sum(), len(per_deal), 1.0)
+    return float(mean), float(lo), float(hi)
+
+
+def table(name: str, players: int, deals: int, seed: int) -> list[dict[str, object]]:
+    """learned against ``players - 1`` default-heuristic seats: the paired win-share difference and last places."""
+    from boardsim.runner import simulate
+
+    game = get(name)
+    heuristic = game.default_policy
+    df = simulate(name, deals, [Seat("learned")] + [Seat(heuristic)] * (players - 1), seed=seed, players=players,
+                  seating="all", progress=False)
+    win = df[[f"win_{i}" for i in range(players)]].to_numpy(dtype=float)
+    score = df[[f"score_{i}" for i in range(players)]].to_numpy(dtype=float)
+    lowest = score.min(axis=1, keepdims=True)
+    last = (score == lowest) & ((score == lowest).sum(axis=1, keepdims=True) == 1)
+    rows = []
+    for kind, values in (("win share, learned - heuristic seat", win[:, 0] - win[:, 1:].mean(axis=1)),
+                         ("last, learned", last[:, 0].astype(float)),
+                         ("last, heuristic seat", last[:, 1:].mean(axis=1))):
+        mean, lo, hi = _per_deal(df, values)
+        sign = "+" if kind.startswith("win") else ""
+        print(f"{name} {players}p learned + {players - 1} x {heuristic}: {kind} {mean:{sign}.1%} [{lo:{sign}.1%}, "
+              f"{hi:{sign}.1%}] ({deals} deals, every seating)", flush=True)
+        rows.append({"game": name, "players": players, "kind": kind, "against": heuristic, "value": mean,
+                     "low": lo, "high": hi, "heuristic_rate": None, "ratio": None, "deals": deals})
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", nargs="+", default=list(BATCH), choices=list(BATCH))
@@ -123,6 +159,8 @@ def main() -> None:
                 # the ladder's heuristic rungs (random included: the floor)
                 rungs = [r for r in default_rungs(get(name), (), None) if isinstance(r, str) and r != "learned"]
                 rows += against(name, players, [Seat(h) for h in rungs], args.strength, args.seed)
+                if players > 2:
+                    rows += table(name, players, args.strength, args.seed)
             if args.search:
                 rows += against(name, players, [Seat("mcts", {"iterations": args.iterations})], args.search,
                                 args.seed)
