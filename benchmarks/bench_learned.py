@@ -35,6 +35,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from timing import cpu_rate  # noqa: E402
+
 from boardsim.analysis.ladder import default_rungs  # noqa: E402
 from boardsim.analysis.learn import strength  # noqa: E402
 from boardsim.games import get  # noqa: E402
@@ -51,15 +53,6 @@ def yardstick() -> str:
         return "yardstick: not found"
     out = subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True)
     return out.stdout.strip() or out.stderr.strip()
-
-
-def cpu_rate(game, prepared, n_games: int, key: int) -> float:
-    """Games per CPU second of one batch, in sweep-sized calls."""
-    step = min(n_games, game.max_chunk_deals)
-    c0 = time.process_time()
-    for start in range(0, n_games, step):
-        game.play(prepared, key, start, min(step, n_games - start))
-    return n_games / max(1e-9, time.process_time() - c0)
 
 
 def speed(name: str, players: int, rounds: int, scale: float, one: bool) -> dict[str, object]:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numba
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: boardsim, and the tests' scorers
+
+from timing import cpu_rate  # noqa: E402
 
 from boardsim.games import get  # noqa: E402
 from boardsim.games.base import Seat  # noqa: E402
@@ -48,15 +49,6 @@ CASES = {
                Seat("custom", {"function": "tests.games.wagons.scorers:gain_minus_gift"})),
 }
 KINDS = ("built-in", "rules", "custom")
-
-
-def cpu_rate(game, prepared, n_games: int, key: int) -> float:
-    """Games per CPU second of one batch, in sweep-sized calls."""
-    step = min(n_games, game.max_chunk_deals)
-    c0 = time.process_time()
-    for start in range(0, n_games, step):
-        game.play(prepared, key, start, min(step, n_games - start))
-    return n_games / max(1e-9, time.process_time() - c0)
 
 
 def measure(name: str, rounds: int, scale: float, one: bool) -> dict[str, float]:

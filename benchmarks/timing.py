@@ -22,3 +22,12 @@ def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> tuple[fl
         best_wall = max(best_wall, n_games / (time.perf_counter() - t0))
         best_cpu = max(best_cpu, n_games / max(1e-9, time.process_time() - c0))
     return best_wall, best_cpu
+
+
+def cpu_rate(game, prepared, n_games: int, key: int) -> float:
+    """Games per CPU second of one batch, in sweep-sized calls (the rate per core on a shared machine)."""
+    step = min(n_games, game.max_chunk_deals)
+    c0 = time.process_time()
+    for start in range(0, n_games, step):
+        game.play(prepared, key, start, min(step, n_games - start))
+    return n_games / max(1e-9, time.process_time() - c0)

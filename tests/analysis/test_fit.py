@@ -9,26 +9,41 @@ from boardsim.analysis import fit as FT
 from boardsim.games.base import LearnedView
 
 
-def _toy(n=3000, seed=0, soft=False):
-    """Decisions of a teacher with a known linear preference: +1.5 x col0, -1.0 x col1, +0.8 x col0 x feat0."""
+def _decisions(n, seed, preference):
+    """n random decisions (3 features, up to 6 candidates of 4 columns, the last a category in 0..4) and the
+    scores ``preference(candidates, features)`` gives them (-inf on padding rows)."""
     rng = np.random.default_rng(seed)
     R = 6
     feat = rng.normal(size=(n, 3))
     cand = rng.normal(size=(n, R, 4))
     cand[:, :, 3] = rng.integers(0, 5, size=(n, R))
     rows = rng.integers(2, R + 1, size=n)
-    s = 1.5 * cand[:, :, 0] - 1.0 * cand[:, :, 1] + 0.8 * cand[:, :, 0] * feat[:, [0]]
     valid = np.arange(R)[None] < rows[:, None]
-    s = np.where(valid, s, -np.inf)
-    chosen = s.argmax(1)
-    if soft:  # visit shares: the softmax of the preference
-        e = np.where(valid, np.exp(s - s.max(1, keepdims=True)), 0.0)
-        target = e / e.sum(1, keepdims=True)
-    else:
-        target = np.zeros((n, R))
-        target[np.arange(n), chosen] = 1.0
+    return rng, feat, cand, rows, valid, np.where(valid, preference(cand, feat), -np.inf)
+
+
+def _data(feat, cand, rows, target, chosen):
+    n = len(rows)
     return dict(features=feat, candidates=cand, rows=rows, target=target, chosen=chosen, game=np.arange(n) // 10,
                 seat=np.zeros(n, int), kind=np.zeros(n, int))
+
+
+def _softmax_rows(s, valid):
+    e = np.where(valid, np.exp(s - s.max(1, keepdims=True)), 0.0)
+    return e / e.sum(1, keepdims=True)
+
+
+def _toy(n=3000, seed=0, soft=False):
+    """Decisions of a teacher with a known linear preference: +1.5 x col0, -1.0 x col1, +0.8 x col0 x feat0."""
+    _, feat, cand, rows, valid, s = _decisions(
+        n, seed, lambda c, f: 1.5 * c[:, :, 0] - 1.0 * c[:, :, 1] + 0.8 * c[:, :, 0] * f[:, [0]])
+    chosen = s.argmax(1)
+    if soft:  # visit shares: the softmax of the preference
+        target = _softmax_rows(s, valid)
+    else:
+        target = np.zeros(s.shape)
+        target[np.arange(n), chosen] = 1.0
+    return _data(feat, cand, rows, target, chosen)
 
 
 VIEW = LearnedView(("a", "b", "c"), ("x", "y", "z", "cat"), ("k",), 3, 5)
@@ -94,21 +109,13 @@ def test_bootstrap_intervals_cover_the_clear_weights_and_the_table_sorts_by_size
 def _sampled_toy(n, seed):
     """A teacher that samples from softmax(1.0 x col0 - 0.5 x col1 + 0.4 x col0 x feat0): a model the fit can
     recover exactly, with the sampling noise a bootstrap interval must cover."""
-    rng = np.random.default_rng(seed)
-    R = 6
-    feat = rng.normal(size=(n, 3))
-    cand = rng.normal(size=(n, R, 4))
-    cand[:, :, 3] = rng.integers(0, 5, size=(n, R))
-    rows = rng.integers(2, R + 1, size=n)
-    s = 1.0 * cand[:, :, 0] - 0.5 * cand[:, :, 1] + 0.4 * cand[:, :, 0] * feat[:, [0]]
-    valid = np.arange(R)[None] < rows[:, None]
-    e = np.where(valid, np.exp(s - s.max(1, keepdims=True)), 0.0)
-    cum = (e / e.sum(1, keepdims=True)).cumsum(1)
+    rng, feat, cand, rows, valid, s = _decisions(
+        n, seed, lambda c, f: 1.0 * c[:, :, 0] - 0.5 * c[:, :, 1] + 0.4 * c[:, :, 0] * f[:, [0]])
+    cum = _softmax_rows(s, valid).cumsum(1)
     chosen = np.minimum((cum < rng.random((n, 1))).sum(1), rows - 1)
-    target = np.zeros((n, R))
+    target = np.zeros(s.shape)
     target[np.arange(n), chosen] = 1.0
-    return dict(features=feat, candidates=cand, rows=rows, target=target, chosen=chosen, game=np.arange(n) // 10,
-                seat=np.zeros(n, int), kind=np.zeros(n, int))
+    return _data(feat, cand, rows, target, chosen)
 
 
 def test_weight_intervals_cover_a_known_teachers_weights():
