@@ -58,7 +58,7 @@ from boardsim import tree as TR
 from boardsim.games.base import Seat, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
 from boardsim.games.fliptoons.cards import C_CBD, C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
-from boardsim.games.fliptoons.decide import choose, users
+from boardsim.games.fliptoons.decide import Users, choose, users
 from boardsim.games.fliptoons.engine import _final_flip, _start_round
 from boardsim.games.fliptoons.grid import _score_player
 from boardsim.games.fliptoons.kernel import (
@@ -103,6 +103,7 @@ from boardsim.games.fliptoons.state import (
     PH_DONE,
     PHASE,
     PIG_SET,
+    POL_CUSTOM,
     POL_MCTS,
     R_GOAL,
     R_SOLO_DISCARD,
@@ -309,6 +310,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
     f = _favoured(p, S, C)
     if f >= 0:  # a favoured card is affordable: hired without a search (card-strength experiments)
         return f
+    U = _search_users(p, C2, U)
     if iterations < 0:
         for it in range(-iterations):
             _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
@@ -355,6 +357,22 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
 
 
 @njit(cache=True, nogil=True)
+def _search_users(p, C2, U):
+    """The Users every seat plays inside seat p's search: U itself, or with ``learned`` rollouts (a custom code
+    in the playout row) every seat given seat p's scorer, model and flags (FlipToons._user_seats put them
+    there), so each rollout seat asks the model with its own decision view."""
+    if int(C2.policies[p, POLICY_CODE]) != POL_CUSTOM:
+        return U
+    s = U.scorers[p]
+    params = np.empty_like(U.params)
+    for q in range(params.shape[0]):
+        params[q, :] = U.params[p, :]
+    flags = np.full_like(U.seat_flags, U.seat_flags[p])
+    return Users(U.ops, U.args, U.meta, U.span, params, U.rule_flags, flags, (s, s, s, s), U.features,
+                 U.candidates, U.scores, U.actions, U.stack, U.toon_counts)
+
+
+@njit(cache=True, nogil=True)
 def decide_at(p, S, C, C2, X, U, L, tr, legal, mrow, rng, stats):
     """``decide`` called from Python (tests, the probe): the round and final phases called directly."""
     rng2 = np.empty(4, dtype=np.uint64)
@@ -396,6 +414,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
     tr = TR.new_tree(most + 1)
     legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
     ppol = playout_policies(mpar, P)
+    noprio = np.full_like(prio, -1)  # rollouts favour no card (a learned playout would read a favour list)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)
     st = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
@@ -405,7 +424,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
         while _advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
             p = to_move(S)
             if int(pol[p, POLICY_CODE]) == POL_MCTS:
-                C2 = Consts(cards, rules, prices, ppol[p], prio, val)
+                C2 = Consts(cards, rules, prices, ppol[p], noprio, val)
                 a = decide(p, S, C, C2, X, U, L, tr, legal, mpar[p], rng, rng2, reward, st, f_round, f_final,
                            f_score)
                 if dlog.shape[0] > 1 and nd < dlog.shape[0]:

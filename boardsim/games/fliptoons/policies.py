@@ -57,7 +57,7 @@ _DISMISS = (
 
 # the policies an mcts seat's rollouts may play (mcts.PLAYOUTS): priority needs its own order, lookahead would
 # search inside the search
-MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy")
+MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy", "learned")
 
 
 def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
@@ -110,6 +110,9 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                    # itself, which hires the card whenever it can
                    Option("favour", [], "card names hired whenever one is affordable (first listed first); every "
                           "other decision is searched", "list", choices=tuple(card_names)),
+                   # playout = "learned": the rollouts' model (expert iteration: boardsim learn's later rounds)
+                   Option("model", "", "with playout = learned, the model file its rollouts play (empty: the bundled "
+                          "model for the table's player count)", "model"),
                )), rollouts="iterations", needs=frozenset({SEARCH})),
     )
 

@@ -5,10 +5,12 @@ players at small budgets; bad parameters name their key; ``play`` traces its cho
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import boardsim
 from boardsim import cli
 from boardsim import tree as TR
+from boardsim.errors import BadInput
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME
 from boardsim.games.fliptoons.kernel import consts, custom_none, first_decision, rule_arrays
@@ -188,6 +190,32 @@ def test_mcts_with_lookahead_and_solo_play_whole_games():
     solo = GAME.prepare(1, [Seat("mcts", {"iterations": 10, "horizon": 3})], {}, GAME.card_table())
     out = GAME.play(solo, 5, 0, 3)
     assert set(np.unique(out["win"])) <= {0.0, 1.0}
+
+
+def test_learned_rollouts_play_the_model_in_every_seat_and_name_a_bad_model():
+    """playout = "learned": the rollouts ask the model (the bundled one, or ``model``), so the searches differ
+    from fame_per_cost rollouts on the same deals, the bundled file named explicitly plays as the default,
+    and a model for another player count is one error naming the seat's ``model``; ``learn`` makes such a
+    search its next teacher (expert iteration)."""
+    from boardsim.analysis.learn import playout_teacher
+    from boardsim.learned import bundled_path
+
+    table = GAME.card_table()
+    other = Seat("fame_per_cost")
+
+    def games(mcts_params):
+        prep = GAME.prepare(2, [Seat("mcts", {"iterations": 12, **mcts_params}), other], {}, table)
+        return GAME.play(prep, 31, 0, 6)
+
+    learned, named, fpc = (games({"playout": "learned"}),
+                           games({"playout": "learned", "model": str(bundled_path("fliptoons", 2))}), games({}))
+    assert all(np.array_equal(learned[k], named[k]) for k in learned)
+    assert any(not np.array_equal(learned[k], fpc[k]) for k in ("score", "hires"))
+    with pytest.raises(BadInput) as e:
+        games({"playout": "learned", "model": str(bundled_path("fliptoons", 3))})
+    assert e.value.key == "seats[0].params.model" and "3 players" in str(e.value)
+    teacher = playout_teacher(GAME, Seat("mcts", {"iterations": 1000}), bundled_path("fliptoons", 2))
+    assert teacher.params == {"iterations": 1000, "playout": "learned", "model": str(bundled_path("fliptoons", 2))}
 
 
 # -- parameters ------------------------------------------------------------------------------------------------
