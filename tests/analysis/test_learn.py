@@ -35,6 +35,15 @@ def test_learn_writes_the_model_the_report_and_what_the_model_values(tmp_path):
     assert "What a strong player values" in text and "Correlational" in text
 
 
+def test_learn_recovers_a_linear_teachers_choices_and_the_sign_of_its_preference(tmp_path):
+    """par bids and buys while the price is at most the card's value: a linear rule in the candidates' gain
+    (value - price).  learn imitates it on held-out games (agreement >= 95%) and weighs gain positively."""
+    res = _run(tmp_path, rounds=1, teacher="par", games=40)
+    assert res.rounds["agreement"].iloc[0] >= 0.95
+    gain = res.weights.set_index("term").loc["gain"]
+    assert gain["weight"] > 0 and gain["low"] > 0
+
+
 def test_a_weaker_round_is_not_kept(tmp_path, monkeypatch):
     real_fit = L.FT.fit
 
