@@ -559,18 +559,17 @@ def _simple_policy(p, code, S, C, rng):
 
 @njit(**INLINE, **INTERNAL)
 def _favoured(p, S, C):
-    """The market slot of the first card of seat p's priority row that it can hire now; -1 if none."""
-    pc, pv, dism, sh, toon, mk = S
-    prio = C.priority
-    Wd = np.int64(sh[W])
+    """The market slot of the first card of seat p's priority row (priority's order, an mcts or learned
+    seat's ``favour`` list) that it can hire now; -1 if none."""
+    prio, mk = C.priority, S.market
     for j in range(prio.shape[1]):
         k = prio[p, j]
         if k < 0:
             break
-        for s in range(Wd):
-            if mk[0, s] == k and _hire_ok(p, s, pv, mk, C.prices):
-                return s
-    return -1
+        for s in range(np.int64(S.shared[W])):
+            if mk[0, s] == k and _hire_ok(p, s, S.seat, mk, C.prices):
+                return np.int64(s)
+    return np.int64(-1)
 
 
 @njit(**INLINE, **INTERNAL)

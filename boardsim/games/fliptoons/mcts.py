@@ -58,7 +58,7 @@ from boardsim import tree as TR
 from boardsim.games.base import Seat, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
 from boardsim.games.fliptoons.cards import C_CBD, C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
-from boardsim.games.fliptoons.decide import Users, choose, users
+from boardsim.games.fliptoons.decide import Users, _favoured, choose, users
 from boardsim.games.fliptoons.engine import _final_flip, _start_round
 from boardsim.games.fliptoons.grid import _score_player
 from boardsim.games.fliptoons.kernel import (
@@ -112,8 +112,6 @@ from boardsim.games.fliptoons.state import (
     WINNER,
     Consts,
     Results,
-    W,
-    _hire_ok,
 )
 from boardsim.games.fliptoons.step import _advance, _copy_state, _step_apply, legal_actions, to_move
 from boardsim.rng import next_u64, seed_state, shuffle
@@ -276,21 +274,6 @@ def apply_action(p, a, S, C, O, rng):
     sh[PIG_SET] = 0
     sh[FREE_SET] = 0
     return done
-
-
-@njit(cache=True, nogil=True)
-def _favoured(p, S, C):
-    """The market slot of the first card of seat p's ``favour`` list (its priority row) that it can hire,
-    else -1."""
-    prio, mk = C.priority, S.market
-    for j in range(prio.shape[1]):
-        k = prio[p, j]
-        if k < 0:
-            break
-        for s in range(np.int64(S.shared[W])):
-            if mk[0, s] == k and _hire_ok(p, s, S.seat, mk, C.prices):
-                return np.int64(s)
-    return np.int64(-1)
 
 
 @njit(cache=True, nogil=True)
