@@ -24,7 +24,6 @@ Prints the tables with the yardstick and writes ``benchmarks/learned.csv``.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,24 +34,16 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from timing import cpu_rate  # noqa: E402
+from timing import cpu_rate, yardstick  # noqa: E402
 
 from boardsim.analysis.ladder import default_rungs  # noqa: E402
-from boardsim.analysis.learn import strength  # noqa: E402
+from boardsim.analysis.learn import per_deal, strength  # noqa: E402
 from boardsim.games import get  # noqa: E402
 from boardsim.games.base import Seat  # noqa: E402
 from boardsim.learned import bundled_path  # noqa: E402
 
-YARDSTICK = ROOT.parent / "shared" / "tools" / "yardstick.py"
 # games per timed batch at 2 players (fewer at larger tables would also do; the rate is per game)
 BATCH = {"art_deco": 100_000, "fliptoons": 20_000, "wagons": 300}
-
-
-def yardstick() -> str:
-    if not YARDSTICK.exists():
-        return "yardstick: not found"
-    out = subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True)
-    return out.stdout.strip() or out.stderr.strip()
 
 
 def speed(name: str, players: int, rounds: int, scale: float, one: bool) -> dict[str, object]:
@@ -93,14 +84,6 @@ def against(name: str, players: int, opponents: list[Seat], deals: int, seed: in
     return rows
 
 
-def _per_deal(df: pd.DataFrame, values) -> tuple[float, float, float]:
-    from boardsim.analysis.stats import deal_interval
-
-    per_deal = pd.Series(values).groupby(df["game"].to_numpy()).mean().to_numpy()
-    mean, lo, hi = deal_interval(per_deal.sum(), (per_deal ** 2).sum(), len(per_deal), 1.0)
-    return float(mean), float(lo), float(hi)
-
-
 def table(name: str, players: int, deals: int, seed: int) -> list[dict[str, object]]:
     """learned against ``players - 1`` default-heuristic seats: the paired win-share difference and last places."""
     from boardsim.runner import simulate
@@ -117,7 +100,7 @@ def table(name: str, players: int, deals: int, seed: int) -> list[dict[str, obje
     for kind, values in (("win share, learned - heuristic seat", win[:, 0] - win[:, 1:].mean(axis=1)),
                          ("last, learned", last[:, 0].astype(float)),
                          ("last, heuristic seat", last[:, 1:].mean(axis=1))):
-        mean, lo, hi = _per_deal(df, values)
+        mean, lo, hi = per_deal(values, df["game"].to_numpy())
         sign = "+" if kind.startswith("win") else ""
         print(f"{name} {players}p learned + {players - 1} x {heuristic}: {kind} {mean:{sign}.1%} [{lo:{sign}.1%}, "
               f"{hi:{sign}.1%}] ({deals} deals, every seating)", flush=True)

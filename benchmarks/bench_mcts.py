@@ -22,30 +22,21 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
+from timing import yardstick
 
 from boardsim.analysis.tournament import run_tournament
 
 HERE = Path(__file__).resolve().parent
-YARDSTICK = HERE.parent.parent / "shared" / "tools" / "yardstick.py"
 # the built-in policies each game's search is measured against (strongest first)
 OPPONENTS = {
     "art_deco": ["eligibility", "par"],
     "fliptoons": [("lookahead", {"playouts": 50}), "fame_per_cost"],
     "wagons": ["gain_minus_gift"],
 }
-
-
-def yardstick() -> str:
-    if not YARDSTICK.exists():
-        return "yardstick: not found"
-    out = subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True)
-    return out.stdout.strip() or out.stderr.strip()
 
 
 def strength(game: str, budgets: list[int], matches: int, players: int, seed: int) -> pd.DataFrame:

@@ -22,18 +22,12 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from timing import yardstick
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 # game -> its command-line arguments: FlipToons is the target; the others use their defaults
 RUNS = {"fliptoons": ["--players", "2,3,4"], "art_deco": ["--players", "2,3,4"], "wagons": []}
-
-
-def yardstick() -> str:
-    tool = ROOT.parent / "shared" / "tools" / "yardstick.py"
-    if not tool.exists():
-        return "yardstick: not found"
-    return subprocess.run([sys.executable, str(tool)], capture_output=True, text=True).stdout.strip()
 
 
 def run(game: str, extra: list[str], per_test: int | None) -> dict:

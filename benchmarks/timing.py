@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
+
+# the workplace's machine yardstick (1.000 = the machine of the issues' figures), beside the checkout
+YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "tools" / "yardstick.py"
 
 
 def games_per_second(game, prepared, n_games: int, repeats: int = 3) -> tuple[float, float]:
@@ -31,3 +37,11 @@ def cpu_rate(game, prepared, n_games: int, key: int) -> float:
     for start in range(0, n_games, step):
         game.play(prepared, key, start, min(step, n_games - start))
     return n_games / max(1e-9, time.process_time() - c0)
+
+
+def yardstick() -> str:
+    """The yardstick's line, to print beside every speed figure (its error text if it fails)."""
+    if not YARDSTICK.exists():
+        return "yardstick: not found"
+    out = subprocess.run([sys.executable, str(YARDSTICK)], capture_output=True, text=True)
+    return out.stdout.strip() or out.stderr.strip()

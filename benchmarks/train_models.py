@@ -13,13 +13,14 @@ yardstick, are printed at the end and quoted in docs/guide/learned.md.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from timing import yardstick  # noqa: E402
 
 from boardsim.analysis.learn import HELD_OUT, learn, strength  # noqa: E402
 from boardsim.games import get  # noqa: E402
@@ -38,13 +39,6 @@ PLAN = {
     ("fliptoons", 3): ("mcts", 120, 1),
     ("fliptoons", 4): ("mcts", 80, 1),
 }
-
-
-def yardstick() -> str:
-    tool = ROOT.parent / "shared" / "tools" / "yardstick.py"
-    if not tool.exists():
-        return "yardstick: not found"
-    return subprocess.run([sys.executable, str(tool)], capture_output=True, text=True).stdout.strip()
 
 
 def main(argv: list[str]) -> int:

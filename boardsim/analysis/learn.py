@@ -100,20 +100,27 @@ def playout_teacher(game: Game, teacher: Seat, model_path: Path | None) -> Seat:
     return Seat("mcts", {**teacher.params, "playout": "learned", "model": str(model_path)})
 
 
+def per_deal(values: Any, deals: Any) -> tuple[float, float, float]:
+    """The mean of a per-game quantity and its 95% t interval with the deal as the unit: ``deals`` names each
+    game's deal (a simulate frame's ``game`` column; its seatings share it)."""
+    from boardsim.analysis.stats import deal_interval
+
+    means = pd.Series(np.asarray(values, dtype=np.float64)).groupby(np.asarray(deals)).mean().to_numpy()
+    mean, lo, hi = deal_interval(means.sum(), (means ** 2).sum(), len(means), 1.0)
+    return float(mean), float(lo), float(hi)
+
+
 def strength(game: Game, players: int, new: Seat, old: Seat, games: int, seed: int, threads: int | None = None
              ) -> tuple[float, float, float]:
     """``new``'s win share against ``players - 1`` seats of ``old`` on ``games`` held-out deals, each played in
     every seating: (share, low, high), a 95% t interval over deals (fair share 1/players)."""
-    from boardsim.analysis.stats import deal_interval
     from boardsim.runner import simulate
 
     seats = [new] + [old] * (players - 1)
     df = simulate(game.name, games, seats, seed=seed, players=players, seating="all", threads=threads,
                   progress=False)
-    share = df["win_0"].to_numpy()  # the frame's seats are in listed order: column 0 is ``new`` wherever it sat
-    per_deal = pd.Series(share).groupby(df["game"].to_numpy()).mean().to_numpy()
-    mean, lo, hi = deal_interval(per_deal.sum(), (per_deal ** 2).sum(), len(per_deal), 1.0)
-    return float(mean), float(lo), float(hi)
+    # the frame's seats are in listed order: column 0 is ``new`` wherever it sat
+    return per_deal(df["win_0"].to_numpy(), df["game"].to_numpy())
 
 
 def _settings(game: Game, players: int, teacher: Seat, games: int, seed: int, eval_games: int) -> dict[str, Any]:
