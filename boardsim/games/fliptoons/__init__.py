@@ -120,7 +120,12 @@ class FlipToons(Game):
     def _user_seats(seats: Sequence[Seat]) -> list[Seat]:
         """The seats as the users arrays see them: an mcts seat whose rollouts play ``learned`` carries that
         model in its scorer slot (its own decisions are the search's, so the slot is free; mcts.decide gives
-        every seat inside its search that seat's scorer)."""
+        every seat inside its search that seat's scorer).  A model named without ``playout = "learned"``
+        would play nowhere, so it is refused rather than ignored."""
+        for i, s in enumerate(seats):
+            if s.policy == "mcts" and s.params.get("model") and s.params.get("playout") != "learned":
+                raise BadInput(f"seats[{i}].params.model", "a model is read only by the rollouts of "
+                               "mcts(playout=\"learned\"); allowed: add playout=\"learned\" or drop model")
         return [Seat("learned", {"model": s.params.get("model", "")})
                 if s.policy == "mcts" and s.params.get("playout") == "learned" else s for s in seats]
 

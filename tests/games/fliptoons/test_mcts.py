@@ -214,6 +214,9 @@ def test_learned_rollouts_play_the_model_in_every_seat_and_name_a_bad_model():
     with pytest.raises(BadInput) as e:
         games({"playout": "learned", "model": str(bundled_path("fliptoons", 3))})
     assert e.value.key == "seats[0].params.model" and "3 players" in str(e.value)
+    with pytest.raises(BadInput) as e:  # a model the rollouts would never read is refused, not ignored
+        games({"model": str(bundled_path("fliptoons", 2))})
+    assert e.value.key == "seats[0].params.model" and 'playout="learned"' in str(e.value)
     teacher = playout_teacher(GAME, Seat("mcts", {"iterations": 1000}), bundled_path("fliptoons", 2))
     assert teacher.params == {"iterations": 1000, "playout": "learned", "model": str(bundled_path("fliptoons", 2))}
 
