@@ -11,6 +11,7 @@ Public API::
     boardsim.tournament("fliptoons", [mine, "fame_per_cost", "priority"], games=20_000)
     boardsim.patch("fliptoons", players=[2, 3, 4])                 # docs/patch.md
     boardsim.learn("art_deco", players=2, games=200)              # docs/guide/learned.md
+    boardsim.cards("fliptoons", players=[2, 3]).strength          # docs/guide/measure-a-card.md
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "custom_policy", "games", "ladder", "learn", "load_scenario", "optimize", "patch",
+__all__ = ["BadInput", "cards", "custom_policy", "games", "ladder", "learn", "load_scenario", "optimize", "patch",
            "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
@@ -55,6 +56,10 @@ def __getattr__(name: str):
         from boardsim.analysis.patch_job import patch
 
         return patch
+    if name == "cards":
+        from boardsim.analysis.jobs import cards
+
+        return cards
     if name == "learn":
         from boardsim.analysis.learn import learn
 

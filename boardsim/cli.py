@@ -378,20 +378,24 @@ def cmd_optimize(args) -> int:
 def cmd_cards(args) -> int:
     from boardsim.analysis.jobs import cards_job
 
-    def on_card(card: str, r: Any) -> None:
-        print(f"  {card}: {r['effect']:+.4f} [{r['effect_lo']:+.4f}, {r['effect_hi']:+.4f}]")
-
     job = cards_job(args.game, players=args.players, games=args.games, seed=args.seed,
                     cards=[c.strip() for c in args.cards.split(",")] if args.cards else None,
                     base=_policy_list(args.base, "--base") if args.base else None, sweep=args.sweep,
                     span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
-                    out=args.out, on_card=on_card)
+                    out=args.out, progress=True)
     strength, changes = job.extra["strength"], job.extra["changes"]
-    print(strength[["base", "players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag"]]
-          .to_string(index=False))
+    print("strength: win share favouring the card minus favouring the average market card (0 = average); "
+          "regret: minus the base player's own share")
+    print(strength[["base", "players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag",
+                    "regret"]].rename(columns={"effect": "strength", "effect_lo": "lo", "effect_hi": "hi"})
+          .to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
     if len(job.extra["bases"]) > 1:
         print(f"{len(changes)} verdicts change with skill" + (": " + ", ".join(
             f"{r.card} at {r.players} players ({r.change})" for r in changes.itertuples()) if len(changes) else ""))
+    from boardsim.report.answer import suggestions_answer
+
+    for line in suggestions_answer(job.extra["suggestions"]):
+        print(line)
     print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
 

@@ -180,6 +180,9 @@ CHARTS = {
     "balance_card_sweep.csv": pd.DataFrame({"card": "Bear", "players": [2, 2, 3, 3], "field": "fame",
                                             "value": [4, 5] * 2, "effect": [0.01, 0.02] * 2,
                                             "effect_lo": [0.0, 0.01] * 2, "effect_hi": [0.02, 0.03] * 2}),
+    "card_suggestions.csv": pd.DataFrame({"current": [5], "card": ["Bear"], "field": ["fame"], "suggested": [4],
+                                          "worst_abs_effect": [0.01], "fair_everywhere": [True],
+                                          "effect_at_2p": [0.01], "effect_at_3p": [0.005]}),
 }
 
 
@@ -195,7 +198,9 @@ def test_every_generic_chart_keeps_text_inside_and_legends_off_the_data(tmp_path
             "balance_card_sweep_effect.png"} <= names
     assert names <= set(files)
     html = (tmp_path / "index.html").read_text()
-    assert "a rates highest" in html and "favouring Bear adds the most" in html and "The best parameters" in html
+    assert "a rates highest" in html and "Bear is the strongest card" in html and "The best parameters" in html
+    # the sweep's suggestion is in the answer, in game terms, with each count's predicted strength
+    assert "Suggestion for Bear: fame 5 -&gt; 4, fair" in html and "3p +0.5" in html
 
 
 def test_layout_check_catches_a_legend_over_data(layout_check):
@@ -206,3 +211,15 @@ def test_layout_check_catches_a_legend_over_data(layout_check):
     with pytest.raises(AssertionError, match="legend covers"):
         layout_check(fig)
     plt.close(fig)
+
+
+def test_one_card_at_three_counts_has_each_row_labelled_with_its_count(tmp_path):
+    """``cards --cards Cat --players 2,3,4``: one row per count on one panel, each named for its count, and the
+    chart's axis says what strength is measured against."""
+    table = pd.DataFrame({"base": "fame_per_cost", "players": [2, 3, 4], "card": "Cat", "rank": 1,
+                          "effect": [0.01, 0.02, 0.03], "effect_lo": [0.0, 0.01, 0.02],
+                          "effect_hi": [0.02, 0.03, 0.04]})
+    [(label, _, rows)] = plots.balance_panels(table, "effect", "effect_lo", "effect_hi")
+    assert sorted(rows["name"]) == ["Cat, 2 players", "Cat, 3 players", "Cat, 4 players"]
+    [(fname, caption)] = plots.write_balance("card_strength", table, tmp_path, "FlipToons: card strength")
+    assert (tmp_path / fname).exists() and "minus favouring the average card" in caption

@@ -63,35 +63,14 @@ def paired_effect(
     cell_a = make_cell(game, players, arm_a.seats, arm_a.rules, arm_a.cards, seating_design=seating)
     cell_b = make_cell(game, players, arm_b.seats, arm_b.rules, arm_b.cards, seating_design=seating)
     key = rng.cell_key(seed, 0)
-    n_a, n_b = len(cell_a.prepared), len(cell_b.prepared)
-    deals = -(-games // n_a)
-    sums = np.zeros((3, 2))  # rows: a, b, a - b; columns: sum, sum of squares over deals
-    for start in range(0, deals, chunk_size):
-        count = min(chunk_size, deals - start)
-        # rows come arrangement-major: reshape to (arrangement, deal) and average each deal over them
-        a = play_chunk(cell_a, key, start, count)["win"][:, seat].reshape(n_a, count).mean(axis=0)
-        win_b = play_chunk(cell_b, key, start, count)["win"]
-        b = (win_b.mean(axis=1) if b_mean else win_b[:, seat]).reshape(n_b, count).mean(axis=0)
-        for row, y in enumerate((a, b, a - b)):
-            sums[row] += (y.sum(), (y * y).sum())
-    mean, lo, hi = deal_interval(sums[:, 0], sums[:, 1], deals, 1.0, confidence)
-    var = max(sums[2, 1] - deals * mean[2] * mean[2], 0.0) / max(deals - 1, 1)
-    se = np.sqrt(var / deals)
-    p_value = float(2 * stats.t.sf(abs(mean[2]) / se, max(deals - 1, 1))) if se > 0 else float(mean[2] == 0.0)
-    return {
-        "effect": float(mean[2]),
-        "effect_lo": float(lo[2]),
-        "effect_hi": float(hi[2]),
-        "p_value": p_value,
-        "win_a": float(mean[0]),
-        "win_a_lo": float(lo[0]),
-        "win_a_hi": float(hi[0]),
-        "win_b": float(mean[1]),
-        "win_b_lo": float(lo[1]),
-        "win_b_hi": float(hi[1]),
-        "deals": deals,
-        "games": deals * n_a,
-    }
+    deals = -(-games // len(cell_a.prepared))
+    a = deal_shares(cell_a, key, seat, 0, deals, chunk_size=chunk_size)
+    b = deal_shares(cell_b, key, seat, 0, deals, mean_seats=b_mean, chunk_size=chunk_size)
+    effect, lo, hi, p_value = paired_stats(a - b, confidence)
+    (wa, wa_lo, wa_hi, _), (wb, wb_lo, wb_hi, _) = paired_stats(a, confidence), paired_stats(b, confidence)
+    return {"effect": effect, "effect_lo": lo, "effect_hi": hi, "p_value": p_value,
+            "win_a": wa, "win_a_lo": wa_lo, "win_a_hi": wa_hi, "win_b": wb, "win_b_lo": wb_lo, "win_b_hi": wb_hi,
+            "deals": deals, "games": deals * len(cell_a.prepared)}
 
 
 def holm(p_values: Sequence[float]) -> np.ndarray:
@@ -124,6 +103,137 @@ def flag_effects(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     return out
 
 
+REFERENCE = "(average card)"  # the reference arm's label: a seat that favours the average market card
+REF_BLOCK = 64  # deals per block of the reference arm (each block favours one market card, in turn)
+
+
+def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_seats: bool = False,
+                chunk_size: int = DEFAULT_CHUNK) -> np.ndarray:
+    """Per deal of ``start .. start + count - 1``: ``seat``'s win share (``mean_seats``: the mean share of
+    every seat) averaged over the cell's arrangements, so the deal is the unit."""
+    n_arr = len(cell.prepared)
+    out = np.empty(count)
+    for s in range(start, start + count, chunk_size):
+        c = min(chunk_size, start + count - s)
+        win = play_chunk(cell, key, s, c)["win"]  # rows arrangement-major
+        y = win.mean(axis=1) if mean_seats else win[:, seat]
+        out[s - start:s - start + c] = y.reshape(n_arr, c).mean(axis=0)
+    return out
+
+
+def reference_blocks(start: int, count: int, k: int, block: int = REF_BLOCK) -> list[tuple[int, int, int]]:
+    """The reference arm's runs over deals ``start .. start + count - 1``: (market card index, first deal,
+    deals).  Deal ``d`` favours market card ``(d // block) % k``, so every card favours the same share of deals
+    (to within a block) and the arm's expected share is the mean over market cards of their favouring arms:
+    "favour the average card".  The runs depend on the deal numbers only, never on the chunking."""
+    out = []
+    d, end = start, start + count
+    while d < end:
+        stop = min(end, (d // block + 1) * block)
+        out.append(((d // block) % k, d, stop - d))
+        d = stop
+    return out
+
+
+def reference_arm(market: Sequence[str], shares: Mapping[str, np.ndarray],
+                  play: Callable[[str, int, int], np.ndarray], deals: int) -> np.ndarray:
+    """Per deal, the reference arm's share ("favour the average market card"): deal ``d`` favours the card
+    of its block (:func:`reference_blocks`, blocks of at most REF_BLOCK and deals / k deals), taken from
+    ``shares`` where that card's arm was played, else ``play(card, first deal, deals)``; weighted by
+    ``deals / (k * deals of that card)`` so every card counts 1/k exactly and the mean over deals is the mean
+    over cards of their arms' means."""
+    k = len(market)
+    # blocks no longer than deals / k, so every card has deals of its own once there are k deals
+    blocks = reference_blocks(0, deals, k, max(1, min(REF_BLOCK, deals // k)))
+    n = np.zeros(k)
+    for j, _, c in blocks:
+        n[j] += c
+    present = int((n > 0).sum())  # fewer than k deals: the mean over the cards that have one
+    ref = np.empty(deals)
+    for j, s, c in blocks:
+        own = shares.get(market[j])
+        y = own[s:s + c] if own is not None else play(market[j], s, c)
+        ref[s:s + c] = y * (deals / (present * n[j]))
+    return ref
+
+
+def paired_stats(y: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float, float]:
+    """Mean of per-deal values ``y`` (a paired difference), its t interval and two-sided p-value of 0."""
+    n = y.size
+    mean, lo, hi = deal_interval(y.sum(), (y * y).sum(), n, 1.0, confidence)
+    se = float(y.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
+    p = float(2 * stats.t.sf(abs(float(mean)) / se, max(n - 1, 1))) if se > 0 else float(float(mean) == 0.0)
+    return float(mean), float(lo), float(hi), p
+
+
+def card_effects(
+    game: Game,
+    players: int,
+    base: Seat,
+    favour: Callable[[str, Seat], Seat],
+    cards: Sequence[str],
+    table: pd.DataFrame,
+    games: int,
+    seed: int,
+    rules: Mapping[str, Any] | None = None,
+    seating: str = "all",
+    regret: bool = True,
+    progress: Callable[[str, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Each card's strength and regret at one table (``players``, ``base``), every arm on the same deals.
+
+    - ``effect`` (**strength**): the win share of a seat that favours the card minus that of a seat that
+      favours the average market card (the reference arm, :func:`reference_blocks`), paired on deals.  0 is
+      "as good to build around as the average card of this market"; a stronger card reads higher whatever
+      the base already does with it.
+    - ``regret`` (with ``regret``): the favouring seat's share minus the base player's own mean seat share
+      (1/P: every game's win shares sum to 1): what forcing the card costs or gains against the base's own
+      choices.  0 is a ceiling for a card the base already hires; it is the measure ``cards`` reported
+      before strength had a reference point.
+
+    The favouring seat plays every position of the ``seating`` design in both arms, so a first-player edge
+    cancels.  ``progress(label, games)`` hears each arm as it finishes.
+    """
+    market = game.market_cards(table)
+    key = rng.cell_key(seed, 0)
+    others = [base] * (players - 1)
+    cells: dict[str, Any] = {}
+
+    def cell(card: str) -> Any:
+        if card not in cells:
+            cells[card] = make_cell(game, players, [favour(card, base)] + others, rules, table,
+                                    seating_design=seating)
+        return cells[card]
+
+    n_arr = len(cell(market[0]).prepared)
+    deals = -(-games // n_arr)
+    shares = {}
+    for card in cards:
+        shares[card] = deal_shares(cell(card), key, 0, 0, deals)
+        if progress is not None:
+            progress(card, deals * n_arr)
+    if all(c in shares for c in market):  # every market card's arm played: their exact mean, deal by deal
+        ref = np.mean([shares[c] for c in market], axis=0)
+    else:
+        ref = reference_arm(market, shares, lambda card, s, c: deal_shares(cell(card), key, 0, s, c), deals)
+        if progress is not None:
+            progress(REFERENCE, deals * n_arr)
+    r_mean, r_lo, r_hi, _ = paired_stats(ref)
+    rows = []
+    for card in cards:
+        y = shares[card]
+        e, lo, hi, p = paired_stats(y - ref)
+        w, w_lo, w_hi, _ = paired_stats(y)
+        row = {"card": card, "effect": e, "effect_lo": lo, "effect_hi": hi, "p_value": p,
+               "win_a": w, "win_a_lo": w_lo, "win_a_hi": w_hi,
+               "win_ref": r_mean, "win_ref_lo": r_lo, "win_ref_hi": r_hi}
+        if regret:  # the base player's mean seat share is 1/P: every game's win shares sum to 1
+            row.update({"regret": w - 1.0 / players, "regret_lo": w_lo - 1.0 / players,
+                        "regret_hi": w_hi - 1.0 / players})
+        rows.append({**row, "deals": deals, "games": deals * n_arr})
+    return rows
+
+
 def card_strength(
     game: Game,
     players: int | Sequence[int],
@@ -134,34 +244,24 @@ def card_strength(
     games: int,
     seed: int,
     rules: Mapping[str, Any] | None = None,
-    progress=None,
+    progress: Callable[[str, int], None] | None = None,
     seating: str = "all",
 ) -> pd.DataFrame:
-    """Win rate added by each card: seat 0 made to favour it (``favour(card, base) -> Seat``) vs ``base``.
+    """Each card's strength (:func:`card_effects`: favouring it against favouring the average market card,
+    paired on deals) and its regret against the base player, per base player and player count.
 
-    Both arms play the same deals with the other seats on ``base``.  The favouring seat plays every position;
-    it is compared with the base player's share over those positions (the base arm's mean seat share,
-    ``1/P`` whenever a game always has a winner), so a first-player edge does not leak into the effect.
-
-    ``base`` may be several players (a skill
-    axis: ``fame_per_cost`` and ``mcts(...)``): each card's effect is measured under each on the same deals,
-    and the ``base`` column says which.  Every (base, card, count) is one test.  Rows are sorted by base, then
-    player count, then from the strongest card down, and flagged where the effect differs from zero after
-    Holm's correction over all tests (cards x player counts x skill levels).
+    ``base`` may be several players (a skill axis: ``fame_per_cost`` and ``mcts(...)``): each card is measured
+    under each on the same deals, and the ``base`` column says which.  Every (base, card, count) is one test.
+    Rows are sorted by base, then player count, then from the strongest card down, and flagged where the
+    strength differs from zero after Holm's correction over all tests (cards x player counts x skill levels).
     """
     counts = [players] if isinstance(players, int) else list(players)
     bases = [base] if isinstance(base, Seat) else list(base)
     rows = []
     for b in bases:
         for n in counts:
-            others = [b] * (n - 1)
-            for card in cards:
-                r = paired_effect(game, n, Arm([favour(card, b)] + others, table, rules),
-                                  Arm([b] + others, table, rules), seat=0, games=games, seed=seed, seating=seating,
-                                  b_mean=True)
-                rows.append({"base": b.label(), "players": n, "card": card, **r})
-                if progress is not None:
-                    progress(card, r)
+            for r in card_effects(game, n, b, favour, cards, table, games, seed, rules, seating, progress=progress):
+                rows.append({"base": b.label(), "players": n, **r})
     ranked = flag_effects(pd.DataFrame(rows))
     order = {b.label(): i for i, b in enumerate(bases)}
     ranked = ranked.assign(_b=ranked["base"].map(order)).sort_values(
@@ -175,16 +275,23 @@ def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], favour:
               cards: Sequence[str], table: pd.DataFrame, games: int, seed: int,
               rules: Mapping[str, Any] | None = None) -> tuple[float, float]:
     """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, one
-    arm of each kind timed (``cost.seconds_per_game``) on the first card, times cards and games per arm."""
+    favouring arm timed (``cost.seconds_per_game``) on the first card, times the arms (one per card, one more
+    for the reference when some market card is not measured) and games per arm."""
     from boardsim.analysis import cost
 
     t0 = time.perf_counter()
     total = 0.0
     for b in bases:
         for n in players:
-            for lineup in ([favour(cards[0], b)] + [b] * (n - 1), [b] * n):
-                total += cost.seconds_per_game(game, n, lineup, seed=seed, rules=rules, cards=table) * games
-    return total * len(cards), time.perf_counter() - t0
+            total += cost.seconds_per_game(game, n, [favour(cards[0], b)] + [b] * (n - 1), seed=seed, rules=rules,
+                                           cards=table) * games * card_arms(game, cards, table)
+    return total, time.perf_counter() - t0
+
+
+def card_arms(game: Game, cards: Sequence[str], table: pd.DataFrame) -> int:
+    """Arms ``card_effects`` plays per base and player count: one per card, and the reference arm unless every
+    market card is among them (then the reference is their mean)."""
+    return len(cards) + (1 if set(game.market_cards(table)) - set(cards) else 0)
 
 
 def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
@@ -216,7 +323,7 @@ def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
 def value_sweep(
     game: Game,
     players: int | Sequence[int],
-    base: Seat,
+    base: Seat | Sequence[Seat],
     favour,
     card: str,
     field: str,
@@ -225,32 +332,39 @@ def value_sweep(
     seed: int,
     rules: Mapping[str, Any] | None = None,
     seating: str = "all",
+    progress: Callable[[str, int], None] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
-    """The card's win-rate-added at each integer value of one of its fields, at each player count.
+    """The card's strength (:func:`card_effects`) at each integer value of one of its fields, at each player
+    count and under each base player (a skill axis), on the same deals.
 
-    Values the card's field does not accept are skipped.  The suggestion is the value whose worst
-    |effect| over the player counts is smallest, with each count's effect there (None if no value was
-    valid).
+    Values the card's field does not accept are skipped.  The suggestion is one value for every level and
+    count: the value whose worst |strength| over them is smallest, with each (base, count)'s strength there,
+    and ``fair_everywhere``: whether every one of those intervals contains 0 (None if no value was valid).
     """
     counts = [players] if isinstance(players, int) else list(players)
+    bases = [base] if isinstance(base, Seat) else list(base)
     rows = []
     for value in values:
         try:
             table = game.card_table({card: {field: int(value)}})
         except BadInput:
             continue
-        for n in counts:
-            r = paired_effect(game, n, Arm([favour(card, base)] + [base] * (n - 1), table, rules),
-                              Arm([base] * n, table, rules), seat=0, games=games, seed=seed, seating=seating,
-                              b_mean=True)
-            rows.append({"card": card, "players": n, "label": f"{field}={value}", "field": field,
-                         "value": int(value), **r})
+        for b in bases:
+            for n in counts:
+                (r,) = card_effects(game, n, b, favour, [card], table, games, seed, rules, seating, regret=False,
+                                    progress=progress)
+                rows.append({"base": b.label(), "players": n, "label": f"{field}={value}", "field": field,
+                             "value": int(value), **r})
     frame = pd.DataFrame(rows)
     if frame.empty:
         return frame, None
     worst = frame.assign(abs_effect=frame["effect"].abs()).groupby("value")["abs_effect"].max()
     best = int(worst.idxmin())
     at = frame[frame["value"] == best]
+    fair = bool(((at["effect_lo"] <= 0) & (at["effect_hi"] >= 0)).all())
+    one = len(bases) == 1
     suggestion = {"card": card, "field": field, "suggested": best, "worst_abs_effect": float(worst[best]),
-                  **{f"effect_at_{int(n)}p": float(e) for n, e in zip(at["players"], at["effect"], strict=True)}}
+                  "fair_everywhere": fair,
+                  **{(f"effect_at_{int(n)}p" if one else f"effect_at_{int(n)}p [{b}]"): float(e)
+                     for b, n, e in zip(at["base"], at["players"], at["effect"], strict=True)}}
     return frame, suggestion

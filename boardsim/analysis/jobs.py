@@ -8,7 +8,7 @@ parses flags, calls one of these and prints.  Errors name the parameter (``out``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,18 +186,20 @@ def cards_job(
     seating: str = "all",
     threads: int | None = None,
     out: str | Path | None = None,
-    on_card: Callable[[str, Mapping[str, Any]], None] | None = None,
+    progress: bool = False,
 ) -> Job:
-    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): the win rate added when seat 0
-    favours each card, against ``base`` in every seat, on the same deals; with ``sweep``, each flagged card's
-    integer field swept over +-``span`` for the value that is fairest over the player counts.
+    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): the win share of a seat that favours
+    each card minus that of a seat that favours the average market card, against ``base`` in every other
+    seat, on the same deals (and the regret against the base's own choices beside it); with ``sweep``, each
+    flagged card's integer field swept over +-``span`` for one value that is fairest over every player count
+    and base player.
 
     ``base``: one or more base players (a skill axis); ``cards``: the cards measured (default: every
     market card).  Writes ``balance_card_strength.csv`` (and the verdicts, sweep and suggestions) with the
-    report into ``out`` (default ``reports/cards-<game>/``).  ``on_card(card, row)`` hears each card's
-    effect as it is measured.  ``extra`` of the returned Job holds ``strength`` and ``changes``."""
+    report into ``out`` (default ``reports/cards-<game>/``).  ``progress``: a bar over every game played (on
+    stderr).  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
     from boardsim.analysis import cost
-    from boardsim.analysis.balance import card_cost, card_strength, value_sweep, verdict_changes
+    from boardsim.analysis.balance import card_arms, card_cost, card_strength, value_sweep, verdict_changes
     from boardsim.analysis.card_fields import sweepable_fields
     from boardsim.analysis.players import base_players
     from boardsim.report.build import write_meta
@@ -227,12 +229,13 @@ def cards_job(
     out_dir = out_folder(out, f"reports/cards-{g.name}")  # checked now, made once the first table is measured
     rules = dict(rules or {})
     with numba_threads(threads):
-        if any(g.search_cost([b]) > 1.0 for b in bases):  # search seats: the cost up front
-            seconds, took = card_cost(g, counts, bases, g.favour, chosen, table, games, seed, rules)
-            cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
-                                         f"counts x {len(bases)} base players")
-        strength = card_strength(g, counts, bases, g.favour, chosen, table, games, seed, rules,
-                                 progress=on_card, seating=seating)
+        seconds, took = card_cost(g, counts, bases, g.favour, chosen, table, games, seed, rules)
+        cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
+                                     f"counts x {len(bases)} base players")
+        arms = card_arms(g, chosen, table)
+        with cost.Bar(progress, total=games * arms * len(counts) * len(bases), desc="cards") as bar:
+            strength = card_strength(g, counts, bases, g.favour, chosen, table, games, seed, rules,
+                                     progress=lambda _label, n: bar.update(n), seating=seating)
         safe_io.write_csv(strength, make_folder(out_dir) / "balance_card_strength.csv")
         changes = verdict_changes(strength)
         if len(bases) > 1:
@@ -241,32 +244,63 @@ def cards_job(
         if sweep:
             # the cards named by the caller, or else those flagged at any player count or skill level
             targets = chosen if cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
-            for b in bases:
+            per_value = 2 * len(counts) * len(bases) * games  # the card's arm and the reference, per value
+            with cost.Bar(progress, total=per_value * (2 * span + 1) * len(targets), desc="sweep") as bar:
                 for card in targets:
                     now = int(table.loc[table["name"] == card, sweep].iloc[0])
                     values = range(now - span, now + span + 1)
-                    frame, suggestion = value_sweep(g, counts, b, g.favour, card, sweep, values, games, seed, rules,
-                                                    seating=seating)
-                    sweeps.append(frame.assign(base=b.label()) if len(bases) > 1 else frame)
+                    frame, suggestion = value_sweep(g, counts, bases, g.favour, card, sweep, values, games, seed,
+                                                    rules, seating=seating, progress=lambda _label, n: bar.update(n))
+                    sweeps.append(frame)
                     if suggestion is not None:
-                        suggestions.append({**({"base": b.label()} if len(bases) > 1 else {}), "current": now,
-                                            **suggestion})
+                        suggestions.append({"current": now, **suggestion})
         if sweeps:
             safe_io.write_csv(pd.concat(sweeps), out_dir / "balance_card_sweep.csv")
             safe_io.write_csv(pd.DataFrame(suggestions), out_dir / "card_suggestions.csv")
     where = ", ".join(str(n) for n in counts)
     labels = [b.label() for b in bases]
-    files = write_meta(out_dir, f"{g.title}: card strength at {where} players",
-                       "Win rate added when seat 0 favours a card, against the base player in every seat, on the "
-                       "same deals (positive = stronger than the baseline's own choices)"
+    files = write_meta(out_dir, f"{g.title}: card strength at {where} players, base {' and '.join(labels)}",
+                       "Strength: the win share of a seat that favours a card minus that of a seat that favours the "
+                       "average market card, the base player in every other seat, on the same deals (0 = as good "
+                       "to build around as the average card; positive = stronger); the regret column is the "
+                       "favouring seat's share minus the base player's own"
                        + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
                           else f", base player {labels[0]}")
-                       + ". A card is flagged strong or weak when its effect differs from zero after Holm's "
+                       + ". A card is flagged strong or weak when its strength differs from zero after Holm's "
                        "correction over all cards, player counts and base players tested.",
                        {"game": g.name, "seed": seed, "games per arm per card": games,
                         "players": counts, "cards": chosen, "base policy": labels, "rules": rules,
                         "seating": seating, "sweep": sweep, "span": span, "threads": threads})
-    return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases})
+    return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases,
+                                          "suggestions": pd.DataFrame(suggestions),
+                                          "sweep": pd.concat(sweeps) if sweeps else pd.DataFrame()})
 
 
-__all__ = ["Job", "cards_job", "ladder_job", "make_folder", "optimize_job", "out_folder", "tournament_job"]
+@dataclass
+class Cards:
+    """What :func:`cards` found: each a DataFrame (empty where not asked for)."""
+
+    strength: pd.DataFrame  # per base, player count and card: strength, regret, flag (balance_card_strength.csv)
+    verdicts: pd.DataFrame  # cards whose verdict changes between base players (card_verdicts.csv)
+    suggestions: pd.DataFrame  # one value per swept card, fair at every level where one is (card_suggestions.csv)
+    sweep: pd.DataFrame  # the sweep's strength at every value (balance_card_sweep.csv)
+    out_dir: Path
+
+
+def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_000, seed: int = 0,
+          cards: Sequence[str] | None = None, base: Any = None, sweep: str | None = None, span: int = 3,
+          rules: Mapping[str, Any] | None = None, seating: str = "all", threads: int | None = None,
+          out: str | Path | None = None, progress: bool = False) -> Cards:
+    """``python -m boardsim cards`` from Python (:func:`cards_job`, the same arguments): the tables as
+    DataFrames, also written with the report into ``out``.
+
+    >>> found = boardsim.cards("fliptoons", players=[2, 3], base="fame_per_cost,learned", games=20_000)
+    >>> found.strength.query("flag == 'strong'")
+    """
+    job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress)
+    x = job.extra
+    return Cards(x["strength"], x["changes"], x["suggestions"], x["sweep"], job.out_dir)
+
+
+__all__ = ["Cards", "Job", "cards", "cards_job", "ladder_job", "make_folder", "optimize_job", "out_folder",
+           "tournament_job"]

@@ -182,15 +182,16 @@ def cards_answer(strength: pd.DataFrame, verdicts: pd.DataFrame | None = None) -
         who = f" under {key[0]}" if len(keys) == 2 else ""
         part = part.sort_values("effect", ascending=False, kind="stable")
         top, low = part.iloc[0], part.iloc[-1]
-        text = (f"At {n} players{who}, favouring {top['card']} adds the most: {100 * top['effect']:+.1f} points of "
-                f"win rate [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}]; {low['card']} the least "
+        text = (f"At {n} players{who}, {top['card']} is the strongest card: a seat that favours it wins "
+                f"{100 * top['effect']:+.1f} points [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}] "
+                f"more than one that favours the average market card; {low['card']} the weakest "
                 f"({100 * low['effect']:+.1f} [{100 * low['effect_lo']:+.1f}, {100 * low['effect_hi']:+.1f}]).")
         if "flag" in part.columns:
             flags = part["flag"].astype(object).fillna("").astype(str)
             strong = list(part.loc[flags == "strong", "card"])
             weak = list(part.loc[flags == "weak", "card"])
             text += (f" Flagged strong: {', '.join(strong) or 'none'}; weak: {', '.join(weak) or 'none'}"
-                     " (effect differs from zero after Holm's correction).")
+                     " (strength differs from the average card's after Holm's correction).")
         out.append(text)
     if len(keys) == 2:
         levels = list(dict.fromkeys(strength["base"]))
@@ -205,6 +206,20 @@ def cards_answer(strength: pd.DataFrame, verdicts: pd.DataFrame | None = None) -
                           f"({' vs '.join(levels)}): " + "; ".join(items)
                           + ". Each level's effect is measured on the same deals; '-' is not flagged.")
     return out
+
+
+def suggestions_answer(suggestions: pd.DataFrame) -> list[str]:
+    """The fair-value sweep's suggestion per card, in game terms, with each level's predicted strength."""
+    lines = []
+    for r in suggestions.to_dict("records") if len(suggestions) else []:
+        at = ", ".join(f"{k[len('effect_at_'):]} {100 * v:+.1f}" for k, v in r.items()
+                       if k.startswith("effect_at_") and pd.notna(v))
+        verdict = ("fair (every interval contains 0) at every player count and base player tested"
+                   if r["fair_everywhere"] else "the fairest value tested, though not fair everywhere")
+        move = (f"{r['field']} {r['current']} -> {r['suggested']}" if r["suggested"] != r["current"]
+                else f"keep {r['field']} {r['current']}")
+        lines.append(f"Suggestion for {r['card']}: {move}, {verdict}; its strength there, in points: {at}.")
+    return lines
 
 
 def optimize_answer(check: pd.DataFrame) -> list[str]:

@@ -40,6 +40,8 @@ TABLE_CAPTIONS = {
     "card_verdicts.csv": "card strength on a skill axis: the cards whose verdict changes between base players "
                           "(flagged at one level and not another, or an effect that changes sign), each level's "
                           "flag and effect",
+    "card_suggestions.csv": "card sweep: per card, the one value of the swept field that is fairest at every "
+                            "player count and base player, whether it is fair everywhere, and each one's strength",
     "patch_objective.csv": "balance patch: the objective (worst |effect|) of today's table and the patched one on "
                            "fresh deals, with a 95% simultaneous interval, flagged counts under Holm's correction, "
                            "per skill level when there are several",
@@ -174,6 +176,7 @@ def build_report(out_dir: str | Path) -> list[str]:
         strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
         if not strength.empty:
             sentences += answer.cards_answer(strength, _read(d / "card_verdicts.csv"))
+            sentences += answer.suggestions_answer(_read(d / "card_suggestions.csv"))
         check = _read(d / "optimize_check.csv")
         if not check.empty:
             sentences += answer.optimize_answer(check)

@@ -403,6 +403,9 @@ def forest_data(table: pd.DataFrame, value: str, lo: str, hi: str,
     d["name"] = row_names(d, name_cols)
     if "label" in d.columns and d["label"].nunique() > 1 and d["name"].duplicated().any():
         d["name"] = d["name"] + " (" + d["label"].astype(str) + ")"  # one name in several cells
+    for col, unit in (("players", " players"), ("base", "")):  # one card at several counts or base players
+        if col in d.columns and d["name"].duplicated().any() and d[col].nunique() > 1:
+            d["name"] = d["name"] + ", " + d[col].astype(str) + unit
     d = d[["name", value, lo, hi]].rename(columns={value: "value", lo: "lo", hi: "hi"})
     d = d.dropna(subset=["value"]).sort_values("value", kind="stable").reset_index(drop=True)
     d["err_lo"] = d["value"] - d["lo"]
@@ -474,7 +477,7 @@ def _panel_column(table: pd.DataFrame) -> str | None:
 
 def _reference(value: str, d: pd.DataFrame, players) -> float | None:
     """The dashed line of a forest panel: the fair share for a win rate, zero for an effect."""
-    if "effect" in value or (d["lo"] < 0).any():
+    if "effect" in value or value == "regret" or (d["lo"] < 0).any():
         return 0.0
     if "win" in value:
         return fair_share(players)
@@ -516,6 +519,15 @@ def balance_panels(table: pd.DataFrame, value: str, lo: str, hi: str,
     return out
 
 
+# what a balance table's column means, where its name alone would not say (axis labels and chart titles)
+AXIS_NAMES = {
+    ("card_strength", "effect"): "strength: win share minus favouring the average card",
+    ("card_strength", "win_a"): "win share of the seat favouring the card",
+    ("card_strength", "win_ref"): "win share of a seat favouring the average card",
+    ("card_strength", "regret"): "regret: win share minus the base player's",
+}
+
+
 def write_balance(name: str, table: pd.DataFrame, out_dir, title: str,
                   players: dict | None = None) -> list[tuple[str, str]]:
     """A forest plot for each rate-with-interval in a game-specific table, one panel per grid cell.
@@ -533,7 +545,7 @@ def write_balance(name: str, table: pd.DataFrame, out_dir, title: str,
     written = []
     one_per_cell = "cell" in table.columns and not table["cell"].duplicated().any() and table["cell"].nunique() > 1
     for value, lo, hi in _rate_columns(table):
-        what = value.replace("_", " ")
+        what = AXIS_NAMES.get((name, value), value.replace("_", " "))
         if one_per_cell:  # one row per cell (rule variants): the cells are the rows, in grid order
             written.append(_write_cells_forest(name, table, value, lo, hi, out_dir, title, players))
             continue

@@ -135,7 +135,7 @@ def test_a_skill_axis_table_equals_separate_runs_with_each_base_on_the_same_seed
     for b in (Seat("fame_per_cost"), SEARCH):
         alone = card_strength(ft, 2, b, ft.favour, cards, table, 40, 3).set_index("card")
         mine = both[both["base"] == b.label()].set_index("card")
-        for col in ("effect", "effect_lo", "effect_hi", "p_value", "win_a", "win_b", "deals", "games"):
+        for col in ("effect", "effect_lo", "effect_hi", "p_value", "win_a", "win_ref", "regret", "deals", "games"):
             assert (mine.loc[cards, col] == alone.loc[cards, col]).all(), col
         assert (alone["correction"] == "holm over 2 tests").all()
 
@@ -215,17 +215,18 @@ def test_cards_command_on_a_skill_axis_writes_the_base_column_verdicts_and_a_sid
     assert any(p.endswith("balance_card_strength_effect.png") for p in layout_checked)
 
 
-def test_card_effects_compare_with_the_base_seat_over_every_position_not_the_first_player():
-    """The base arm's lone arrangement puts seat 0 first: its own share there is the first player's rate
-    (0.26-0.30 at 4 FlipToons players), so the favouring seat, which plays every position, is compared with
-    the base player's mean seat share, exactly 1/P when every game has a winner."""
+def test_regret_compares_with_the_base_seat_over_every_position_not_the_first_player():
+    """Regret (the measure before strength had a reference point) compares the favouring seat, which plays
+    every position, with the base player's mean seat share, exactly 1/P since every game's win shares sum to
+    1; a lone base arrangement puts seat 0 first, and its own share there is the first player's rate
+    (0.26-0.30 at 4 FlipToons players).  Strength compares the same favouring arm with the reference arm."""
     from boardsim.analysis.balance import card_strength
 
     ft = get("fliptoons")
     table = ft.card_table()
     strength = card_strength(ft, [2, 4], Seat("fame_per_cost"), ft.favour, ["Bear", "Dog"], table, 200, 5)
-    assert np.allclose(strength["win_b"], 1 / strength["players"])
-    assert np.allclose(strength["effect"], strength["win_a"] - 1 / strength["players"])
-    raw = paired_effect(ft, 4, Arm([ft.favour("Dog", Seat("fame_per_cost"))] + [Seat("fame_per_cost")] * 3, table),
-                        Arm([Seat("fame_per_cost")] * 4, table), seat=0, games=200, seed=5)
-    assert raw["win_b"] != pytest.approx(0.25)  # seat 0 alone is the first player: not the fair share
+    assert np.allclose(strength["regret"], strength["win_a"] - 1 / strength["players"])
+    assert np.allclose(strength["effect"], strength["win_a"] - strength["win_ref"])
+    raw = paired_effect(ft, 4, Arm([Seat("fame_per_cost")] * 4, table),
+                        Arm([Seat("fame_per_cost")] * 4, table), seat=0, games=200, seed=5, b_mean=True)
+    assert raw["win_b"] == pytest.approx(0.25) and raw["win_a"] != pytest.approx(0.25)
