@@ -384,8 +384,8 @@ def cmd_cards(args) -> int:
                     span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
                     out=args.out, progress=True)
     strength, changes = job.extra["strength"], job.extra["changes"]
-    print("strength: win share favouring the card minus favouring the average market card (0 = average); "
-          "regret: minus the base player's own share")
+    print("strength: the card's swing (win share hiring it whenever possible minus never hiring it) minus the "
+          "average market card's (0 = average); regret: win share favouring it minus the base player's")
     print(strength[["base", "players", "rank", "card", "effect", "effect_lo", "effect_hi", "p_holm", "flag",
                     "regret"]].rename(columns={"effect": "strength", "effect_lo": "lo", "effect_hi": "hi"})
           .to_string(index=False, float_format=lambda x: f"{x:+.4f}"))

@@ -222,4 +222,4 @@ def test_one_card_at_three_counts_has_each_row_labelled_with_its_count(tmp_path)
     [(label, _, rows)] = plots.balance_panels(table, "effect", "effect_lo", "effect_hi")
     assert sorted(rows["name"]) == ["Cat, 2 players", "Cat, 3 players", "Cat, 4 players"]
     [(fname, caption)] = plots.write_balance("card_strength", table, tmp_path, "FlipToons: card strength")
-    assert (tmp_path / fname).exists() and "minus favouring the average card" in caption
+    assert (tmp_path / fname).exists() and "minus the average card" in caption

@@ -75,7 +75,7 @@ def test_optimize_tunes_the_exploration_constant(game):
 def test_cards_measures_against_a_search_base():
     g = get("fliptoons")
     table = g.card_table()
-    frame = card_strength(g, [2], as_seat(("mcts", {"iterations": 4})), g.favour, ["Tiger"], table, 8, 5, None)
+    frame = card_strength(g, [2], as_seat(("mcts", {"iterations": 4})), ["Tiger"], table, 8, 5, None)
     assert list(frame["card"]) == ["Tiger"] and frame["effect"].between(-1, 1).all()
 
 

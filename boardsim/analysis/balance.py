@@ -103,8 +103,8 @@ def flag_effects(table: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
     return out
 
 
-REFERENCE = "(average card)"  # the reference arm's label: a seat that favours the average market card
-REF_BLOCK = 64  # deals per block of the reference arm (each block favours one market card, in turn)
+REFERENCE = "(average card)"  # the reference arms' label: a seat that favours (avoids) the average market card
+REF_BLOCK = 64  # deals per block of a reference arm (each block favours, or avoids, one market card in turn)
 
 
 def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_seats: bool = False,
@@ -122,10 +122,10 @@ def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_sea
 
 
 def reference_blocks(start: int, count: int, k: int, block: int = REF_BLOCK) -> list[tuple[int, int, int]]:
-    """The reference arm's runs over deals ``start .. start + count - 1``: (market card index, first deal,
-    deals).  Deal ``d`` favours market card ``(d // block) % k``, so every card favours the same share of deals
-    (to within a block) and the arm's expected share is the mean over market cards of their favouring arms:
-    "favour the average card".  The runs depend on the deal numbers only, never on the chunking."""
+    """A reference arm's runs over deals ``start .. start + count - 1``: (market card index, first deal,
+    deals).  Deal ``d`` plays market card ``(d // block) % k``'s arm, so every card has the same share of
+    deals (to within a block) and the arm's expected share is the mean over market cards of their arms:
+    "favour (or avoid) the average card".  The runs depend on the deal numbers only, never on the chunking."""
     out = []
     d, end = start, start + count
     while d < end:
@@ -137,8 +137,8 @@ def reference_blocks(start: int, count: int, k: int, block: int = REF_BLOCK) -> 
 
 def reference_arm(market: Sequence[str], shares: Mapping[str, np.ndarray],
                   play: Callable[[str, int, int], np.ndarray], deals: int) -> np.ndarray:
-    """Per deal, the reference arm's share ("favour the average market card"): deal ``d`` favours the card
-    of its block (:func:`reference_blocks`, blocks of at most REF_BLOCK and deals / k deals), taken from
+    """Per deal, a reference arm's share ("favour", or "avoid", "the average market card"): deal ``d`` plays
+    the arm of its block's card (:func:`reference_blocks`, blocks of at most REF_BLOCK and deals / k deals), taken from
     ``shares`` where that card's arm was played, else ``play(card, first deal, deals)``; weighted by
     ``deals / (k * deals of that card)`` so every card counts 1/k exactly and the mean over deals is the mean
     over cards of their arms' means."""
@@ -170,67 +170,74 @@ def card_effects(
     game: Game,
     players: int,
     base: Seat,
-    favour: Callable[[str, Seat], Seat],
     cards: Sequence[str],
     table: pd.DataFrame,
     games: int,
     seed: int,
     rules: Mapping[str, Any] | None = None,
     seating: str = "all",
-    regret: bool = True,
     progress: Callable[[str, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each card's strength and regret at one table (``players``, ``base``), every arm on the same deals.
+    """Each card's strength and regret at one table (``players``, ``base`` in the other seats), every arm on
+    the same deals (docs/guide/measure-a-card.md).
 
-    - ``effect`` (**strength**): the win share of a seat that favours the card minus that of a seat that
-      favours the average market card (the reference arm, :func:`reference_blocks`), paired on deals.  0 is
-      "as good to build around as the average card of this market"; a stronger card reads higher whatever
-      the base already does with it.
-    - ``regret`` (with ``regret``): the favouring seat's share minus the base player's own mean seat share
-      (1/P: every game's win shares sum to 1): what forcing the card costs or gains against the base's own
-      choices.  0 is a ceiling for a card the base already hires; it is the measure ``cards`` reported
-      before strength had a reference point.
+    - ``swing``: the win share of a seat that hires the card whenever it can (``game.favour``) minus that
+      of a seat that never hires it (``game.avoid``), both otherwise the base player, paired on deals: how
+      much of a seat's win share hangs on the card.
+    - ``effect`` (**strength**): the card's swing minus the average market card's (``swing_ref``: the mean
+      over market cards, exact when every market card is measured, else the reference arms of
+      :func:`reference_arm`).  0 is the average card of this market; the test is of strength 0.
+    - ``regret``: the favouring seat's share minus the base player's own mean seat share (1/P: every game's
+      win shares sum to 1): what forcing the card costs or gains against the base's own choices.  0 is a
+      ceiling for a card the base already hires; it is the measure ``cards`` reported before strength.
 
-    The favouring seat plays every position of the ``seating`` design in both arms, so a first-player edge
+    The measured seat plays every position of the ``seating`` design in every arm, so a first-player edge
     cancels.  ``progress(label, games)`` hears each arm as it finishes.
     """
     market = game.market_cards(table)
     key = rng.cell_key(seed, 0)
     others = [base] * (players - 1)
-    cells: dict[str, Any] = {}
+    cells: dict[tuple[str, str], Any] = {}
+    make = {"favour": game.favour, "avoid": game.avoid}
 
-    def cell(card: str) -> Any:
-        if card not in cells:
-            cells[card] = make_cell(game, players, [favour(card, base)] + others, rules, table,
-                                    seating_design=seating)
-        return cells[card]
+    def play(kind: str, card: str, start: int, count: int) -> np.ndarray:
+        if (kind, card) not in cells:
+            cells[kind, card] = make_cell(game, players, [make[kind](card, base)] + others, rules, table,
+                                          seating_design=seating)
+        return deal_shares(cells[kind, card], key, 0, start, count)
 
-    n_arr = len(cell(market[0]).prepared)
+    play("favour", market[0], 0, 0)  # builds the cell: its arrangements (a lineup of one base alone has one)
+    n_arr = len(cells["favour", market[0]].prepared)
     deals = -(-games // n_arr)
-    shares = {}
+    fav, avo = {}, {}
     for card in cards:
-        shares[card] = deal_shares(cell(card), key, 0, 0, deals)
-        if progress is not None:
-            progress(card, deals * n_arr)
-    if all(c in shares for c in market):  # every market card's arm played: their exact mean, deal by deal
-        ref = np.mean([shares[c] for c in market], axis=0)
+        for kind, into in (("favour", fav), ("avoid", avo)):
+            into[card] = play(kind, card, 0, deals)
+            if progress is not None:
+                progress(f"{card} ({kind})", deals * n_arr)
+    if all(c in fav for c in market):  # every market card's arms played: their exact mean, deal by deal
+        ref = np.mean([fav[c] - avo[c] for c in market], axis=0)
     else:
-        ref = reference_arm(market, shares, lambda card, s, c: deal_shares(cell(card), key, 0, s, c), deals)
+        ref = (reference_arm(market, fav, lambda c, s, n: play("favour", c, s, n), deals)
+               - reference_arm(market, avo, lambda c, s, n: play("avoid", c, s, n), deals))
         if progress is not None:
-            progress(REFERENCE, deals * n_arr)
+            progress(REFERENCE, 2 * deals * n_arr)
     r_mean, r_lo, r_hi, _ = paired_stats(ref)
     rows = []
     for card in cards:
-        y = shares[card]
-        e, lo, hi, p = paired_stats(y - ref)
-        w, w_lo, w_hi, _ = paired_stats(y)
-        row = {"card": card, "effect": e, "effect_lo": lo, "effect_hi": hi, "p_value": p,
-               "win_a": w, "win_a_lo": w_lo, "win_a_hi": w_hi,
-               "win_ref": r_mean, "win_ref_lo": r_lo, "win_ref_hi": r_hi}
-        if regret:  # the base player's mean seat share is 1/P: every game's win shares sum to 1
-            row.update({"regret": w - 1.0 / players, "regret_lo": w_lo - 1.0 / players,
-                        "regret_hi": w_hi - 1.0 / players})
-        rows.append({**row, "deals": deals, "games": deals * n_arr})
+        d = fav[card] - avo[card]
+        e, lo, hi, p = paired_stats(d - ref)
+        sw, sw_lo, sw_hi, _ = paired_stats(d)
+        w, w_lo, w_hi, _ = paired_stats(fav[card])
+        v, v_lo, v_hi, _ = paired_stats(avo[card])
+        fair = 1.0 / players  # the base player's mean seat share: every game's win shares sum to 1
+        rows.append({"card": card, "effect": e, "effect_lo": lo, "effect_hi": hi, "p_value": p,
+                     "swing": sw, "swing_lo": sw_lo, "swing_hi": sw_hi,
+                     "swing_ref": r_mean, "swing_ref_lo": r_lo, "swing_ref_hi": r_hi,
+                     "win_favour": w, "win_favour_lo": w_lo, "win_favour_hi": w_hi,
+                     "win_avoid": v, "win_avoid_lo": v_lo, "win_avoid_hi": v_hi,
+                     "regret": w - fair, "regret_lo": w_lo - fair, "regret_hi": w_hi - fair,
+                     "deals": deals, "games": deals * n_arr})
     return rows
 
 
@@ -238,7 +245,6 @@ def card_strength(
     game: Game,
     players: int | Sequence[int],
     base: Seat | Sequence[Seat],
-    favour: Callable[[str, Seat], Seat],
     cards: Sequence[str],
     table: pd.DataFrame,
     games: int,
@@ -247,8 +253,8 @@ def card_strength(
     progress: Callable[[str, int], None] | None = None,
     seating: str = "all",
 ) -> pd.DataFrame:
-    """Each card's strength (:func:`card_effects`: favouring it against favouring the average market card,
-    paired on deals) and its regret against the base player, per base player and player count.
+    """Each card's strength (:func:`card_effects`: its swing, hiring it whenever possible against never, minus
+    the average market card's, paired on deals) and its regret, per base player and player count.
 
     ``base`` may be several players (a skill axis: ``fame_per_cost`` and ``mcts(...)``): each card is measured
     under each on the same deals, and the ``base`` column says which.  Every (base, card, count) is one test.
@@ -260,7 +266,7 @@ def card_strength(
     rows = []
     for b in bases:
         for n in counts:
-            for r in card_effects(game, n, b, favour, cards, table, games, seed, rules, seating, progress=progress):
+            for r in card_effects(game, n, b, cards, table, games, seed, rules, seating, progress=progress):
                 rows.append({"base": b.label(), "players": n, **r})
     ranked = flag_effects(pd.DataFrame(rows))
     order = {b.label(): i for i, b in enumerate(bases)}
@@ -271,27 +277,27 @@ def card_strength(
     return ranked
 
 
-def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], favour: Callable[[str, Seat], Seat],
-              cards: Sequence[str], table: pd.DataFrame, games: int, seed: int,
-              rules: Mapping[str, Any] | None = None) -> tuple[float, float]:
-    """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, one
-    favouring arm timed (``cost.seconds_per_game``) on the first card, times the arms (one per card, one more
-    for the reference when some market card is not measured) and games per arm."""
+def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], cards: Sequence[str], table: pd.DataFrame,
+              games: int, seed: int, rules: Mapping[str, Any] | None = None) -> tuple[float, float]:
+    """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, the
+    favouring and the avoiding arm of the first card timed (``cost.seconds_per_game``), times the arms
+    (:func:`card_arms`) and games per arm."""
     from boardsim.analysis import cost
 
     t0 = time.perf_counter()
     total = 0.0
     for b in bases:
         for n in players:
-            total += cost.seconds_per_game(game, n, [favour(cards[0], b)] + [b] * (n - 1), seed=seed, rules=rules,
-                                           cards=table) * games * card_arms(game, cards, table)
+            pair = sum(cost.seconds_per_game(game, n, [seat] + [b] * (n - 1), seed=seed, rules=rules, cards=table)
+                       for seat in (game.favour(cards[0], b), game.avoid(cards[0], b)))
+            total += pair / 2 * games * card_arms(game, cards, table)
     return total, time.perf_counter() - t0
 
 
 def card_arms(game: Game, cards: Sequence[str], table: pd.DataFrame) -> int:
-    """Arms ``card_effects`` plays per base and player count: one per card, and the reference arm unless every
-    market card is among them (then the reference is their mean)."""
-    return len(cards) + (1 if set(game.market_cards(table)) - set(cards) else 0)
+    """Arms ``card_effects`` plays per base and player count: a favouring and an avoiding arm per card, and two
+    reference arms unless every market card is among them (then the reference is their mean)."""
+    return 2 * len(cards) + (2 if set(game.market_cards(table)) - set(cards) else 0)
 
 
 def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
@@ -324,7 +330,6 @@ def value_sweep(
     game: Game,
     players: int | Sequence[int],
     base: Seat | Sequence[Seat],
-    favour,
     card: str,
     field: str,
     values: Sequence[int],
@@ -351,8 +356,7 @@ def value_sweep(
             continue
         for b in bases:
             for n in counts:
-                (r,) = card_effects(game, n, b, favour, [card], table, games, seed, rules, seating, regret=False,
-                                    progress=progress)
+                (r,) = card_effects(game, n, b, [card], table, games, seed, rules, seating, progress=progress)
                 rows.append({"base": b.label(), "players": n, "label": f"{field}={value}", "field": field,
                              "value": int(value), **r})
     frame = pd.DataFrame(rows)

@@ -188,11 +188,11 @@ def cards_job(
     out: str | Path | None = None,
     progress: bool = False,
 ) -> Job:
-    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): the win share of a seat that favours
-    each card minus that of a seat that favours the average market card, against ``base`` in every other
-    seat, on the same deals (and the regret against the base's own choices beside it); with ``sweep``, each
-    flagged card's integer field swept over +-``span`` for one value that is fairest over every player count
-    and base player.
+    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): each card's swing (the win share of a
+    seat that hires it whenever it can minus that of one that never hires it, ``base`` in every other seat
+    and otherwise in the measured seat, on the same deals) minus the average market card's, with the regret
+    against the base's own choices beside it; with ``sweep``, each flagged card's integer field swept over
+    +-``span`` for one value that is fairest over every player count and base player.
 
     ``base``: one or more base players (a skill axis); ``cards``: the cards measured (default: every
     market card).  Writes ``balance_card_strength.csv`` (and the verdicts, sweep and suggestions) with the
@@ -219,8 +219,9 @@ def cards_job(
         if card not in known:
             raise BadParameter("cards", f"unknown card {card!r} (known: {', '.join(known) or 'none'})")
     bases = base_players(g, base)
-    for b in bases:  # a base that cannot favour a card is refused before any game
+    for b in bases:  # a base that cannot favour or avoid a card is refused before any game
         g.favour(chosen[0] if chosen else "", b)
+        g.avoid(chosen[0] if chosen else "", b)
     if sweep:  # checked before any game is played
         sweepable = sweepable_fields(g, table)
         if sweep not in sweepable:
@@ -229,12 +230,12 @@ def cards_job(
     out_dir = out_folder(out, f"reports/cards-{g.name}")  # checked now, made once the first table is measured
     rules = dict(rules or {})
     with numba_threads(threads):
-        seconds, took = card_cost(g, counts, bases, g.favour, chosen, table, games, seed, rules)
+        seconds, took = card_cost(g, counts, bases, chosen, table, games, seed, rules)
         cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
                                      f"counts x {len(bases)} base players")
         arms = card_arms(g, chosen, table)
         with cost.Bar(progress, total=games * arms * len(counts) * len(bases), desc="cards") as bar:
-            strength = card_strength(g, counts, bases, g.favour, chosen, table, games, seed, rules,
+            strength = card_strength(g, counts, bases, chosen, table, games, seed, rules,
                                      progress=lambda _label, n: bar.update(n), seating=seating)
         safe_io.write_csv(strength, make_folder(out_dir) / "balance_card_strength.csv")
         changes = verdict_changes(strength)
@@ -244,12 +245,12 @@ def cards_job(
         if sweep:
             # the cards named by the caller, or else those flagged at any player count or skill level
             targets = chosen if cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
-            per_value = 2 * len(counts) * len(bases) * games  # the card's arm and the reference, per value
+            per_value = 4 * len(counts) * len(bases) * games  # the card's two arms and the references, per value
             with cost.Bar(progress, total=per_value * (2 * span + 1) * len(targets), desc="sweep") as bar:
                 for card in targets:
                     now = int(table.loc[table["name"] == card, sweep].iloc[0])
                     values = range(now - span, now + span + 1)
-                    frame, suggestion = value_sweep(g, counts, bases, g.favour, card, sweep, values, games, seed,
+                    frame, suggestion = value_sweep(g, counts, bases, card, sweep, values, games, seed,
                                                     rules, seating=seating, progress=lambda _label, n: bar.update(n))
                     sweeps.append(frame)
                     if suggestion is not None:
@@ -260,10 +261,10 @@ def cards_job(
     where = ", ".join(str(n) for n in counts)
     labels = [b.label() for b in bases]
     files = write_meta(out_dir, f"{g.title}: card strength at {where} players, base {' and '.join(labels)}",
-                       "Strength: the win share of a seat that favours a card minus that of a seat that favours the "
-                       "average market card, the base player in every other seat, on the same deals (0 = as good "
-                       "to build around as the average card; positive = stronger); the regret column is the "
-                       "favouring seat's share minus the base player's own"
+                       "Strength: a card's swing (the win share of a seat that hires it whenever it can minus that "
+                       "of a seat that never hires it, both otherwise the base player, on the same deals) minus the "
+                       "average market card's swing (0 = the average card; positive = stronger); the regret column "
+                       "is the favouring seat's share minus the base player's own"
                        + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
                           else f", base player {labels[0]}")
                        + ". A card is flagged strong or weak when its strength differs from zero after Holm's "

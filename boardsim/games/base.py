@@ -542,6 +542,10 @@ class Game(ABC):
         make favour a card (the CLI says ``--base``)."""
         raise BadInput("game", f"{self.title} has no policy that favours a card; card strength needs one")
 
+    def avoid(self, card: str, base: Seat | None = None) -> Seat:
+        """``base`` made never to take ``card`` (card strength's ban arm); a game without one refuses."""
+        raise BadInput("game", f"{self.title} has no policy that avoids a card; card strength needs one")
+
     def market_cards(self, table: pd.DataFrame) -> list[str]:
         """Cards a player can choose to acquire (the subjects of card-strength experiments)."""
         return []

@@ -182,9 +182,9 @@ def cards_answer(strength: pd.DataFrame, verdicts: pd.DataFrame | None = None) -
         who = f" under {key[0]}" if len(keys) == 2 else ""
         part = part.sort_values("effect", ascending=False, kind="stable")
         top, low = part.iloc[0], part.iloc[-1]
-        text = (f"At {n} players{who}, {top['card']} is the strongest card: a seat that favours it wins "
-                f"{100 * top['effect']:+.1f} points [{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}] "
-                f"more than one that favours the average market card; {low['card']} the weakest "
+        text = (f"At {n} players{who}, {top['card']} is the strongest card: {100 * top['effect']:+.1f} points "
+                f"[{100 * top['effect_lo']:+.1f}, {100 * top['effect_hi']:+.1f}] of win rate more than the average "
+                f"market card hangs on it (hiring it whenever possible against never); {low['card']} the weakest "
                 f"({100 * low['effect']:+.1f} [{100 * low['effect_lo']:+.1f}, {100 * low['effect_hi']:+.1f}]).")
         if "flag" in part.columns:
             flags = part["flag"].astype(object).fillna("").astype(str)

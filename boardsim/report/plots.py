@@ -477,7 +477,7 @@ def _panel_column(table: pd.DataFrame) -> str | None:
 
 def _reference(value: str, d: pd.DataFrame, players) -> float | None:
     """The dashed line of a forest panel: the fair share for a win rate, zero for an effect."""
-    if "effect" in value or value == "regret" or (d["lo"] < 0).any():
+    if "effect" in value or "swing" in value or value == "regret" or (d["lo"] < 0).any():
         return 0.0
     if "win" in value:
         return fair_share(players)
@@ -521,10 +521,12 @@ def balance_panels(table: pd.DataFrame, value: str, lo: str, hi: str,
 
 # what a balance table's column means, where its name alone would not say (axis labels and chart titles)
 AXIS_NAMES = {
-    ("card_strength", "effect"): "strength: win share minus favouring the average card",
-    ("card_strength", "win_a"): "win share of the seat favouring the card",
-    ("card_strength", "win_ref"): "win share of a seat favouring the average card",
-    ("card_strength", "regret"): "regret: win share minus the base player's",
+    ("card_strength", "effect"): "strength: swing minus the average card's",
+    ("card_strength", "swing"): "swing: win share hiring it whenever possible minus never",
+    ("card_strength", "swing_ref"): "the average market card's swing",
+    ("card_strength", "win_favour"): "win share of a seat hiring it whenever possible",
+    ("card_strength", "win_avoid"): "win share of a seat never hiring it",
+    ("card_strength", "regret"): "regret: win share favouring it minus the base player's",
 }
 
 

@@ -80,8 +80,8 @@ def test_card_flags_do_not_depend_on_which_other_cards_are_tested():
     table = ft.card_table()
     base = Seat("fame_per_cost")
     every = ["Elephant", "Ostrich", "Bear", "Tiger", "Turkey"]
-    full = card_strength(ft, 2, base, ft.favour, every, table, 400, 9).set_index("card")
-    part = card_strength(ft, 2, base, ft.favour, ["Bear", "Elephant"], table, 400, 9).set_index("card")
+    full = card_strength(ft, 2, base, every, table, 400, 9).set_index("card")
+    part = card_strength(ft, 2, base, ["Bear", "Elephant"], table, 400, 9).set_index("card")
     for card in part.index:
         # each card's own measurement is the same deals and the same numbers
         assert part.loc[card, "effect"] == full.loc[card, "effect"]
@@ -128,14 +128,14 @@ def test_a_skill_axis_table_equals_separate_runs_with_each_base_on_the_same_seed
     ft = get("fliptoons")
     table = ft.card_table()
     cards = ["Elephant", "Cow"]
-    both = card_strength(ft, 2, [Seat("fame_per_cost"), SEARCH], ft.favour, cards, table, 40, 3)
+    both = card_strength(ft, 2, [Seat("fame_per_cost"), SEARCH], cards, table, 40, 3)
     assert list(dict.fromkeys(both["base"])) == ["fame_per_cost", SEARCH.label()]
     # every (base, card, count) is one test: the family counts skill levels
     assert (both["correction"] == "holm over 4 tests").all()
     for b in (Seat("fame_per_cost"), SEARCH):
-        alone = card_strength(ft, 2, b, ft.favour, cards, table, 40, 3).set_index("card")
+        alone = card_strength(ft, 2, b, cards, table, 40, 3).set_index("card")
         mine = both[both["base"] == b.label()].set_index("card")
-        for col in ("effect", "effect_lo", "effect_hi", "p_value", "win_a", "win_ref", "regret", "deals", "games"):
+        for col in ("effect", "effect_lo", "effect_hi", "p_value", "swing", "swing_ref", "regret", "deals", "games"):
             assert (mine.loc[cards, col] == alone.loc[cards, col]).all(), col
         assert (alone["correction"] == "holm over 2 tests").all()
 
@@ -219,14 +219,16 @@ def test_regret_compares_with_the_base_seat_over_every_position_not_the_first_pl
     """Regret (the measure before strength had a reference point) compares the favouring seat, which plays
     every position, with the base player's mean seat share, exactly 1/P since every game's win shares sum to
     1; a lone base arrangement puts seat 0 first, and its own share there is the first player's rate
-    (0.26-0.30 at 4 FlipToons players).  Strength compares the same favouring arm with the reference arm."""
+    (0.26-0.30 at 4 FlipToons players).  Strength is the swing (favouring minus avoiding arm) less the
+    reference swing."""
     from boardsim.analysis.balance import card_strength
 
     ft = get("fliptoons")
     table = ft.card_table()
-    strength = card_strength(ft, [2, 4], Seat("fame_per_cost"), ft.favour, ["Bear", "Dog"], table, 200, 5)
-    assert np.allclose(strength["regret"], strength["win_a"] - 1 / strength["players"])
-    assert np.allclose(strength["effect"], strength["win_a"] - strength["win_ref"])
+    strength = card_strength(ft, [2, 4], Seat("fame_per_cost"), ["Bear", "Dog"], table, 200, 5)
+    assert np.allclose(strength["regret"], strength["win_favour"] - 1 / strength["players"])
+    assert np.allclose(strength["swing"], strength["win_favour"] - strength["win_avoid"])
+    assert np.allclose(strength["effect"], strength["swing"] - strength["swing_ref"])
     raw = paired_effect(ft, 4, Arm([Seat("fame_per_cost")] * 4, table),
                         Arm([Seat("fame_per_cost")] * 4, table), seat=0, games=200, seed=5, b_mean=True)
     assert raw["win_b"] == pytest.approx(0.25) and raw["win_a"] != pytest.approx(0.25)

@@ -211,6 +211,15 @@ class FlipToons(Game):
         raise BadParameter("base", f"cannot favour a card while playing {base.label()}; allowed: fame_per_cost "
                                      "(default parameters), mcts(...) or learned(...)")
 
+    def avoid(self, card: str, base: Seat | None = None) -> Seat:
+        """``base`` that never hires ``card`` and plays every other decision as itself (its ``avoid`` option):
+        fame_per_cost, priority, mcts or learned."""
+        base = base or Seat(self.default_policy, {})
+        if base.policy in ("fame_per_cost", "priority", "mcts", "learned"):
+            return Seat(base.policy, {**base.params, "avoid": [card]})
+        raise BadParameter("base", f"cannot avoid a card while playing {base.label()}; allowed: fame_per_cost, "
+                                     "priority, mcts(...) or learned(...)")
+
     def market_cards(self, table: pd.DataFrame) -> list[str]:
         market = table[(table["starter"] == 0) & (table["copies"] > 0)]
         return list(market["name"])

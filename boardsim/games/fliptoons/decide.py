@@ -48,6 +48,7 @@ from boardsim.games.fliptoons.state import (
     A_DISMISS,
     A_END,
     ACTS,
+    BAN,
     CALL,
     DECK,
     DN,
@@ -411,13 +412,14 @@ def _fpc(p, min_gain, expo, below_value, reserve, S, C):
     best = A_END
     bs = -1e18
     spend = pv[p, SPEND]
+    ban = pv[p, BAN] - 1  # the seat's avoided card (-1: none)
     for s in range(np.int64(sh[W])):
         # Scored whether or not the slot is open and affordable (an empty slot reads some card's value),
         # then one combined, non-short-circuit test: data-dependent branches here mispredict often.
         k = mk[0, s]
         gain = min(n + 1, 6) * (n * m + val[k]) / (n + 1) - now
         score = gain / _price_factor(prices[s], expo)
-        if (k >= 0) & (prices[s] <= spend) & (not gain <= min_gain) & (score > bs):
+        if (k >= 0) & (prices[s] <= spend) & (not gain <= min_gain) & (score > bs) & (k != ban):
             bs = score
             best = s
     d = _cheap_dismiss(p, below_value, reserve, S, C)

@@ -40,6 +40,7 @@ from boardsim.games.fliptoons.state import (
     A_DISMISS,
     A_END,
     ACTS,
+    BAN,
     BONUS_ACT,
     CALL,
     CONTEND,
@@ -644,6 +645,19 @@ def _record_fame_final(p, S, O):
             stt[ST_APPEAR, p, pc[p, GK, i]] += 1
 
 
+@njit(**INLINE, **INTERNAL)
+def _avoided(p, prio):
+    """The card seat p may never hire (its ``avoid`` option: policies.encode_priority writes it as -2 - kind
+    after the favoured cards), or -1."""
+    for j in range(prio.shape[1]):
+        e = prio[p, j]
+        if e == -1:
+            break
+        if e <= -2:
+            return np.int64(-2 - e)
+    return np.int64(-1)
+
+
 @njit(**CALL, **INTERNAL)
 def _setup(S, C, rng):
     pc, pv, dism, sh, toon, mk = S
@@ -672,6 +686,7 @@ def _setup(S, C, rng):
                     _deck_top_push(p, pc, pv, k)
                     _own(p, pv, _vfix(C.values, k))
                     total += 1
+        pv[p, BAN] = _avoided(p, C.priority) + 1
     sh[TOTAL] = total
     _refill(S, C)
     sh[FIRST] = below(rng, np.int64(P)) if rules[R_FIRST] == 0 else 0

@@ -61,6 +61,9 @@ MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy", "learned"
 
 
 def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
+    # card strength's ban arm (docs/guide/measure-a-card.md): the seat plays on as itself but never hires the card
+    avoid = Option("avoid", [], "a card this seat never hires (at most one); every other decision as without it",
+                   "list", choices=tuple(card_names))
     return (
         Policy("random", POL_RANDOM, "uniformly random legal action (end included); random sub-choices"),
         Policy("highest_rank", POL_HIGHEST, "hire the highest-rank affordable card; never dismiss"),
@@ -68,13 +71,13 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                (Option("order", DEFAULT_ORDER, "card names, most wanted first", "list",
                        choices=tuple(card_names)),
                 Option("fallback", "fame_per_cost", "what to do when no listed card is affordable",
-                       "choice", choices=("fame_per_cost", "none")))),
+                       "choice", choices=("fame_per_cost", "none")), avoid)),
         Policy("fame_per_cost", POL_FPC,
                "greedy: the hire or junk dismissal with the best expected grid-fame gain / price^e",
                (Option("min_gain", -0.25, "hire only when the expected grid-fame gain exceeds this", "float",
                        -100, 100),
                 Option("cost_exponent", 1.0, "price exponent e (0 = ignore price)", "float", 0, 5),
-                *_DISMISS)),
+                *_DISMISS, avoid)),
         Policy("synergy", POL_SYNERGY,
                "hire the card adding the most fame to this deck, estimated by quick private flips",
                (Option("flips", 8, "flips per estimate (common random numbers)", "int", 1, 200),
@@ -97,7 +100,7 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                        # card strength under a learned base (cards --base learned): as mcts's favour
                        extra=(Option("favour", [], "card names hired whenever one is affordable (first listed "
                                      "first); every other decision is the model's", "list",
-                                     choices=tuple(card_names)),)),
+                                     choices=tuple(card_names)), avoid)),
         # information-set MCTS over the step interface (mcts.py; docs/rules/fliptoons.md): its own engine
         # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
         Policy("mcts", POL_MCTS,
@@ -110,6 +113,7 @@ def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
                    # itself, which hires the card whenever it can
                    Option("favour", [], "card names hired whenever one is affordable (first listed first); every "
                           "other decision is searched", "list", choices=tuple(card_names)),
+                   avoid,
                    # playout = "learned": the rollouts' model (expert iteration: boardsim learn's later rounds)
                    Option("model", "", "with playout = learned, the model file its rollouts play (empty: the bundled "
                           "model for the table's player count)", "model"),
@@ -132,18 +136,23 @@ LOOKAHEAD_PLAYOUTS, LOOKAHEAD_HORIZON = 1, 2
 def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: Sequence[str]) -> np.ndarray:
     """Per seat, the priority order (an mcts or learned seat: its ``favour`` list) as card indices padded with
     -1."""
-    width = len(card_names) + 1
+    width = len(card_names) + 2
     out = np.full((len(seats), width), -1, dtype=np.int32)
     by_name = {p.name: p for p in pols}
     for i, seat in enumerate(seats):
         pol = by_name.get(seat.policy)
-        if pol is None or pol.name not in ("priority", "mcts", "learned"):
+        if pol is None or pol.name not in ("priority", "mcts", "learned", "fame_per_cost"):
             continue
         try:
             values = resolve_options(pol.params, seat.params)
         except BadInput as e:
             raise e.under(f"seats[{i}]") from None
-        order = list(values["order" if pol.name == "priority" else "favour"])
-        for j, name in enumerate(order[: width - 1]):
+        order = list(values.get("order" if pol.name == "priority" else "favour", []))
+        for j, name in enumerate(order[: width - 2]):
             out[i, j] = card_names.index(name)
+        avoid = list(values.get("avoid", []))
+        if len(avoid) > 1:
+            raise BadInput(f"seats[{i}].params.avoid", f"{len(avoid)} cards given; allowed: at most one card")
+        if avoid:  # after the favoured cards, as -2 - kind (engine._avoided reads it at setup)
+            out[i, min(len(order), width - 2)] = -2 - card_names.index(avoid[0])
     return out

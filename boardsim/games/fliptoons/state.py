@@ -69,8 +69,11 @@ ADJ = np.stack([_adjacency(False), _adjacency(True)])
 DECK, GK, GS, GF, GQ, GL, FC = range(7)
 NROW = 7
 (DN, GN, FAME, SPEND, ACTS, SEQ, DTOT, DSTART, BONUS_ACT, QN, Q0, Q1, Q2, Q3, HIRES, DISMS, SCORE,
- MAXFAME, WINNER, CONTEND, VLO, VHI, NFU, NFD, DUPS) = range(25)
-NPV = 25
+ MAXFAME, WINNER, CONTEND, VLO, VHI, NFU, NFD, DUPS, BAN) = range(26)
+NPV = 26
+# BAN: 1 + the card kind this seat may never hire (0: none), a seat's ``avoid`` option (card strength's ban arm,
+# docs/guide/measure-a-card.md): set at setup from the priority row, read by _hire_ok, so every policy, the
+# search's own options and its rollouts alike, plays without the card.
 # NFU, NFD: face-up and face-down cards in the grid; DUPS: face-up cards beyond the first of their kind (0: all
 # unique).  With the FC row they are the grid counts Check Fame reads (_count_up and friends).
 NQ = 4
@@ -457,7 +460,7 @@ def _set_value_sum(p, pc, pv, val):
 # inside a loop costs reference-count traffic on every iteration.
 @njit(**INLINE, **INTERNAL)
 def _hire_ok(p, s, pv, mk, prices):
-    return mk[0, s] >= 0 and prices[s] <= pv[p, SPEND]
+    return mk[0, s] >= 0 and prices[s] <= pv[p, SPEND] and mk[0, s] + 1 != pv[p, BAN]
 
 
 @njit(**INLINE, **INTERNAL)
