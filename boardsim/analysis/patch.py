@@ -2,9 +2,10 @@
 
 The objective of a card table is the largest |effect| over its *tests*:
 
-- a card test (base player, player count, card): the win share of a seat that favours the card, against the
-  base player in every other seat, minus the base player's mean seat share (1/P: every game has winners
-  whose shares sum to one), measured exactly as ``cards`` measures it, on the same deals;
+- a card test (base player, player count, card): the card's strength, measured exactly as ``cards`` measures
+  it, on the same deals: its swing (the win share of a seat that hires it whenever it can minus that of a
+  seat that never hires it, the base player in every other seat and otherwise in the measured one) minus
+  the mean swing of the market's cards (docs/guide/measure-a-card.md);
 - a first-player test (base player, player count): the first player's win rate in self-play minus 1/P.
 
 ``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all.
@@ -63,7 +64,8 @@ POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
 FIRST = "(first player)"
 CELL_TABLES = 24  # tables whose cells a Measurer keeps (a round races about 20 candidates; ~2 MB a table)
-FORMAT = 1  # of a saved measurement (in its digest): raise it when what a measurement sums changes
+FORMAT = 2  # of a saved measurement (in its digest): raise it when what a measurement sums changes
+# (2: a card test sums its swing, favouring minus avoiding arm, and the swing centred on its group's mean)
 
 Edits = tuple[tuple[str, str, int], ...]  # ((item, field, new value), ...) sorted: a patch, hashable
 
@@ -154,11 +156,14 @@ class Problem:
         lo = math.ceil(d * RUNGS[r - 1]) if r else 0
         return lo, math.ceil(d * RUNGS[r]) - lo
 
-    def seats(self, test: Test) -> list[Seat]:
+    def seats(self, test: Test, avoid: bool = False) -> list[Seat]:
+        """A test's lineup: self-play for the first-player test; for a card test the favouring seat (``avoid``:
+        the avoiding seat) beside the base player."""
         base = self.bases[test.base]
         if test.card is None:
             return [base] * test.players
-        return [self.game.favour(test.card, base)] + [base] * (test.players - 1)
+        seat = self.game.avoid(test.card, base) if avoid else self.game.favour(test.card, base)
+        return [seat] + [base] * (test.players - 1)
 
     def facts(self) -> dict[str, Any]:
         from boardsim import __version__
@@ -171,31 +176,61 @@ class Problem:
 
 
 class Sums:
-    """Per-test exact sums over deals: Y (win units summed over a deal's arrangements), Y squared, deals."""
+    """Per-test exact sums over deals, in win units (WIN_UNITS x share, summed over a deal's arrangements):
+    Y, Y squared, deals, then Z and Z squared.  A first-player test's Y is the first player's units; a card
+    test's Y is its swing (favouring minus avoiding arm) and Z = k Y - (the sum of Y over the k market cards
+    of its base and count on the same deal): k times its strength, when every card of its group was measured
+    on these deals (``centred``), else 0."""
 
-    def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None):
+    def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None, centred: bool = False):
         self.tests = list(tests)
-        self.values = np.zeros((len(self.tests), 3), dtype=np.int64) if values is None else values
+        self.values = np.zeros((len(self.tests), 5), dtype=np.int64) if values is None else values
+        self.centred = centred
 
     def __add__(self, other: Sums) -> Sums:
-        return Sums(self.tests, self.values + other.values)
+        return Sums(self.tests, self.values + other.values, self.centred and other.centred)
 
-    def frame(self, problem: Problem, confidence: float = 0.95) -> pd.DataFrame:
-        """One row per test: effect (share minus 1/P), its t interval and p-value, deals."""
-        arr = np.array([t.players if t.card is not None else 1 for t in self.tests], dtype=float)
-        scale = arr * WIN_UNITS  # a deal's win units over its arrangements, per unit of share
-        mean_y, var_y, d = _mean_var(self.values[:, 0], self.values[:, 1], self.values[:, 2])
-        se = np.sqrt(var_y / d) / scale
+    def frame(self, problem: Problem, confidence: float = 0.95,
+              reference: dict[tuple[str, int], float] | None = None) -> pd.DataFrame:
+        """One row per test: effect, its t interval and p-value, deals.  A first-player test's effect is the
+        first player's share minus 1/P; a card test's its strength: from Z when centred, else its swing minus
+        ``reference[(base label, players)]`` (the group's mean swing, from a centred frame's ``swing_ref``;
+        the interval is then the swing's alone)."""
+        card = np.array([t.card is not None for t in self.tests])
+        players = np.array([t.players for t in self.tests], dtype=float)
+        k = float(len(problem.cards)) or 1.0
+        scale = np.where(card, players, 1.0) * WIN_UNITS  # a deal's win units over its arrangements, per share
+        v = self.values
+        mean_y, var_y, d = _mean_var(v[:, 0], v[:, 1], v[:, 2])
+        swing = mean_y / scale
+        labels = [problem.bases[t.base].label() for t in self.tests]
+        if self.centred:
+            mean_z, var_z, _ = _mean_var(v[:, 3], v[:, 4], v[:, 2])
+            effect = np.where(card, mean_z / (k * scale), swing - 1.0 / players)
+            se = np.where(card, np.sqrt(var_z / d) / (k * scale), np.sqrt(var_y / d) / scale)
+            ref = np.where(card, swing - effect, np.nan)
+        else:
+            ref = np.array([(reference or {}).get((b, t.players), np.nan) if t.card is not None else np.nan
+                            for b, t in zip(labels, self.tests, strict=True)])
+            if card.any() and np.isnan(ref[card]).any():
+                raise ValueError("a card test measured without its whole group needs the group's reference swing")
+            effect = np.where(card, swing - ref, swing - 1.0 / players)
+            se = np.sqrt(var_y / d) / scale
         df = np.maximum(d - 1, 1)
-        effect = mean_y / scale - 1.0 / np.array([t.players for t in self.tests], dtype=float)
         h = stats.t.ppf(0.5 + confidence / 2, df) * se
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(se > 0, 2 * stats.t.sf(np.abs(effect) / se, df), (effect == 0.0).astype(float))
-        return pd.DataFrame({"base": [problem.bases[t.base].label() for t in self.tests],
-                             "players": [t.players for t in self.tests],
+        return pd.DataFrame({"base": labels, "players": [t.players for t in self.tests],
                              "card": [t.card if t.card is not None else FIRST for t in self.tests],
                              "effect": effect, "effect_lo": effect - h, "effect_hi": effect + h, "se": se,
-                             "p_value": p, "deals": d.astype(int), "games": (d * arr).astype(int)})
+                             "p_value": p, "swing": np.where(card, swing, np.nan), "swing_ref": ref,
+                             "deals": d.astype(int), "games": (d * np.where(card, 2 * players, 1)).astype(int)})
+
+
+def references(frame: pd.DataFrame) -> dict[tuple[str, int], float]:
+    """Each (base, players) group's mean swing (``swing_ref``) from a centred frame's card rows."""
+    cards = frame[frame["card"] != FIRST]
+    return {(b, int(n)): float(r) for b, n, r in zip(cards["base"], cards["players"], cards["swing_ref"], strict=True)}
 
 
 def soft_max(frame: pd.DataFrame) -> float:
@@ -252,7 +287,7 @@ class Measurer:
         self.memo: dict[tuple, Sums] = {}
         # each table's card table and cells, for its next segment: a race measures a candidate on up to three
         # segments and building a cell costs milliseconds (FlipToons 3p: 6 ms), about a quarter of a search's time
-        self.cells: OrderedDict[Edits, tuple[pd.DataFrame, dict[Test, Cell]]] = OrderedDict()
+        self.cells: OrderedDict[Edits, tuple[pd.DataFrame, dict[Test, tuple[Cell, ...]]]] = OrderedDict()
         if folder is not None:
             safe_io.real_dir(folder.parent)
             safe_io.real_dir(folder)
@@ -272,12 +307,22 @@ class Measurer:
         sums = self._load(path, tests)
         if sums is None:
             sums = Sums(tests)
+            swings: dict[Test, np.ndarray] = {}
             for i, t in enumerate(tests):
                 if t not in cells:
-                    cells[t] = make_cell(p.game, t.players, p.seats(t), p.rules, table, seating_design=p.seating)
-                sums.values[i] = self._play(cells[t], *p.segment(segment, t.players))
+                    cells[t] = tuple(make_cell(p.game, t.players, p.seats(t, avoid), p.rules, table,
+                                               seating_design=p.seating) for avoid in ((False, True) if t.card
+                                                                                       else (False,)))
+                first, count = p.segment(segment, t.players)
+                if t.card is None:
+                    sums.values[i, :3] = self._play(cells[t][0], first, count)
+                    continue
+                y = swings[t] = self._units(cells[t][0], first, count) - self._units(cells[t][1], first, count)
+                sums.values[i, :3] = (int(y.sum()), int((y * y).sum()), y.size)
+            sums.centred = centre(tests, swings, p.cards, sums.values)
             if path is not None:
-                safe_io.write_text(path, json.dumps({"digest": digest, "values": sums.values.tolist()}))
+                safe_io.write_text(path, json.dumps({"digest": digest, "values": sums.values.tolist(),
+                                                     "centred": sums.centred}))
         self.memo[memo_key] = sums
         return sums
 
@@ -288,12 +333,12 @@ class Measurer:
             values = np.array(json.loads(path.read_text())["values"], dtype=np.int64)
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        if values.shape != (len(tests), 3):
+        if values.shape != (len(tests), 5):
             return None
         self.loaded += 1
-        return Sums(tests, values)
+        return Sums(tests, values, bool(json.loads(path.read_text()).get("centred", False)))
 
-    def _cells(self, edits: Edits) -> tuple[pd.DataFrame, dict[Test, Cell]]:
+    def _cells(self, edits: Edits) -> tuple[pd.DataFrame, dict[Test, tuple[Cell, ...]]]:
         """The table of ``edits`` and the cells built for it so far (the CELL_TABLES most recent tables)."""
         if edits in self.cells:
             self.cells.move_to_end(edits)
@@ -302,6 +347,21 @@ class Measurer:
             if len(self.cells) > CELL_TABLES:
                 self.cells.popitem(last=False)
         return self.cells[edits]
+
+    def _units(self, cell: Cell, start: int, count: int) -> np.ndarray:
+        """Per deal of ``start .. start + count - 1``, seat 0's win units summed over the cell's arrangements."""
+        from boardsim.executors import play_ranges
+
+        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        n_arr = len(cell.prepared)
+        out = np.empty(count, dtype=np.int64)
+        for (s, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
+            units = np.rint(raw["win"][:, 0] * WIN_UNITS).astype(np.int64)  # rows arrangement-major
+            out[s - start:s - start + c] = units.reshape(n_arr, c).sum(axis=0)
+            self.games += n_arr * c
+            if self.on_games is not None:
+                self.on_games(n_arr * c)
+        return out
 
     def _play(self, cell: Cell, start: int, count: int) -> np.ndarray:
         from boardsim.executors import play_ranges
@@ -314,6 +374,25 @@ class Measurer:
             if self.on_games is not None:
                 self.on_games(agg.games)
         return out
+
+
+def centre(tests: Sequence[Test], swings: dict[Test, np.ndarray], cards: Sequence[str], values: np.ndarray) -> bool:
+    """Fill columns 3-4 of ``values`` (Z = k Y - the group's sum of Y, deal by deal) for every card test whose
+    group (base, players) was measured whole on these deals; True when every card test's was."""
+    groups: dict[tuple[int, int], list[Test]] = {}
+    for t in swings:
+        groups.setdefault((t.base, t.players), []).append(t)
+    whole = True
+    index = {t: i for i, t in enumerate(tests)}
+    for members in groups.values():
+        if {t.card for t in members} != set(cards):
+            whole = False
+            continue
+        total = np.sum([swings[t] for t in members], axis=0)
+        for t in members:
+            z = len(cards) * swings[t] - total
+            values[index[t], 3:] = (int(z.sum()), int((z * z).sum()))
+    return whole
 
 
 # -- the search ---------------------------------------------------------------------
@@ -337,6 +416,22 @@ def value_of(problem: Problem, edits: Edits, item: str, fld: str) -> int:
         if (i, f) == (item, fld):
             return v
     return problem.items[(item, fld)]
+
+
+def synthetic_items(table: pd.DataFrame, edits: Edits) -> list[str]:
+    """The edited items (cards, or goals in ``table.attrs["goals"]``) whose ``source`` is ``synthetic``."""
+    out = []
+    frames = [table] + [pd.DataFrame(t) if isinstance(t, dict) else t for t in table.attrs.values()
+                        if isinstance(t, (dict, pd.DataFrame))]
+    for item in dict.fromkeys(i for i, _, _ in edits):
+        for t in frames:
+            if "source" not in t.columns:
+                continue
+            key = next((c for c in ("name", "card") if c in t.columns and (t[c].astype(str) == item).any()), None)
+            if key is not None and (t.loc[t[key].astype(str) == item, "source"] == "synthetic").any():
+                out.append(item)
+                break
+    return out
 
 
 def describe(problem: Problem, edits: Edits) -> str:
@@ -465,11 +560,14 @@ class _Search:
         own = [t for t in p.tests if (t.card is None if first else t.card == item)]
         v = value_of(p, edits, item, fld)
         today = p.items[(item, fld)]
+        # a card's own tests at a neighbouring value are read against the current patch's reference swings: the
+        # slope is the card's own (other cards' swings move too, but a whole-table race then judges the move)
+        reference = references(self.full(edits)) if not first else None
         points = {}
         for dv in (-1, 1):
             e2 = with_edit(p, edits, item, fld, v + dv)
             if abs(v + dv - today) <= p.span and p.valid(e2):
-                points[dv] = self.m.measure(e2, "search", own).frame(p)["effect"].to_numpy()
+                points[dv] = self.m.measure(e2, "search", own).frame(p, reference=reference)["effect"].to_numpy()
         if not points:
             return None
         base_e = np.array([effect[t] for t in own])
@@ -480,7 +578,11 @@ class _Search:
             slope = (e - base_e) / dv
         worst_now = float(np.abs(base_e).max())
         best_v, best_pred = v, worst_now
+        # a card strong in every test is never made stronger (nor a weak one weaker), whatever the prediction
+        side = 0.0 if first else float(np.sign(base_e).mean()) if np.all(np.sign(base_e) == np.sign(base_e[0])) else 0.0
         for cand in range(today - p.span, today + p.span + 1):
+            if side * float(np.mean(slope)) * (cand - v) > 0:
+                continue
             pred = float(np.abs(base_e + slope * (cand - v)).max())
             if pred < best_pred - 1e-12 and p.valid(with_edit(p, edits, item, fld, cand)):
                 best_v, best_pred = cand, pred
@@ -672,5 +774,10 @@ def search_patch(problem: Problem, executor: Any = None, folder: Path | None = N
     verification, objective = verify(problem, m, edits)
     if problem.objective != "first_player":
         s.remaining(edits, verification)
+    made_up = synthetic_items(problem.table(()), edits)
+    if made_up:
+        s.limits.append(f"Warning: the patch edits {', '.join(made_up)}, marked synthetic in the game's data (made up "
+                        "to fill the game, not from the rulebook): check the rulebook before reading the edit as a "
+                        "fix of the published game.")
     return Result(problem, edits, pd.DataFrame(s.rows), pd.DataFrame(s.history), pd.DataFrame(s.dose_rows),
                   verification, objective, s.limits, m.games, m.loaded)

@@ -144,9 +144,10 @@ def make_problem(
     seating = scenario.seating if scenario is not None else "all"
     today = game.card_table(start_edits or None, card_file)
     can_favour = bool(game.market_cards(today))
-    if can_favour:
+    if can_favour:  # a card's strength needs a seat that favours it and one that avoids it
         try:
             game.favour(game.market_cards(today)[0], Seat(game.default_policy, {}))
+            game.avoid(game.market_cards(today)[0], Seat(game.default_policy, {}))
         except BadInput:
             can_favour = False
     if objective is None:
@@ -157,9 +158,10 @@ def make_problem(
         if not game.market_cards(today):
             raise BadParameter("objective", f"{game.title} has no policy that favours a card, so card effects "
                                           "cannot be measured; allowed: first_player")
-        for i, b in enumerate(bases):  # a base player that cannot favour a card is refused
+        for i, b in enumerate(bases):  # a base player that cannot favour or avoid a card is refused
             try:
                 game.favour(game.market_cards(today)[0], b)
+                game.avoid(game.market_cards(today)[0], b)
             except BadInput as e:
                 raise BadParameter("judge" if i >= len(bases) - len(judges) else "base", e.message) from None
     allowed = list(dict.fromkeys(f for _, f, _ in game.patch_fields(today)))
@@ -271,8 +273,10 @@ def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None 
     description = (f"A balance patch for {p.game.title} at {counts} players: the fewest edits of "
                    f"{', '.join(p.fields)} (each within +-{p.span} of today's value, {p.max_edits} at most) that "
                    f"minimise {judged} over every test, for base player(s) {', '.join(b.label() for b in p.bases)}. "
-                   "A card's effect is the win share of a seat that favours it against the base player in every "
-                   "other seat, minus the fair share, as `cards` measures it. The search scored every candidate "
+                   "A card's effect is its strength as `cards` measures it: its swing (the win share of a seat "
+                   "that hires it whenever it can minus that of a seat that never hires it, the base player in "
+                   "every other seat) minus the market's mean swing, so 0 is the average card. The search scored "
+                   "every candidate "
                    "on the same deals; the verdict below replays today's table and the patch on fresh deals that "
                    "the search never saw, and flags tests under Holm's correction over each table's whole family.")
     provenance = {"game": p.game.name, "players": p.counts,

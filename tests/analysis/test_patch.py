@@ -229,3 +229,33 @@ def test_objective_both_is_the_worse_of_the_card_and_first_player_tests():
     o = run.objective.set_index("table")
     for table in ("today", "patched"):
         assert o.loc[table, "objective"] == max(o.loc[table, "worst_card_effect"], o.loc[table, "worst_first_player"])
+
+
+def test_a_card_test_is_the_strength_cards_reports_on_the_same_deals():
+    """The patch judges a card by the measure ``cards`` reports: its swing less the market's mean swing, on the
+    same deals (the search deals 0 .. D-1 of the same cell key); a card's own tests measured alone are read
+    against the whole table's reference swing."""
+    from boardsim.analysis.balance import card_strength
+    from boardsim.games.base import Seat
+
+    p = make_problem("fliptoons", players=[2], games=200, seed=4)
+    m = P.Measurer(p)
+    frame = m.measure((), "search").frame(p).set_index("card")
+    g = get("fliptoons")
+    cards = card_strength(g, 2, Seat("fame_per_cost"), p.cards, g.card_table(), 200, 4).set_index("card")
+    assert np.allclose(frame.loc[p.cards, "effect"], cards.loc[p.cards, "effect"])
+    assert np.allclose(frame.loc[p.cards, "effect_hi"], cards.loc[p.cards, "effect_hi"])
+    assert abs(frame["effect"].mean()) < 1e-12  # the average card reads 0
+    own = [t for t in p.tests if t.card == "Snake"]
+    alone = m.measure((), "search", own).frame(p, reference=P.references(m.measure((), "search").frame(p)))
+    assert np.isclose(alone["effect"].iloc[0], frame.loc["Snake", "effect"])
+    with pytest.raises(ValueError):
+        m.measure((), "search", own).frame(p)  # a lone card test has no reference of its own
+
+
+def test_an_edit_of_a_synthetic_card_or_goal_is_named():
+    """Circle the Wagons' data marks made-up cards and goals ``synthetic``: a patch that edits one says so."""
+    wagons = get("wagons").card_table()
+    assert P.synthetic_items(wagons, (("Last Call", "a", 1), ("Badlands", "a", 3), ("P", "goal", 2))) == [
+        "Last Call", "P"]
+    assert P.synthetic_items(get("fliptoons").card_table(), (("Snake", "fame", 2),)) == []
