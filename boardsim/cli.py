@@ -390,6 +390,8 @@ def cmd_cards(args) -> int:
                     "regret"]].rename(columns={"effect": "strength", "effect_lo": "lo", "effect_hi": "hi"})
           .to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
     if len(job.extra["bases"]) > 1:
+        print("side by side (card_skill.csv):")
+        print(job.extra["skill"].to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
         print(f"{len(changes)} verdicts change with skill" + (": " + ", ".join(
             f"{r.card} at {r.players} players ({r.change})" for r in changes.itertuples()) if len(changes) else ""))
     from boardsim.report.answer import suggestions_answer

@@ -326,6 +326,32 @@ def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=None if rows else ["players", "card", "change"])
 
 
+def skill_table(strength: pd.DataFrame) -> pd.DataFrame:
+    """One row per (players, card) on a skill axis: each base player's strength with its interval and verdict
+    side by side (``strength [base]``, ``lo [base]``, ``hi [base]``, ``verdict [base]``: strong, weak or -), and
+    ``verdict_changes`` (flag, sign, both, or empty: the rule of :func:`verdict_changes`).  Empty with one base."""
+    if "base" not in strength.columns or strength["base"].nunique() < 2:
+        return pd.DataFrame()
+    levels = list(dict.fromkeys(strength["base"]))
+    changes = verdict_changes(strength)
+    changed = {(r["players"], r["card"]): r["change"] for r in changes.to_dict("records")} if len(changes) else {}
+    rows = []
+    for (n, card), part in strength.groupby(["players", "card"], sort=False):
+        by = part.set_index("base")
+        row: dict[str, Any] = {"players": n, "card": card}
+        for b in levels:
+            if b in by.index:
+                flag = by.loc[b, "flag"]
+                row.update({f"strength [{b}]": by.loc[b, "effect"], f"lo [{b}]": by.loc[b, "effect_lo"],
+                            f"hi [{b}]": by.loc[b, "effect_hi"],
+                            f"verdict [{b}]": flag if isinstance(flag, str) and flag else "-"})
+        row["verdict_changes"] = changed.get((n, card), "")
+        rows.append(row)
+    first = f"strength [{levels[0]}]"
+    return pd.DataFrame(rows).sort_values(["players", first], ascending=[True, False], kind="stable").reset_index(
+        drop=True)
+
+
 def value_sweep(
     game: Game,
     players: int | Sequence[int],

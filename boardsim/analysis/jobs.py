@@ -199,7 +199,14 @@ def cards_job(
     report into ``out`` (default ``reports/cards-<game>/``).  ``progress``: a bar over every game played (on
     stderr).  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
     from boardsim.analysis import cost
-    from boardsim.analysis.balance import card_arms, card_cost, card_strength, value_sweep, verdict_changes
+    from boardsim.analysis.balance import (
+        card_arms,
+        card_cost,
+        card_strength,
+        skill_table,
+        value_sweep,
+        verdict_changes,
+    )
     from boardsim.analysis.card_fields import sweepable_fields
     from boardsim.analysis.players import base_players
     from boardsim.report.build import write_meta
@@ -239,8 +246,10 @@ def cards_job(
                                      progress=lambda _label, n: bar.update(n), seating=seating)
         safe_io.write_csv(strength, make_folder(out_dir) / "balance_card_strength.csv")
         changes = verdict_changes(strength)
+        skill = skill_table(strength)
         if len(bases) > 1:
             safe_io.write_csv(changes, out_dir / "card_verdicts.csv")
+            safe_io.write_csv(skill, out_dir / "card_skill.csv")
         sweeps, suggestions = [], []
         if sweep:
             # the cards named by the caller, or else those flagged at any player count or skill level
@@ -272,7 +281,7 @@ def cards_job(
                        {"game": g.name, "seed": seed, "games per arm per card": games,
                         "players": counts, "cards": chosen, "base policy": labels, "rules": rules,
                         "seating": seating, "sweep": sweep, "span": span, "threads": threads})
-    return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases,
+    return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases, "skill": skill,
                                           "suggestions": pd.DataFrame(suggestions),
                                           "sweep": pd.concat(sweeps) if sweeps else pd.DataFrame()})
 
@@ -283,6 +292,7 @@ class Cards:
 
     strength: pd.DataFrame  # per base, player count and card: strength, regret, flag (balance_card_strength.csv)
     verdicts: pd.DataFrame  # cards whose verdict changes between base players (card_verdicts.csv)
+    skill: pd.DataFrame  # per count and card, every base player's strength and verdict side by side (card_skill.csv)
     suggestions: pd.DataFrame  # one value per swept card, fair at every level where one is (card_suggestions.csv)
     sweep: pd.DataFrame  # the sweep's strength at every value (balance_card_sweep.csv)
     out_dir: Path
@@ -300,7 +310,7 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
     """
     job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress)
     x = job.extra
-    return Cards(x["strength"], x["changes"], x["suggestions"], x["sweep"], job.out_dir)
+    return Cards(x["strength"], x["changes"], x["skill"], x["suggestions"], x["sweep"], job.out_dir)
 
 
 __all__ = ["Cards", "Job", "cards", "cards_job", "ladder_job", "make_folder", "optimize_job", "out_folder",

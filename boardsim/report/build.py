@@ -40,6 +40,8 @@ TABLE_CAPTIONS = {
     "card_verdicts.csv": "card strength on a skill axis: the cards whose verdict changes between base players "
                           "(flagged at one level and not another, or an effect that changes sign), each level's "
                           "flag and effect",
+    "card_skill.csv": "card strength on a skill axis: per player count and card, each base player's strength, "
+                      "interval and verdict side by side, and whether the verdict changes",
     "card_suggestions.csv": "card sweep: per card, the one value of the swept field that is fairest at every "
                             "player count and base player, whether it is fair everywhere, and each one's strength",
     "patch_objective.csv": "balance patch: the objective (worst |effect|) of today's table and the patched one on "
