@@ -305,7 +305,7 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
     """``python -m boardsim cards`` from Python (:func:`cards_job`, the same arguments): the tables as
     DataFrames, also written with the report into ``out``.
 
-    >>> found = boardsim.cards("fliptoons", players=[2, 3], base="fame_per_cost,learned", games=20_000)
+    >>> found = boardsim.cards("fliptoons", players=[2, 3], base=["fame_per_cost", "learned"], games=20_000)
     >>> found.strength.query("flag == 'strong'")
     """
     job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress)

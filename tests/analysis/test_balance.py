@@ -349,3 +349,16 @@ def test_raising_a_cards_fame_never_lowers_its_strength_beyond_noise():
             assert b - a > -3 * np.hypot(sa, sb), (card, points)
         rising += points[-1][0] > points[0][0]
     assert rising >= len(cards) - 2
+
+
+def test_boardsim_cards_returns_the_tables_as_dataframes(tmp_path):
+    import boardsim
+
+    found = boardsim.cards("fliptoons", players=[2], base=["fame_per_cost", "learned"], cards=["Dog", "Cat"],
+                           games=200, sweep="fame", span=1, out=tmp_path / "cards")
+    assert isinstance(found.strength, pd.DataFrame) and len(found.strength) == 4
+    assert set(found.skill["card"]) == {"Dog", "Cat"} and "strength [learned]" in found.skill.columns
+    assert set(found.suggestions["card"]) == {"Dog", "Cat"} and found.suggestions["fair_everywhere"].dtype == bool
+    assert set(found.sweep["value"]) <= {-1, 0, 1, 2} and (found.out_dir / "card_suggestions.csv").exists()
+    page = (found.out_dir / "index.html").read_text()
+    assert "Suggestion for Dog" in page and "Suggestion for Cat" in page
