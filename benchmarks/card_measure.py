@@ -241,7 +241,13 @@ def main() -> None:
             frames.append(timing(20_000, args.seed))
         print(f"  ({part}: {time.perf_counter() - t0:.0f} s)", flush=True)
     out = ROOT / "benchmarks" / "card_measure.csv"
-    pd.concat(frames).to_csv(out, index=False)
+    found = pd.concat(frames)
+    found.insert(0, "base", args.base)
+    if out.exists():  # other bases' and parts' rows stay: a run replaces only its own
+        old = pd.read_csv(out)
+        keep = ~(old["base"].eq(args.base) & old["part"].isin(args.parts)) if "base" in old else old["part"].isna()
+        found = pd.concat([old[keep], found])
+    found.to_csv(out, index=False)
     print(f"wrote {out.relative_to(ROOT)}; {yardstick()}")
 
 
