@@ -151,7 +151,7 @@ def make_problem(
         except BadInput:
             can_favour = False
     if objective is None:
-        objective = "cards" if can_favour else "first_player"
+        objective = game.patch_default_objective if can_favour else "first_player"
     if objective not in OBJECTIVES:
         raise BadParameter("objective", f"got {objective!r}; allowed: {', '.join(OBJECTIVES)}")
     if objective != "first_player":

@@ -78,6 +78,8 @@ class Option:
             return "a short label for reports"
         if self.kind == "model":
             return "the path of a model file written by `boardsim learn` (empty: the bundled model)"
+        if self.kind == "names":
+            return "a list of card names (the game checks them against its card table)"
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         if self.kind == "bool":
@@ -117,6 +119,10 @@ class Option:
             if not isinstance(value, bool):
                 raise bad
             return value
+        if self.kind == "names":  # card names the game resolves against the table it is played with
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise bad
+            return tuple(value)
         if self.kind == "list":
             if not isinstance(value, (list, tuple)):
                 raise bad
@@ -551,6 +557,8 @@ class Game(ABC):
         return []
 
     patch_default_fields: tuple[str, ...] = ()  # the fields ``patch`` edits unless told others
+    # the objective ``patch`` judges unless told another: "cards" where a card's strength can be measured
+    patch_default_objective: str = "cards"
 
     def patch_fields(self, table: pd.DataFrame) -> list[tuple[str, str, int]]:
         """(card, field, today's value) of every integer field a balance patch may edit: the market cards (or,
@@ -700,7 +708,7 @@ class Game(ABC):
             out[i, 0] = pol.code
             col = 1
             for opt in pol.params:  # an open policy's extra numbers travel in its rule arrays instead
-                if opt.kind not in ("list", "rules", "function", "name", "model"):
+                if opt.kind not in ("list", "names", "rules", "function", "name", "model"):
                     out[i, col] = opt.encode(values[opt.name])
                     col += 1
         return out

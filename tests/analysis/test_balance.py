@@ -69,7 +69,7 @@ def test_cards_command_ranks_flags_and_sweeps(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["cards", "fliptoons", "--cards", "Elefant"]) == 2
     assert "unknown card 'Elefant'" in capsys.readouterr().err
-    assert cli.main(["cards", "art_deco"]) == 2
+    assert cli.main(["cards", "wagons"]) == 2
     assert "no policy that favours a card" in capsys.readouterr().err
 
 
@@ -362,3 +362,30 @@ def test_boardsim_cards_returns_the_tables_as_dataframes(tmp_path):
     assert set(found.sweep["value"]) <= {-1, 0, 1, 2} and (found.out_dir / "card_suggestions.csv").exists()
     page = (found.out_dir / "index.html").read_text()
     assert "Suggestion for Dog" in page and "Suggestion for Cat" in page
+
+
+def test_art_deco_card_kinds_have_a_strength_from_seats_that_favour_and_avoid_a_value(capsys):
+    """Art Deco: a seat favouring a card bids on its value up to all it may pay and buys it whenever it can; one
+    avoiding it never bids on or buys it (in a deck of that value alone it holds only its dealt cards); strength
+    is measured per card kind, 0 the average kind; a bad card name is one error line."""
+    from boardsim import cli
+    from boardsim.analysis.balance import card_strength
+    from boardsim.runner import make_cell, play_chunk
+
+    ad = get("art_deco")
+    only8 = ad.card_table({f"v{k}": {"copies": 0} for k in range(1, 13) if k != 8} | {"v8": {"copies": 30}})
+    base = Seat("eligibility")
+
+    def held(first):
+        out = play_chunk(make_cell(ad, 2, [first, base], {}, only8, seating_design="fixed"), 5, 0, 100)
+        return out["cards_held"][:, 0].mean(), (out["auctions_won"][:, 0] + out["direct_buys"][:, 0]).sum()
+    plain, fav, avo = held(base), held(ad.favour("v8", base)), held(ad.avoid("v8", base))
+    assert fav[0] > plain[0] and avo[1] == 0 and fav[1] > plain[1] > 0
+    table = ad.card_table()
+    found = card_strength(ad, 2, base, ad.market_cards(table), table, 1000, 3)
+    assert len(found) == 12 and abs(found["effect"].mean()) < 1e-12
+    assert found.set_index("card").loc["v1", "effect"] > 0 > found.set_index("card").loc["v12", "effect"]
+    capsys.readouterr()
+    assert cli.main(["play", "art_deco", "--policies", "eligibility(favour=[v13]),par"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: seats[0].params.favour") and "unknown card 'v13'" in err

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import tree
-from boardsim.errors import BadInput
+from boardsim.errors import BadInput, BadParameter
 from boardsim.games.art_deco import balance, engine, kernel, mcts
 from boardsim.games.art_deco import cards as _cards
 from boardsim.games.art_deco import decide as _decide
@@ -46,6 +46,8 @@ class ArtDeco(Game):
     policies = POLICIES
     default_policy = "eligibility"
     patch_default_fields = ("value", "copies")
+    # the first player's edge is Art Deco's measured imbalance (docs/patch.md); --objective cards judges values
+    patch_default_objective = "first_player"
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
     end_reasons = engine.END_REASONS
@@ -73,7 +75,7 @@ class ArtDeco(Game):
         arrays = {
             "rules": game_rules.encode_rules(resolved),
             "deck": deck,
-            "policies": self._policy_matrix(seats),
+            "policies": self._policy_matrix(seats, cards),
             "mcts": _mcts_rows(self, seats),
         }
         rule_arrays = self.seat_rules(seats, cards=cards)
@@ -90,15 +92,50 @@ class ArtDeco(Game):
         bid, buy, sell)."""
         return LearnedView(tuple(FEATURES), tuple(_decide.COLUMNS), ("bid", "buy", "sell"), _decide.K_ACTION, 4)
 
-    def _policy_matrix(self, seats: Sequence[Seat]) -> np.ndarray:
-        """The policy matrix; an mcts seat's row is its code alone (its numbers are in ``_mcts_rows``)."""
+    def _policy_matrix(self, seats: Sequence[Seat], cards: pd.DataFrame | None = None) -> np.ndarray:
+        """The policy matrix; an mcts seat's row is its code alone (its numbers are in ``_mcts_rows``).  A seat's
+        ``favour`` and ``avoid`` cards go in as 1 + their values (COL_FAVOUR, COL_AVOID), read from ``cards``."""
         plain = [Seat("par") if s.policy == "mcts" else s for s in seats]
         pol = self.policy_matrix(plain, POLICY_WIDTH)
+        values = dict(zip(cards["name"], cards["value"], strict=True)) if cards is not None else {}
         for i, s in enumerate(seats):
             if s.policy == "mcts":
                 pol[i, :] = 0.0
                 pol[i, COL_CODE] = MCTS
+                continue
+            for key, col in (("favour", _decide.COL_FAVOUR), ("avoid", _decide.COL_AVOID)):
+                chosen = list(s.params.get(key, []) or [])
+                if len(chosen) > 1:
+                    raise BadInput(f"seats[{i}].params.{key}", f"{len(chosen)} cards given; allowed: at most one card")
+                if chosen:
+                    if chosen[0] not in values:
+                        raise BadInput(f"seats[{i}].params.{key}", f"unknown card {chosen[0]!r}; allowed: "
+                                       + ", ".join(map(str, values)))
+                    pol[i, col] = int(values[chosen[0]]) + 1
         return pol
+
+    def favour(self, card: str, base: Seat | None = None) -> Seat:
+        """``base`` that bids on the card's value up to all it may pay and buys it whenever it can (its
+        ``favour`` option): par, multiple, eligibility, blocker or learned."""
+        return Seat(self._arm_base(base, "favour").policy, {**(base or self._default()).params, "favour": [card]})
+
+    def avoid(self, card: str, base: Seat | None = None) -> Seat:
+        """``base`` that never bids on or buys the card's value (its ``avoid`` option)."""
+        return Seat(self._arm_base(base, "avoid").policy, {**(base or self._default()).params, "avoid": [card]})
+
+    def _default(self) -> Seat:
+        return Seat(self.default_policy, {})
+
+    def _arm_base(self, base: Seat | None, what: str) -> Seat:
+        base = base or self._default()
+        if base.policy not in ("par", "multiple", "eligibility", "blocker", "learned"):
+            raise BadParameter("base", f"cannot {what} a card while playing {base.label()}; allowed: par, multiple, "
+                                         "eligibility, blocker or learned")
+        return base
+
+    def market_cards(self, table: pd.DataFrame) -> list[str]:
+        """Every card kind in the deck (a kind is a value: each of its copies is the same card)."""
+        return list(table.loc[table["copies"] > 0, "name"])
 
     def with_checks(self, prepared: Prepared) -> Prepared:
         """The same cell with the engine's own checks on (the rule vector's debug flag): each illegal bid or

@@ -35,8 +35,10 @@ from boardsim.games.art_deco.state import (
     C_CARDS,
     C_CASH,
     C_HELD_VAL,
+    CODE_AVOID,
     CODE_BID_TABLE,
     CODE_BUY_TABLE,
+    CODE_FAVOUR,
     CODE_POLICY,
     CODE_SELLS,
     NO_CREDIT_LIMIT,
@@ -48,7 +50,11 @@ from boardsim.rulelist import evaluate_inline as _evaluate
 
 RANDOM, PAR, MULTIPLE, ELIGIBILITY, BLOCKER, RULES, CUSTOM, MCTS = range(8)
 
-POLICY_WIDTH = 5  # code + up to 4 parameters
+POLICY_WIDTH = 7  # code + up to 4 parameters, then COL_FAVOUR and COL_AVOID (every policy's)
+# card strength's arms (docs/guide/measure-a-card.md): 1 + the card value a seat favours (bids up to all it may
+# pay, buys whenever it can) and 1 + the value it avoids (never bids on or buys); 0 = none
+COL_FAVOUR, COL_AVOID = 5, 6
+FAVOURED = 1 << 40  # a favoured value's reservation: more than any seat may pay
 
 # -- the decision view: features every rules or custom decision sees (meaning and range in the docs) --------
 FEATURES = (
@@ -142,6 +148,10 @@ def reservation(pol, seat, value, n_cards, leader_is_high):
     Policies take the whole matrix and a seat index rather than a row view:
     a view costs reference counting on every call in the hot loop.
     """
+    if pol[seat, COL_AVOID] != 0.0 and pol[seat, COL_AVOID] == value + 1:
+        return -1
+    if pol[seat, COL_FAVOUR] != 0.0 and pol[seat, COL_FAVOUR] == value + 1:
+        return FAVOURED
     code = int(pol[seat, COL_CODE])
     if code == PAR:
         return value
@@ -200,6 +210,20 @@ def wants_direct(pol, seat, r, value, price, n_cards):
     if int(pol[seat, COL_CODE]) == RANDOM:
         return r < pol[seat, RANDOM_BUY]
     return price <= reservation(pol, seat, value, n_cards, False)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _marked(scratch, q, col, value):
+    """Whether seat ``q`` favours (``col`` CODE_FAVOUR) or avoids (CODE_AVOID) cards of ``value``."""
+    return scratch.codes[q, col] != 0 and scratch.codes[q, col] == value + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def set_favour_codes(codes, pol, q):
+    """Seat ``q``'s favoured and avoided values (policy columns) into its codes, for the seats asked at each
+    decision (open_bid, open_buy); the built-ins read them from the policy row (reservation)."""
+    codes[q, CODE_FAVOUR] = int(pol[q, COL_FAVOUR])
+    codes[q, CODE_AVOID] = int(pol[q, COL_AVOID])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -420,8 +444,10 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
     """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
-    if min_bid > scratch.aux[s, A_MAX]:  # passing is the only legal move
+    if min_bid > scratch.aux[s, A_MAX] or _marked(scratch, s, CODE_AVOID, value):  # the only move, or avoided
         return -1
+    if _marked(scratch, s, CODE_FAVOUR, value):  # a favoured value: bid while the seat may pay
+        return min_bid
     f = scratch.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
     f[F_VALUE] = value
@@ -442,6 +468,10 @@ def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, mi
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def open_buy(scratch, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
     """``buy`` for a seat asked at each decision."""
+    if _marked(scratch, p, CODE_AVOID, value):
+        return False
+    if _marked(scratch, p, CODE_FAVOUR, value):
+        return True
     f = scratch.feats[p]
     _view(f, st, rules, n_players, p, rnd, pile, BUY)
     f[F_VALUE] = value

@@ -35,6 +35,13 @@ _SELL = Option(
 
 PLAYOUTS = ("random", "par", "multiple", "eligibility", "blocker")  # the mcts rollouts' policies
 
+# card strength's two arms (docs/guide/measure-a-card.md): the policy matrix's COL_FAVOUR and COL_AVOID
+_CARD_ARMS = (
+    Option("favour", [], "one card (by name, e.g. v8) whose value the seat bids on up to all it may pay and "
+           "buys whenever it can; every other decision as without it", "names"),
+    Option("avoid", [], "one card (by name) whose value the seat never bids on or buys", "names"),
+)
+
 POLICIES: tuple[Policy, ...] = (
     Policy(
         "random",
@@ -47,12 +54,13 @@ POLICIES: tuple[Policy, ...] = (
             Option("sell_prob", 0.25, "chance of selling a random sellable card", "float", 0.0, 1.0),
         ),
     ),
-    Policy("par", PAR, "bids up to the card's value and buys direct at up to value", (_SELL,)),
+    Policy("par", PAR, "bids up to the card's value and buys direct at up to value", (_SELL, *_CARD_ARMS)),
     Policy(
         "multiple",
         MULTIPLE,
         "bids up to multiple x value",
-        (Option("multiple", 1.2, "reservation price as a multiple of value", "float", 0.0, 10.0), _SELL),
+        (Option("multiple", 1.2, "reservation price as a multiple of value", "float", 0.0, 10.0), _SELL,
+         *_CARD_ARMS),
     ),
     Policy(
         "eligibility",
@@ -62,6 +70,7 @@ POLICIES: tuple[Policy, ...] = (
             Option("hard", 1.6, "multiple of value paid while short of target cards", "float", 0.0, 10.0),
             Option("target", 5, "cards it wants to hold", "int", 0, 100),
             _SELL,
+            *_CARD_ARMS,
         ),
     ),
     Policy(
@@ -72,6 +81,7 @@ POLICIES: tuple[Policy, ...] = (
             Option("multiple", 1.0, "reservation price as a multiple of value", "float", 0.0, 10.0),
             Option("cap", 4, "how far over value it goes to stop the leader", "int", 0, 1000),
             _SELL,
+            *_CARD_ARMS,
         ),
     ),
     rules_policy(RULES, "an ordered rule list of bid_up_to, pass, buy_up_to, decline, sell and keep rules "
@@ -79,7 +89,7 @@ POLICIES: tuple[Policy, ...] = (
     custom_policy(CUSTOM, "a user's @numba.njit scorer over the legal actions (docs/rules/art-deco.md)"),
     # a model fitted to the search's choices (boardsim.learned), asked at the same decisions as a custom scorer
     learned_policy(CUSTOM, "a model learned from the mcts search's choices (`boardsim learn`), scoring the bid, "
-                           "buy and sell candidates as a custom scorer does"),
+                           "buy and sell candidates as a custom scorer does", extra=_CARD_ARMS),
     # information-set MCTS over the step interface (mcts.py, step.py; docs/rules/art-deco.md): its own engine
     # variant, compiled only for cells with an mcts seat; its numbers travel in Prepared["mcts"]
     Policy("mcts", MCTS, "Monte Carlo tree search over every bid, direct buy and sale (bid candidates from the "

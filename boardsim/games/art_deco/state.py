@@ -50,9 +50,9 @@ NO_CREDIT_LIMIT = 1 << 40
 
 
 # Scratch.codes columns: the seat's policy code, whether it may ever sell, whether its bids and its direct buys
-# come from rule tables (decide.rule_tables)
-CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE = range(4)
-N_CODES = 4
+# come from rule tables (decide.rule_tables), and 1 + the card value it favours and avoids (0: none)
+CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE, CODE_FAVOUR, CODE_AVOID = range(6)
+N_CODES = 6
 
 
 class Scratch(NamedTuple):

@@ -59,6 +59,7 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (World and its V_*, P
     CODE_POLICY,
     CODE_SELLS,
     N_AUX,
+    N_CODES,
     N_SEAT,
     N_V,
     PH_BID,
@@ -105,7 +106,7 @@ def new_world(n_players, n_deck, cap, direct_max, log_rows):
         np.zeros(direct_max + 1, dtype=np.int64),
         np.zeros((n_players, N_AUX), dtype=np.int64),
         np.zeros(4, dtype=np.uint64),
-        np.zeros((n_players, 4), dtype=np.int64),
+        np.zeros((n_players, N_CODES), dtype=np.int64),
         np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
         np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),
         np.zeros(cap + 1, dtype=np.float64),
@@ -158,6 +159,7 @@ def set_codes(w, pol, rules):
         codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
         codes[q, CODE_BID_TABLE] = 0
         codes[q, CODE_BUY_TABLE] = 0
+        D.set_favour_codes(codes, pol, q)
         if codes[q, CODE_POLICY] == MCTS:
             codes[q, CODE_SELLS] = 1 if rules[R.R_SALE_FACTOR] > 1.0 else 0
             continue

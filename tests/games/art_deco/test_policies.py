@@ -32,7 +32,10 @@ def test_policy_matrix_columns_are_the_options_in_order():
         row = GAME.policy_matrix([Seat(name, values)], decide.POLICY_WIDTH)[0]
         assert row[decide.COL_CODE] == GAME.policy(name).code
         assert {opt: row[col] for opt, col in cols.items()} == values, name
-        assert [p.name for p in GAME.policy(name).params] == list(cols), name
+        # favour and avoid (card strength's arms) travel in the last two columns, as 1 + a card's value
+        assert [p.name for p in GAME.policy(name).params if p.kind != "names"] == list(cols), name
+    row = GAME._policy_matrix([Seat("par", {"favour": ["v8"], "avoid": ["v3"]})], GAME.card_table())[0]
+    assert (row[decide.COL_FAVOUR], row[decide.COL_AVOID]) == (9, 4) and decide.COL_AVOID == decide.POLICY_WIDTH - 1
 
 
 def test_new_parameter_values_do_not_recompile():
