@@ -419,7 +419,7 @@ def cmd_patch(args) -> int:
                     span=args.span, games=args.games, objective=args.objective, seed=args.seed, out=args.out,
                     rules=dict(args.rule) or None, executor=executor, workers=workers, scheduler=args.scheduler,
                     scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say,
-                    judge=judges)
+                    judge=judges, progress=not args.quiet)
     except KeyboardInterrupt:
         where = Path(args.out) if args.out else default_out(args.target, game)
         print(f"interrupted: every finished measurement is kept in {where / 'chunks' / 'patch'}/; rerun the same "

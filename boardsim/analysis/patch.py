@@ -765,10 +765,39 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     return pd.concat(frames, ignore_index=True), objective
 
 
+ROUND_TABLES = 8.5  # whole-table measurements a search round costs, about (a race of ~16 candidates on its rungs)
+
+
+def table_games(problem: Problem) -> int:
+    """Games one measurement of every test of the table on the search deals plays (two arms a card test)."""
+    return sum(problem.deals(t.players) * (2 * t.players if t.card is not None else 1) for t in problem.all_tests)
+
+
+def cost_range(problem: Problem) -> tuple[float, float, float]:
+    """(seconds, seconds, calibration seconds): the patch's time if the search stops at once (today's table and
+    the two verification tables) and if it uses every edit (ROUND_TABLES more tables a round), from one card
+    test's lineup timed at each player count."""
+    import time as _time
+
+    from boardsim.analysis import cost
+
+    t0 = _time.perf_counter()
+    per_table = 0.0
+    for n in problem.counts:
+        tests = [t for t in problem.all_tests if t.players == n]
+        lineup = problem.seats(tests[0])
+        games = sum(problem.deals(n) * (2 * n if t.card is not None else 1) for t in tests)
+        per_table += cost.seconds_per_game(problem.game, n, lineup, seed=problem.seed, rules=problem.rules,
+                                           cards=problem.table(())) * games
+    return 3 * per_table, (3 + ROUND_TABLES * problem.max_edits) * per_table, _time.perf_counter() - t0
+
+
 def search_patch(problem: Problem, executor: Any = None, folder: Path | None = None,
-                 say: Callable[[str], None] = lambda s: None, fresh: bool = False) -> Result:
-    """Search for the patch (see the module docstring), then verify it on fresh deals."""
-    m = Measurer(problem, executor, folder, fresh=fresh)
+                 say: Callable[[str], None] = lambda s: None, fresh: bool = False,
+                 on_games: Callable[[int], None] | None = None) -> Result:
+    """Search for the patch (see the module docstring), then verify it on fresh deals; ``on_games`` hears the
+    games of every measurement as they are played (a progress bar)."""
+    m = Measurer(problem, executor, folder, on_games=on_games, fresh=fresh)
     s = _Search(problem, m, say)
     edits = s.run()
     verification, objective = verify(problem, m, edits)

@@ -6,6 +6,7 @@ span is one ``BadInput`` and writes nothing.  The search itself is :mod:`boardsi
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -210,6 +211,7 @@ def patch(
     say: Callable[[str], None] | None = print,
     write: bool = True,
     judge: Any = None,
+    progress: bool = True,
 ) -> PatchRun:
     """Search for the fewest card edits that leave no card (or first player) measurably unfair, and verify
     the patch on fresh deals.
@@ -219,14 +221,19 @@ def patch(
     the patch may edit (default: the game's ``patch_default_fields``).  ``max_edits``: edits at most (0 reports
     today's table unchanged, measured).  ``span``: every edit stays within +-span of today's value.
     ``games``: games per test on the search deals, and again on the verification deals.  ``objective``:
-    ``cards`` (worst |card effect|), ``first_player`` (worst |first-player rate - fair share|) or ``both``.
+    ``cards`` (worst |card strength|), ``first_player`` (worst |first-player rate - fair share|) or ``both``.
     ``judge``: further base players the patch is judged under on the fresh deals, but not searched under (a
-    search player such as ``mcts`` costs far too much to score every candidate with).
+    search player such as ``mcts`` costs far too much to score every candidate with).  With ``say``, an
+    estimate of the time is printed first (stderr) and, with ``progress``, a bar over every game played.
 
     Writes patch.toml, the CSV tables, charts and index.html into ``out`` (default
     ``reports/patch-<game>/``); measurements are saved under ``out/chunks/patch`` as they finish, so a rerun
     after Ctrl-C resumes (``fresh=True`` plays everything again).  The result is the same for a seed on any
     executor, thread count or chunking."""
+    import numba
+
+    from boardsim.analysis.cost import Bar, duration
+    from boardsim.analysis.patch import cost_range, table_games
     from boardsim.executors import open_executor
     from boardsim.runner import numba_threads
     from boardsim.sweeps import check_writable, output_folder
@@ -248,7 +255,14 @@ def patch(
                 except OSError as e:
                     raise BadParameter("out", f"cannot create the folder: {e.strerror or e}", str(out_dir)) from None
             folder = out_dir / "chunks" / "patch" if out_dir is not None else None
-            result = search_patch(problem, ex, folder, speak, fresh=fresh)
+            if say is not None and progress:  # the cost up front, then a bar over every game played
+                low, high, took = cost_range(problem)
+                print(f"{problem.game.title} patch: {table_games(problem):,} games a table measurement; estimated "
+                      f"time {duration(low).removeprefix('about ')} (no edit found) to {duration(high)} (every edit "
+                      f"used) on {numba.get_num_threads()} threads, from a {took:.0f} s calibration",
+                      file=sys.stderr, flush=True)
+            with Bar(say is not None and progress, desc="patch") as bar:
+                result = search_patch(problem, ex, folder, speak, fresh=fresh, on_games=bar.update)
     run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
     if out_dir is not None:
         run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
@@ -268,8 +282,8 @@ def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None 
     safe_io.write_csv(r.history, out_dir / "patch_history.csv")
     safe_io.write_csv(r.dose, out_dir / "patch_dose.csv")
     counts = ", ".join(str(n) for n in p.counts)
-    judged = {"cards": "the largest |card effect|", "first_player": "the largest |first-player rate - fair share|",
-              "both": "the larger of the largest |card effect| and |first-player rate - fair share|"}[p.objective]
+    judged = {"cards": "the largest |card strength|", "first_player": "the largest |first-player rate - fair share|",
+              "both": "the larger of the largest |card strength| and |first-player rate - fair share|"}[p.objective]
     description = (f"A balance patch for {p.game.title} at {counts} players: the fewest edits of "
                    f"{', '.join(p.fields)} (each within +-{p.span} of today's value, {p.max_edits} at most) that "
                    f"minimise {judged} over every test, for base player(s) {', '.join(b.label() for b in p.bases)}. "

@@ -46,7 +46,7 @@ def patch_answer(objective: pd.DataFrame, limits: Sequence[str] = (), verificati
     if not cards:
         what = "worst |first-player rate - fair share|"
     elif pd.isna(after.get("worst_first_player", np.nan)):
-        what = "worst card effect"
+        what = "worst |card strength|"
     else:
         what = "objective (worst |effect| of cards and first player)"
     flagged = (f"; flagged cards {int(before['flagged_cards'])} → {int(after['flagged_cards'])}" if cards else
