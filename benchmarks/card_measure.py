@@ -16,9 +16,10 @@ Run from the repository root:
 - **monotone**: every market card at its fame -2 .. +2 (values the card accepts); a step up that lowers a
   measure by more than noise (the drop over the two values' combined standard error above 1.96) is a
   violation.  Both measures come from the same arms (regret is the favouring arm minus 1/P).
-- **placebo**: every market card made a plain fame-2 card with 2 copies (no bonus, no ability; names and
-  ranks as today): every card is the average card, so each should read 0; counts of flags and the largest
-  |value|.  (With today's copies, 1 to 5, a card with more copies swings more: that is the card, not noise.)
+- **placebo**: every market card made a plain fame-2 card with 2 copies and rank 10 (no bonus, no ability;
+  names as today): every card is the average card, so each should read 0; counts of flags and the largest
+  |value|.  (Copies and rank are part of a card: a card with more copies swings more, and rank orders the
+  market, so it sets the slot and the price.)
 - **stable**: the ranking of the 25 cards under two seeds, Spearman's rho.
 - **sensitive**: ``--strong`` made over-strong (fame +6): flagged strong, and its rank, at each count.
 - **timing**: ``cards`` for all 25 cards at 2, 3 and 4 players under fame_per_cost and learned, 20,000 games
@@ -53,7 +54,7 @@ from boardsim.games.base import Seat  # noqa: E402
 GAME = get("fliptoons")
 PLAIN = {"bonus": "none", "bonus_fame": 0, "bonus_param": 0, "banner": "", "hired": "", "hired_a": 0, "hired_b": 0,
          "on_dismiss": "", "place": "", "hook": "", "dismiss_cost": 5, "target": "", "fame": 2, "copies": 2,
-         "solo_copies": 2}
+         "solo_copies": 2, "rank": 10}
 
 
 def measures(rows: list[dict], players: int) -> list[dict]:
@@ -156,7 +157,7 @@ def placebo(counts: list[int], base: Seat, games: int, seed: int) -> pd.DataFram
             v = found[col]
             flagged = int((found["flag"] != "").sum()) if measure == "strength" else int(
                 ((found["regret_lo"] > 0) | (found["regret_hi"] < 0)).sum())
-            print(f"{n}p placebo market (every card plain, fame 2, 2 copies), {measure}: "
+            print(f"{n}p placebo market (every card plain: fame 2, 2 copies, rank 10), {measure}: "
                   f"mean {100 * v.mean():+.2f} points, "
                   f"largest |value| {100 * v.abs().max():.2f}, "
                   f"{flagged} of {len(v)} {'flagged (Holm)' if measure == 'strength' else 'intervals exclude 0'}")

@@ -273,12 +273,13 @@ def test_regret_compares_with_the_base_seat_over_every_position_not_the_first_pl
 # -- the card measure's properties (issue 41), on fixed seeds: docs/guide/measure-a-card.md ---------------------
 
 def _plain_market(ft):
-    """Every market card a plain fame-2 card with 2 copies: each one is the average card."""
+    """Every market card a plain fame-2 card with 2 copies and rank 10 (rank orders the market, so it sets a
+    card's slot and price): each one is the average card."""
     table = ft.card_table()
     market = table["starter"] == 0
     plain = {"bonus": "none", "bonus_fame": 0, "bonus_param": 0, "banner": "", "hired": "", "hired_a": 0,
              "hired_b": 0, "on_dismiss": "", "place": "", "hook": "", "dismiss_cost": 5, "target": "", "fame": 2,
-             "copies": 2, "solo_copies": 2}
+             "copies": 2, "solo_copies": 2, "rank": 10}
     for col, v in plain.items():
         table.loc[market, col] = v
     return table
