@@ -294,7 +294,7 @@ def test_strength_reads_zero_for_the_average_card_and_flags_no_card_of_a_plain_m
     plain = ft.card_table(card_file=str(path))
     found = card_strength(ft, 2, Seat("fame_per_cost"), ft.market_cards(plain), plain, 1000, 2)
     assert abs(found["effect"].mean()) < 1e-12  # the reference is the market's mean card
-    assert (found["flag"] == "").all() and found["effect"].abs().max() < 0.03
+    assert (found["flag"] == "").all() and found["effect"].abs().max() < 0.05  # noise: about 0.01 a card
     # the same market's real cards are far apart: the placebo's spread is noise, not the measure
     real = card_strength(ft, 2, Seat("fame_per_cost"), ft.market_cards(ft.card_table()), ft.card_table(), 1000, 2)
     assert real["effect"].abs().max() > 0.15 and (real["flag"] != "").sum() >= 10
@@ -328,9 +328,10 @@ def test_card_ranking_is_stable_between_seeds():
 
 
 def test_raising_a_cards_fame_never_lowers_its_strength_beyond_noise():
-    """Every market card at fame -2 .. +2 of today's (values the card accepts), 2 players, the same deals at every
-    value: no step up lowers the strength by more than 3 standard errors, and the strength rises over the
-    four steps for nearly every card."""
+    """Every market card at fame -2 .. +2 of today's (values the card accepts), 2 players, under the learned
+    player, the same deals at every value: no step up lowers the strength by more than 3 standard errors, and
+    the strength rises over the four steps for nearly every card.  (Under fame_per_cost five steps do fall,
+    because of that heuristic's dismissal threshold: docs/guide/measure-a-card.md, benchmarks/card_measure.py.)"""
     from boardsim.analysis.balance import card_effects
 
     ft = get("fliptoons")
@@ -344,7 +345,7 @@ def test_raising_a_cards_fame_never_lowers_its_strength_beyond_noise():
                 edited = ft.card_table({card: {"fame": v}})
             except BadInput:
                 continue
-            (r,) = card_effects(ft, 2, Seat("fame_per_cost"), [card], edited, 600, 8)
+            (r,) = card_effects(ft, 2, Seat("learned"), [card], edited, 600, 8)
             points.append((r["effect"], (r["effect_hi"] - r["effect_lo"]) / (2 * 1.96)))
         for (a, sa), (b, sb) in zip(points, points[1:], strict=False):
             assert b - a > -3 * np.hypot(sa, sb), (card, points)
