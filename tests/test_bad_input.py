@@ -247,7 +247,7 @@ CASES = {
     "patch field empty": lambda t: (_patch(t, "fliptoons", "--fields", ","), "", "--fields"),
     "patch wagons card front": lambda t: (_patch(t, "wagons", "--fields", "tl_land"), "", "--fields"),
     "patch objective unknown": lambda t: (_patch(t, "fliptoons", "--objective", "fun"), "", "--objective"),
-    "patch art deco cards": lambda t: (_patch(t, "art_deco", "--objective", "cards"), "", "--objective"),
+    "patch wagons cards": lambda t: (_patch(t, "wagons", "--objective", "cards"), "", "--objective"),
     "patch players 9": lambda t: (_patch(t, "fliptoons", "--players", "2,9"), "", "--players"),
     "patch players 1": lambda t: (_patch(t, "fliptoons", "--players", "1"), "", "--players"),
     "patch wagons 3 players": lambda t: (_patch(t, "wagons", "--players", "3"), "", "--players"),
