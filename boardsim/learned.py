@@ -26,6 +26,7 @@ format version; :func:`check` compares it with the decision view of the table it
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import zipfile
@@ -265,12 +266,29 @@ _ENTRIES = ("format", "game", "players", "features", "columns", "f_mean", "f_inv
 
 def load(path: str | os.PathLike, key: str = "model") -> Model:
     """A model file, checked for its own consistency; BadInput ``key`` naming the file when it is missing,
-    not a model archive, of another format or with weights of the wrong shapes or not finite."""
+    not a model archive, of another format or with weights of the wrong shapes or not finite.  A file read
+    before and unchanged since (same size and modification time) is not read again: every cell of a
+    ``cards`` or ``patch`` run with a learned seat asks for the same model (about 40% of building one)."""
     path = str(path)
     if not os.path.exists(path):
         raise BadInput(key, f"no model file {path!r}; allowed: an .npz file written by `boardsim learn`")
     if os.path.isdir(path):
         raise BadInput(key, f"{path!r} is a folder; allowed: an .npz file written by `boardsim learn`")
+    st = os.stat(path)
+    model = _load_unchanged(path, os.path.abspath(path), st.st_mtime_ns, st.st_size, key)
+    return Model(model.game, model.players, model.features, model.columns, model.f_mean, model.f_inv,
+                 model.c_mean, model.c_inv, model.w, model.W, model.u, model.cat_col, model.cat2_col,
+                 model.cat_stride, dict(model.info))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_unchanged(path: str, where: str, mtime_ns: int, size: int, key: str) -> Model:
+    """``load``'s reading and checks, once per file version (``where``: its absolute path; the arrays are shared:
+    nothing writes them)."""
+    return _read(path, key)
+
+
+def _read(path: str, key: str) -> Model:
     try:
         with np.load(path, allow_pickle=False) as z:
             missing = [k for k in _ENTRIES if k not in z.files]
