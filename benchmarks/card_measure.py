@@ -83,10 +83,16 @@ def _designs(table: pd.DataFrame, n: int, base: Seat, games: int, seed: int) -> 
     return market, {k: (v.mean(1), v.std(1, ddof=1) / np.sqrt(v.shape[1])) for k, v in per_deal.items()}
 
 
-def candidates(counts: list[int], base: Seat, games: int, seed: int, strong: str) -> pd.DataFrame:
+def _over_strong(strong: str) -> tuple[int, pd.DataFrame]:
+    """``strong``'s fame today and the table with it 6 higher (the synthetic over-strong card)."""
     table = GAME.card_table()
     now = int(table.loc[table["name"] == strong, "fame"].iloc[0])
-    over = GAME.card_table({strong: {"fame": now + 6}})
+    return now, GAME.card_table({strong: {"fame": now + 6}})
+
+
+def candidates(counts: list[int], base: Seat, games: int, seed: int, strong: str) -> pd.DataFrame:
+    table = GAME.card_table()
+    _, over = _over_strong(strong)
     rows = []
     for n in counts:
         market, a = _designs(table, n, base, games, seed)
@@ -182,9 +188,7 @@ def stable(counts: list[int], base: Seat, games: int, seed: int) -> pd.DataFrame
 
 
 def sensitive(counts: list[int], base: Seat, games: int, seed: int, strong: str) -> pd.DataFrame:
-    table = GAME.card_table()
-    now = int(table.loc[table["name"] == strong, "fame"].iloc[0])
-    edited = GAME.card_table({strong: {"fame": now + 6}})
+    now, edited = _over_strong(strong)
     rows = []
     for n in counts:
         found = card_strength(GAME, n, base, GAME.market_cards(edited), edited, games, seed)

@@ -31,7 +31,7 @@ import hashlib
 import os
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -276,9 +276,7 @@ def load(path: str | os.PathLike, key: str = "model") -> Model:
         raise BadInput(key, f"{path!r} is a folder; allowed: an .npz file written by `boardsim learn`")
     st = os.stat(path)
     model = _load_unchanged(path, os.path.abspath(path), st.st_mtime_ns, st.st_size, key)
-    return Model(model.game, model.players, model.features, model.columns, model.f_mean, model.f_inv,
-                 model.c_mean, model.c_inv, model.w, model.W, model.u, model.cat_col, model.cat2_col,
-                 model.cat_stride, dict(model.info))
+    return replace(model, info=dict(model.info))  # a caller may add to its own provenance
 
 
 @functools.lru_cache(maxsize=16)

@@ -103,11 +103,10 @@ def playout_teacher(game: Game, teacher: Seat, model_path: Path | None) -> Seat:
 def per_deal(values: Any, deals: Any) -> tuple[float, float, float]:
     """The mean of a per-game quantity and its 95% t interval with the deal as the unit: ``deals`` names each
     game's deal (a simulate frame's ``game`` column; its seatings share it)."""
-    from boardsim.analysis.stats import deal_interval
+    from boardsim.analysis.balance import paired_stats
 
     means = pd.Series(np.asarray(values, dtype=np.float64)).groupby(np.asarray(deals)).mean().to_numpy()
-    mean, lo, hi = deal_interval(means.sum(), (means ** 2).sum(), len(means), 1.0)
-    return float(mean), float(lo), float(hi)
+    return paired_stats(means)[:3]
 
 
 def strength(game: Game, players: int, new: Seat, old: Seat, games: int, seed: int, threads: int | None = None

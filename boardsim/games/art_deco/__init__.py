@@ -117,21 +117,18 @@ class ArtDeco(Game):
     def favour(self, card: str, base: Seat | None = None) -> Seat:
         """``base`` that bids on the card's value up to all it may pay and buys it whenever it can (its
         ``favour`` option): par, multiple, eligibility, blocker or learned."""
-        return Seat(self._arm_base(base, "favour").policy, {**(base or self._default()).params, "favour": [card]})
+        return self._card_arm("favour", card, base)
 
     def avoid(self, card: str, base: Seat | None = None) -> Seat:
         """``base`` that never bids on or buys the card's value (its ``avoid`` option)."""
-        return Seat(self._arm_base(base, "avoid").policy, {**(base or self._default()).params, "avoid": [card]})
+        return self._card_arm("avoid", card, base)
 
-    def _default(self) -> Seat:
-        return Seat(self.default_policy, {})
-
-    def _arm_base(self, base: Seat | None, what: str) -> Seat:
-        base = base or self._default()
+    def _card_arm(self, what: str, card: str, base: Seat | None) -> Seat:
+        base = base or Seat(self.default_policy, {})
         if base.policy not in ("par", "multiple", "eligibility", "blocker", "learned"):
             raise BadParameter("base", f"cannot {what} a card while playing {base.label()}; allowed: par, multiple, "
                                          "eligibility, blocker or learned")
-        return base
+        return Seat(base.policy, {**base.params, what: [card]})
 
     def market_cards(self, table: pd.DataFrame) -> list[str]:
         """Every card kind in the deck (a kind is a value: each of its copies is the same card)."""
