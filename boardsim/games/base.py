@@ -68,8 +68,13 @@ class Option:
     low: float | None = None
     high: float | None = None
     choices: tuple[str, ...] = ()
+    most: int | None = None  # a list's longest allowed length (None: any)
 
     def allowed(self) -> str:
+        text = self._allowed()
+        return text if self.most is None else f"{text}, at most {self.most}"
+
+    def _allowed(self) -> str:
         if self.kind == "rules":
             return "a list of rules, each a table with one action and an optional if (see docs/policies.md)"
         if self.kind == "function":
@@ -95,6 +100,8 @@ class Option:
     def check(self, value: Any) -> Any:
         """The value, normalised, or BadInput naming this option."""
         bad = BadInput(self.name, f"got {value!r}; allowed: {self.allowed()}")
+        if self.most is not None and isinstance(value, (list, tuple)) and len(value) > self.most:
+            raise bad
         if self.kind == "rules":  # the game compiles and checks each rule (rulelist.compile_rules)
             if not isinstance(value, (list, tuple)) or not value:
                 raise bad

@@ -104,9 +104,7 @@ class ArtDeco(Game):
                 pol[i, COL_CODE] = MCTS
                 continue
             for key, col in (("favour", _decide.COL_FAVOUR), ("avoid", _decide.COL_AVOID)):
-                chosen = list(s.params.get(key, []) or [])
-                if len(chosen) > 1:
-                    raise BadInput(f"seats[{i}].params.{key}", f"{len(chosen)} cards given; allowed: at most one card")
+                chosen = list(s.params.get(key, []) or [])  # at most one (the option's bound, checked above)
                 if chosen:
                     if chosen[0] not in values:
                         raise BadInput(f"seats[{i}].params.{key}", f"unknown card {chosen[0]!r}; allowed: "

@@ -38,8 +38,8 @@ PLAYOUTS = ("random", "par", "multiple", "eligibility", "blocker")  # the mcts r
 # card strength's two arms (docs/guide/measure-a-card.md): the policy matrix's COL_FAVOUR and COL_AVOID
 _CARD_ARMS = (
     Option("favour", [], "one card (by name, e.g. v8) whose value the seat bids on up to all it may pay and "
-           "buys whenever it can; every other decision as without it", "names"),
-    Option("avoid", [], "one card (by name) whose value the seat never bids on or buys", "names"),
+           "buys whenever it can; every other decision as without it", "names", most=1),
+    Option("avoid", [], "one card (by name) whose value the seat never bids on or buys", "names", most=1),
 )
 
 POLICIES: tuple[Policy, ...] = (

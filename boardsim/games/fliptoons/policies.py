@@ -62,8 +62,8 @@ MCTS_PLAYOUTS = ("fame_per_cost", "highest_rank", "random", "synergy", "learned"
 
 def policies(card_names: Sequence[str]) -> tuple[Policy, ...]:
     # card strength's ban arm (docs/guide/measure-a-card.md): the seat plays on as itself but never hires the card
-    avoid = Option("avoid", [], "a card this seat never hires (at most one); every other decision as without it",
-                   "list", choices=tuple(card_names))
+    avoid = Option("avoid", [], "a card this seat never hires; every other decision as without it", "list",
+                   choices=tuple(card_names), most=1)
     return (
         Policy("random", POL_RANDOM, "uniformly random legal action (end included); random sub-choices"),
         Policy("highest_rank", POL_HIGHEST, "hire the highest-rank affordable card; never dismiss"),
@@ -150,9 +150,7 @@ def encode_priority(seats: Sequence[Seat], pols: Sequence[Policy], card_names: S
         order = list(values.get("order" if pol.name == "priority" else "favour", []))
         for j, name in enumerate(order[: width - 2]):
             out[i, j] = card_names.index(name)
-        avoid = list(values.get("avoid", []))
-        if len(avoid) > 1:
-            raise BadInput(f"seats[{i}].params.avoid", f"{len(avoid)} cards given; allowed: at most one card")
+        avoid = list(values.get("avoid", []))  # at most one (the option's bound)
         if avoid:  # after the favoured cards, as -2 - kind (engine._avoided reads it at setup)
             out[i, min(len(order), width - 2)] = -2 - card_names.index(avoid[0])
     return out
