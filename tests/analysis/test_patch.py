@@ -144,8 +144,12 @@ def test_max_edits_0_reports_todays_table_unchanged_with_its_figures(tmp_path, c
     code = cli.main(["patch", "art_deco", "--players", "2", "--max-edits", "0", "--games", "200", "--seed", "2",
                      "--out", str(out)])
     assert code == 0
-    printed = capsys.readouterr().out
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "\nNo edit: " in printed and "first-player" in printed
+    # the cost before the search: games a table measurement (200 first-player games at 2 players), a range
+    err = captured.err
+    assert "patch: 200 games a table measurement; estimated time" in err and "(every edit used)" in err
     toml = tomllib.loads((out / "patch.toml").read_text())
     assert toml == {"cards": {}}
     o = pd.read_csv(out / "patch_objective.csv").set_index("table")
