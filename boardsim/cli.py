@@ -161,17 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
 
-    c = sub.add_parser("cards", help="card strength: win rate added by favouring each card, on paired seeds")
+    c = sub.add_parser("cards", help="card strength: each card's swing (hiring it whenever possible minus never) "
+                       "against the average market card's, on the same deals")
     c.add_argument("game")
     c.add_argument("--players", type=_player_counts, default=[2], help="player count(s), e.g. 2 or 2,3,4")
-    c.add_argument("--games", type=_games, default=20_000, help="games per arm per card (default 20000)")
+    c.add_argument("--games", type=_games, default=20_000, help="games per arm, two arms a card (default 20000)")
     c.add_argument("--seed", type=_seed, default=0)
     c.add_argument("--cards", help="comma-separated card names (default: every market card)")
     c.add_argument("--base", help="the baseline policy of every seat, as in --policies; several, comma-separated, "
                    "measure each card under each (a skill axis), e.g. fame_per_cost,\"mcts(iterations=200)\" "
                    "(default: the game's default)")
     c.add_argument("--sweep", metavar="FIELD", help="for each flagged card, sweep this integer card field "
-                   "(e.g. fame) and suggest the value whose worst |effect| over the player counts is smallest")
+                   "(e.g. fame) and suggest one value whose worst |strength| over the player counts and base "
+                   "players is smallest")
     c.add_argument("--seating", choices=_SEATINGS, default="all", help="seat arrangements per deal (default all)")
     c.add_argument("--span", type=_positive, default=3, help="sweep from value-span to value+span (default 3)")
     c.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
