@@ -208,6 +208,65 @@ def logits(features, candidates, params, scores):
                 scores[i] += params[o_u + v]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def column_weights(features, params, g):
+    """Each candidate column's weight at this decision, ``g_j`` of the module docstring, into ``g`` (0 for a
+    column the model ignores), summed in the order :func:`logits` sums it: with :func:`row_score` an engine
+    scores the rows of one decision, or the same decision at many prices, as the scorer would, to the bit."""
+    F = int(params[H_F])
+    C = int(params[H_C])
+    o_fi = HEADER + F
+    o_ci = o_fi + F + C
+    o_w = o_ci + C
+    o_W = o_w + C
+    nf = min(F, features.shape[0])
+    for j in range(min(C, g.shape[0])):
+        g[j] = 0.0
+        if params[o_ci + j] == 0.0:
+            continue
+        gj = params[o_w + j]
+        row = o_W + j * F
+        for k in range(nf):
+            fi = params[o_fi + k]
+            if fi != 0.0:
+                gj += params[row + k] * min(max((features[k] - params[HEADER + k]) * fi, -CLIP), CLIP)
+        g[j] = gj
+
+
+@njit(cache=True, nogil=True, inline="always")
+def row_score(row, params, g):
+    """The score :func:`logits` gives one candidate ``row``, from :func:`column_weights`' ``g``."""
+    F = int(params[H_F])
+    C = int(params[H_C])
+    o_cm = HEADER + 2 * F
+    o_ci = o_cm + C
+    s = 0.0
+    for j in range(min(C, row.shape[0])):
+        inv = params[o_ci + j]
+        if inv != 0.0:
+            s += g[j] * min(max((row[j] - params[o_cm + j]) * inv, -CLIP), CLIP)
+    cat = int(params[H_CAT_COL])
+    if cat >= 0 and cat < row.shape[0]:
+        v = int(row[cat])
+        cat2 = int(params[H_CAT2_COL])
+        stride = int(params[H_CAT_STRIDE])
+        if v >= 0 and not (cat2 >= 0 and v >= stride):
+            if cat2 >= 0 and cat2 < row.shape[0]:
+                v += stride * int(row[cat2])
+            if v < int(params[H_CAT_SIZE]):
+                s += params[HEADER + 2 * F + 3 * C + C * F + v]
+    return s
+
+
+def leaves_out(params: np.ndarray, features: Sequence[int]) -> bool:
+    """Whether the packed model ``params`` plays greedily (temperature 0) and reads none of ``features`` (their
+    spread is 0): then its choice at a decision does not depend on them."""
+    if params.shape[0] < HEADER or params[H_MAGIC] != MAGIC or params[H_TEMPERATURE] != 0.0:
+        return False
+    F = int(params[H_F])
+    return all(k < F and params[HEADER + F + k] == 0.0 for k in features)
+
+
 @njit(cache=True, nogil=True)
 def score(features, candidates, params, scores):
     """The ``learned`` policy's scorer (the custom-scorer signature): the model's scores at temperature 0, and

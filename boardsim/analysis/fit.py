@@ -51,7 +51,8 @@ def subset(data: Mapping[str, np.ndarray], mask: np.ndarray) -> dict[str, np.nda
 def template(data: Mapping[str, np.ndarray], game: str, players: int, view: Any, info: Mapping[str, Any] | None = None
              ) -> Model:
     """A zero model whose standardisation is the data's: mean and spread of each feature over decisions and of
-    each candidate column over the candidate rows; a constant number, and the categorical columns, read 0."""
+    each candidate column over the candidate rows; a constant number, the categorical columns and the view's
+    ``left_out`` features read 0."""
     f = np.asarray(data["features"], dtype=np.float64)
     valid = np.arange(data["candidates"].shape[1])[None, :] < data["rows"][:, None]
     c = np.asarray(data["candidates"], dtype=np.float64)[valid]
@@ -63,6 +64,8 @@ def template(data: Mapping[str, np.ndarray], game: str, players: int, view: Any,
     for col in (view.cat_col, view.cat2_col):
         if col >= 0:
             c_inv[col] = 0.0
+    for name in getattr(view, "left_out", ()):  # the view's features a model leaves out
+        f_inv[list(view.features).index(name)] = 0.0
     K = 0 if view.cat_col < 0 else view.cat_size * (view.cat2_size if view.cat2_col >= 0 else 1)
     C, F = len(view.columns), len(view.features)
     return Model(game, players, tuple(view.features), tuple(view.columns), f_mean, f_inv, c_mean, c_inv,

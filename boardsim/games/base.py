@@ -265,6 +265,9 @@ class LearnedView(NamedTuple):
     cat_size: int = 0
     cat2_col: int = -1  # a second categorical column crossed with it (-1: none)
     cat2_size: int = 1
+    # features a fitted model leaves out (boardsim.analysis.fit.template gives them spread 0): Art Deco's that
+    # change within an auction, so that its bids are limits worked out once per auction
+    left_out: tuple[str, ...] = ()
 
 
 @runtime_checkable

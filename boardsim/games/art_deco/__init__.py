@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from boardsim import tree
+from boardsim import learned, tree
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games.art_deco import balance, engine, kernel, mcts
 from boardsim.games.art_deco import cards as _cards
@@ -80,6 +80,9 @@ class ArtDeco(Game):
         }
         rule_arrays = self.seat_rules(seats, cards=cards)
         arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
+        for i, seat in enumerate(seats):  # a model whose bids are limits per auction (decide.learned_limits)
+            if seat.policy == "learned" and learned.leaves_out(rule_arrays.params[i], _decide.LIMIT_FEATURES):
+                arrays["policies"][i, _decide.P_LIMITS] = 1.0
         # (the plain function, as for opening_range below: a jitted call would compile it for this alone)
         capacity = getattr(engine.collection_capacity, "py_func", engine.collection_capacity)
         tables = rule_tables(arrays["policies"], rule_arrays, arrays["rules"], deck, capacity(arrays["rules"]))
@@ -89,8 +92,10 @@ class ArtDeco(Game):
 
     def learned_view(self, cards: Any = None) -> LearnedView:
         """The decision features and candidate columns of docs/rules/art-deco.md; one weight per action (pass,
-        bid, buy, sell)."""
-        return LearnedView(tuple(FEATURES), tuple(_decide.COLUMNS), ("bid", "buy", "sell"), _decide.K_ACTION, 4)
+        bid, buy, sell).  A model leaves out the features that change within an auction, so that its bids are
+        limits worked out once per auction (decide.learned_limits)."""
+        return LearnedView(tuple(FEATURES), tuple(_decide.COLUMNS), ("bid", "buy", "sell"), _decide.K_ACTION, 4,
+                           left_out=tuple(FEATURES[k] for k in _decide.LIMIT_FEATURES))
 
     def _policy_matrix(self, seats: Sequence[Seat], cards: pd.DataFrame | None = None) -> np.ndarray:
         """The policy matrix; an mcts seat's row is its code alone (its numbers are in ``_mcts_rows``).  A seat's

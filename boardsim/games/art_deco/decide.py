@@ -25,12 +25,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, types
 
+from boardsim import learned as _learned
 from boardsim.custom import borrowed as _borrowed
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.state import (
     A_LEADER,
     A_LIM,
     A_LIM_LEADER,
+    A_LIMITS,
     A_MAX,
     C_CARDS,
     C_CASH,
@@ -39,8 +41,12 @@ from boardsim.games.art_deco.state import (
     CODE_BID_TABLE,
     CODE_BUY_TABLE,
     CODE_FAVOUR,
+    CODE_LIMITS,
     CODE_POLICY,
     CODE_SELLS,
+    LIMITS_ASK,
+    LIMITS_SET,
+    LIMITS_UNSET,
     NO_CREDIT_LIMIT,
     helper,
     price,
@@ -219,11 +225,13 @@ def _marked(scratch, q, col, value):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def set_favour_codes(codes, pol, q):
+def set_open_codes(codes, pol, q):
     """Seat ``q``'s favoured and avoided values (policy columns) into its codes, for the seats asked at each
-    decision (open_bid, open_buy); the built-ins read them from the policy row (reservation)."""
+    decision (open_bid, open_buy; the built-ins read them from the policy row, reservation), and whether a
+    learned seat bids up to limits (P_LIMITS, learned_limits)."""
     codes[q, CODE_FAVOUR] = int(pol[q, COL_FAVOUR])
     codes[q, CODE_AVOID] = int(pol[q, COL_AVOID])
+    codes[q, CODE_LIMITS] = 1 if int(pol[q, COL_CODE]) == CUSTOM and pol[q, P_LIMITS] != 0.0 else 0
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -258,6 +266,7 @@ def auction_start(scratch, st, pol, tables, n_players, q, value, max_bid):
     """
     code = scratch.codes[q, CODE_POLICY]
     scratch.aux[q, A_MAX] = max_bid
+    scratch.aux[q, A_LIMITS] = LIMITS_UNSET  # a learned seat's limits: at its first bid (learned_limits)
     scratch.aux[q, A_LEADER] = leader_other(st, n_players, q) if code == BLOCKER or code >= RULES else -2
     if code != RANDOM and code < RULES:
         lo, hi = bid_limits(pol, q, value, st[q, C_CARDS], max_bid)
@@ -448,6 +457,12 @@ def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, mi
         return -1
     if _marked(scratch, s, CODE_FAVOUR, value):  # a favoured value: bid while the seat may pay
         return min_bid
+    if scratch.codes[s, CODE_LIMITS] != 0:  # a learned model whose answers are limits
+        if scratch.aux[s, A_LIMITS] == LIMITS_UNSET:
+            learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_bid)
+        if scratch.aux[s, A_LIMITS] == LIMITS_SET:
+            lead = high >= 0 and high == scratch.aux[s, A_LEADER]
+            return min_bid if min_bid <= scratch.aux[s, A_LIM_LEADER if lead else A_LIM] else -1
     f = scratch.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
     f[F_VALUE] = value
@@ -463,6 +478,75 @@ def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, mi
     _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
     _row(scratch.cand, 1, DO_BID, value, min_bid, value - min_bid, -1, -1)
     return min_bid if _best(scorers[s], f, scratch.cand, 2, rl.params[s], scratch.scores) == 1 else -1
+
+
+# A learned model that reads none of these features (and plays greedily) answers "bid the minimum?" by the
+# same sums at every bidding turn of an auction but the price and gain of the bid row, and whether the leader
+# holds the high bid: its answers are a limit per auction (two: leader holding the high bid or not), as the
+# built-ins' reservation (Game.prepare marks such a seat, P_LIMITS).
+LIMIT_FEATURES = (F_PRICE, F_GAIN, F_MIN_BID, F_HIGH_BID, F_BIDDERS)
+P_LIMITS = 4  # policy-matrix column of a learned seat (its column 1 is the temperature): 1 = bids from limits
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bid_wins(cand, row, params, g, keep, value, m):
+    """Whether the scorer takes the bid row at price ``m`` over the pass row scoring ``keep`` (_best: only
+    when it scores higher)."""
+    _row(cand, 0, DO_BID, value, m, value - m, -1, -1)
+    return _learned.row_score(row, params, g) > keep
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _falls(params, g):
+    """Whether the bid row's score never rises with its price: the price column's weight is <= 0 and the
+    gain column's (value - price) >= 0 (each term is a clipped line, so the sum cannot rise)."""
+    ci = _learned.HEADER + 2 * int(params[_learned.H_F]) + int(params[_learned.H_C])  # the columns' 1 / spread
+    return g[K_PRICE] * params[ci + K_PRICE] <= 0.0 and g[K_GAIN] * params[ci + K_GAIN] >= 0.0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_bid):
+    """Seat ``s``'s limits for this auction from its first bidding turn at ``min_bid`` on: the highest bid it
+    makes before it would first pass, with the leader it watches not holding / holding the high bid (A_LIM,
+    A_LIM_LEADER).  Each price up to what it may pay is scored as the scorer scores the bid row there, to the
+    bit (learned.column_weights, row_score), so a bid from the limit is the scorer's own answer.  If the
+    model would bid again at a higher price after a pass, no limit says that: the seat is asked at each
+    turn instead (LIMITS_ASK)."""
+    f = scratch.feats[s]
+    _view(f, st, rules, n_players, s, rnd, pile, BID)
+    f[F_VALUE] = value
+    f[F_MAX_PAY] = scratch.aux[s, A_MAX]
+    params = rl.params[s]
+    g = scratch.stack[:N_COLUMNS]  # the rule interpreter's scratch, free here: a learned seat has no rules
+    row = scratch.cand[0]
+    top = scratch.aux[s, A_MAX]
+    for lead in range(2):
+        f[F_LEADER_IS_HIGH] = lead
+        _learned.column_weights(f, params, g)
+        _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+        keep = _learned.row_score(row, params, g)
+        if _falls(params, g):  # a bid's score never rises with its price: halve the range
+            lo, hi = min_bid - 1, top  # the limit lies in lo..hi: the seat bids at lo (or lo is below min_bid)
+            while lo < hi:
+                m = (lo + hi + 1) // 2
+                if _bid_wins(scratch.cand, row, params, g, keep, value, m):
+                    lo = m
+                else:
+                    hi = m - 1
+            scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lo
+            continue
+        lim = min_bid - 1
+        passed = False
+        for m in range(min_bid, top + 1):
+            if _bid_wins(scratch.cand, row, params, g, keep, value, m):
+                if passed:
+                    scratch.aux[s, A_LIMITS] = LIMITS_ASK
+                    return
+                lim = m
+            else:
+                passed = True
+        scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lim
+    scratch.aux[s, A_LIMITS] = LIMITS_SET
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)

@@ -80,7 +80,7 @@ def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, r
     for q in range(n_players):
         codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
         codes[q, CODE_SELLS] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
-        D.set_favour_codes(codes, pol, q)
+        D.set_open_codes(codes, pol, q)
         if codes[q, CODE_POLICY] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
             codes[q, CODE_BID_TABLE] = pol[q, D.P_BID_TABLE] != 0
             codes[q, CODE_BUY_TABLE] = pol[q, D.P_BUY_TABLE] != 0

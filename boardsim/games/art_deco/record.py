@@ -43,7 +43,7 @@ from boardsim.games.art_deco import mcts, step
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco.engine import collection_capacity
 from boardsim.games.art_deco.kernel import RULE_ARRAYS, RULE_TABLES, inputs
-from boardsim.games.art_deco.state import A_LEADER, CODE_POLICY, CODE_SELLS
+from boardsim.games.art_deco.state import A_LEADER, CODE_LIMITS, CODE_POLICY, CODE_SELLS
 from boardsim.games.base import Prepared
 
 KINDS = ("bid", "buy", "sell")  # the ``kind`` column's values, decide.BID, BUY, SELL (the ``decision`` feature)
@@ -89,8 +89,10 @@ def decision_view(w, rules, rl, blank, s):
     f = scratch.feats[s]
     n_players = w.st.shape[0]
     code = scratch.codes[s, CODE_POLICY]
+    limits = scratch.codes[s, CODE_LIMITS]
     leader = scratch.aux[s, A_LEADER]
     scratch.codes[s, CODE_POLICY] = D.CUSTOM
+    scratch.codes[s, CODE_LIMITS] = 0  # the view itself, not a learned seat's limits (decide.learned_limits)
     ph = w.v[step.V_PHASE]
     pile = w.v[step.V_TAIL] - w.v[step.V_HEAD]
     rnd = w.v[step.V_RND]
@@ -111,6 +113,7 @@ def decision_view(w, rules, rl, blank, s):
         D.open_sell(scratch, w.st, rules, rl, blank, n_players, s, rnd, pile)
         n = 1 + int(f[D.F_SELLABLE]) if f[D.F_SELLABLE] > 0 else 0
     scratch.codes[s, CODE_POLICY] = code
+    scratch.codes[s, CODE_LIMITS] = limits
     scratch.aux[s, A_LEADER] = leader
     return n
 

@@ -43,16 +43,19 @@ SEAT_COUNTERS = (
 N_SEAT = len(SEAT_COUNTERS)
 
 # per-seat auction scratch (aux columns): spending limit, the leader the seat watches (-2: none),
-# highest bid when that leader is not / is the high bidder
-A_MAX, A_LEADER, A_LIM, A_LIM_LEADER = range(4)
-N_AUX = 4
+# highest bid when that leader is not / is the high bidder, and for a learned seat whose bids are limits
+# (decide.learned_limits) whether this auction's are worked out yet (LIMITS_*)
+A_MAX, A_LEADER, A_LIM, A_LIM_LEADER, A_LIMITS = range(5)
+N_AUX = 5
+LIMITS_UNSET, LIMITS_SET, LIMITS_ASK = 0, 1, 2  # A_LIMITS: not yet, A_LIM/A_LIM_LEADER hold them, ask each bid
 NO_CREDIT_LIMIT = 1 << 40
 
 
 # Scratch.codes columns: the seat's policy code, whether it may ever sell, whether its bids and its direct buys
-# come from rule tables (decide.rule_tables), and 1 + the card value it favours and avoids (0: none)
-CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE, CODE_FAVOUR, CODE_AVOID = range(6)
-N_CODES = 6
+# come from rule tables (decide.rule_tables), 1 + the card value it favours and avoids (0: none), and whether a
+# learned seat bids up to limits worked out once per auction (decide.learned_limits)
+CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE, CODE_FAVOUR, CODE_AVOID, CODE_LIMITS = range(7)
+N_CODES = 7
 
 
 class Scratch(NamedTuple):

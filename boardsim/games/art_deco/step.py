@@ -159,7 +159,7 @@ def set_codes(w, pol, rules):
         codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
         codes[q, CODE_BID_TABLE] = 0
         codes[q, CODE_BUY_TABLE] = 0
-        D.set_favour_codes(codes, pol, q)
+        D.set_open_codes(codes, pol, q)
         if codes[q, CODE_POLICY] == MCTS:
             codes[q, CODE_SELLS] = 1 if rules[R.R_SALE_FACTOR] > 1.0 else 0
             continue
