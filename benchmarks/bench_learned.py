@@ -142,8 +142,19 @@ def main() -> None:
                                 args.seed)
     print(yardstick(), flush=True)
     if rows:
-        pd.DataFrame(rows).to_csv(args.out, index=False)
+        write(pd.DataFrame(rows), Path(args.out))
         print(f"wrote {args.out}")
+
+
+def write(new: pd.DataFrame, out: Path) -> None:
+    """``new`` into ``out``, in place of the rows of the games and player counts it measured (the others'
+    rows stay: a run of one game does not erase the rest)."""
+    if out.exists():
+        old = pd.read_csv(out)
+        done = set(zip(new["game"], new["players"], strict=True))
+        keep = [(g, p) not in done for g, p in zip(old["game"], old["players"], strict=True)]
+        new = pd.concat([old[keep], new], ignore_index=True).sort_values(["game", "players"], kind="stable")
+    new.to_csv(out, index=False)
 
 
 if __name__ == "__main__":

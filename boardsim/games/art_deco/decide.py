@@ -497,11 +497,19 @@ def _bid_wins(cand, row, params, g, keep, value, m):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _falls(params, g):
-    """Whether the bid row's score never rises with its price: the price column's weight is <= 0 and the
-    gain column's (value - price) >= 0 (each term is a clipped line, so the sum cannot rise)."""
+def _slope(params, g):
+    """-1 when the bid row's score never rises with its price (the price column's weight is <= 0 and the gain
+    column's, value - price, >= 0), 1 when it never falls (the opposite signs), 0 otherwise.  Each term is a
+    clipped line computed in rounded steps that each keep its direction, and the row's sum adds them in a
+    fixed order, so the score as computed, not only the exact one, keeps the direction its terms share."""
     ci = _learned.HEADER + 2 * int(params[_learned.H_F]) + int(params[_learned.H_C])  # the columns' 1 / spread
-    return g[K_PRICE] * params[ci + K_PRICE] <= 0.0 and g[K_GAIN] * params[ci + K_GAIN] >= 0.0
+    p = g[K_PRICE] * params[ci + K_PRICE]
+    q = g[K_GAIN] * params[ci + K_GAIN]
+    if p <= 0.0 and q >= 0.0:
+        return -1
+    if p >= 0.0 and q <= 0.0:
+        return 1
+    return 0
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -525,7 +533,8 @@ def learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_b
         _learned.column_weights(f, params, g)
         _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
         keep = _learned.row_score(row, params, g)
-        if _falls(params, g):  # a bid's score never rises with its price: halve the range
+        slope = _slope(params, g)
+        if slope < 0:  # a bid's score never rises with its price: halve the range
             lo, hi = min_bid - 1, top  # the limit lies in lo..hi: the seat bids at lo (or lo is below min_bid)
             while lo < hi:
                 m = (lo + hi + 1) // 2
@@ -534,6 +543,16 @@ def learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_b
                 else:
                     hi = m - 1
             scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lo
+            continue
+        if slope > 0:  # it never falls: the seat bids at every price, or at none, or only from some price on
+            if _bid_wins(scratch.cand, row, params, g, keep, value, min_bid):
+                lim = top
+            elif not _bid_wins(scratch.cand, row, params, g, keep, value, top):
+                lim = min_bid - 1
+            else:
+                scratch.aux[s, A_LIMITS] = LIMITS_ASK
+                return
+            scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lim
             continue
         lim = min_bid - 1
         passed = False
