@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from boardsim import sums
-from boardsim.analysis.stats import game_sums
 from boardsim.games.base import WIN_UNITS
+from boardsim.stats.intervals import game_sums
 
 if TYPE_CHECKING:
     from boardsim.games.base import Game

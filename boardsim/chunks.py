@@ -50,7 +50,7 @@ def code_hash() -> str:
     """The jitted sources loaded in this process (``numba_cache``: engines, policies, card data, rng) and
     the Python code that plays and sums a chunk: an edit to any of them makes saved chunks stale."""
     h = hashlib.sha256(numba_cache.loaded_source_hash().encode())
-    for name in ("cell.py", "aggregate.py", "runner.py", "analysis/stats.py", "chunks.py"):
+    for name in ("cell.py", "aggregate.py", "runner.py", "stats/intervals.py", "chunks.py"):
         h.update((numba_cache.PACKAGE / name).read_bytes())
     return h.hexdigest()[:16]
 

@@ -14,8 +14,7 @@ from typing import Any
 import numba
 import pandas as pd
 
-from boardsim import __version__, safe_io
-from boardsim.analysis import cost
+from boardsim import __version__, cost, safe_io
 from boardsim.cell import MAX_GAMES, deal_count
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput, BadParameter

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from boardsim import seating
-from boardsim.analysis.stats import deal_interval
 from boardsim.errors import BadInput
 from boardsim.games import get
 from boardsim.games.base import Seat
 from boardsim.report import tables
 from boardsim.runner import WIN_UNITS, make_cell, run_cell, simulate
+from boardsim.stats.intervals import deal_interval
 
 
 def test_all_gives_every_distinct_arrangement_once():

@@ -20,10 +20,10 @@ from scipy import stats
 
 from boardsim import rng
 from boardsim.analysis.card_fields import sweepable_fields  # noqa: F401  (re-exported)
-from boardsim.analysis.stats import deal_interval
 from boardsim.cell import DEFAULT_CHUNK, make_cell, play_chunk
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat
+from boardsim.stats.intervals import deal_interval
 
 
 @dataclass
@@ -282,7 +282,7 @@ def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], cards: 
     """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, the
     favouring and the avoiding arm of the first card timed (``cost.seconds_per_game``), times the arms
     (:func:`card_arms`) and games per arm."""
-    from boardsim.analysis import cost
+    from boardsim import cost
 
     t0 = time.perf_counter()
     total = 0.0

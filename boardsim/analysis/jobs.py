@@ -198,7 +198,7 @@ def cards_job(
     market card).  Writes ``balance_card_strength.csv`` (and the verdicts, sweep and suggestions) with the
     report into ``out`` (default ``reports/cards-<game>/``).  ``progress``: a bar over every game played (on
     stderr).  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
-    from boardsim.analysis import cost
+    from boardsim import cost
     from boardsim.analysis.balance import (
         card_arms,
         card_cost,

@@ -27,16 +27,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boardsim import learned
-from boardsim.analysis import cost
-from boardsim.analysis.ratings import ELO
-from boardsim.analysis.stats import wilson
+from boardsim import cost, learned
 from boardsim.analysis.tournament import TournamentResult, lineups, run_tournament
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
 from boardsim.runner import numba_threads, simulate
 from boardsim.seat import as_seat
+from boardsim.stats.intervals import wilson
+from boardsim.stats.ratings import ELO
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 

@@ -49,10 +49,10 @@ from scipy import stats
 
 from boardsim import rng, safe_io
 from boardsim.analysis.balance import flag_effects
-from boardsim.analysis.stats import _mean_var
 from boardsim.cell import Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
+from boardsim.stats.intervals import mean_var
 
 OBJECTIVES = ("cards", "first_player", "both")
 RUNGS = (0.25, 0.5, 1.0)  # successive halving: the share of the search deals each round of the race plays
@@ -201,11 +201,11 @@ class Sums:
         k = float(len(problem.cards)) or 1.0
         scale = np.where(card, players, 1.0) * WIN_UNITS  # a deal's win units over its arrangements, per share
         v = self.values
-        mean_y, var_y, d = _mean_var(v[:, 0], v[:, 1], v[:, 2])
+        mean_y, var_y, d = mean_var(v[:, 0], v[:, 1], v[:, 2])
         swing = mean_y / scale
         labels = [problem.bases[t.base].label() for t in self.tests]
         if self.centred:
-            mean_z, var_z, _ = _mean_var(v[:, 3], v[:, 4], v[:, 2])
+            mean_z, var_z, _ = mean_var(v[:, 3], v[:, 4], v[:, 2])
             effect = np.where(card, mean_z / (k * scale), swing - 1.0 / players)
             se = np.where(card, np.sqrt(var_z / d) / (k * scale), np.sqrt(var_y / d) / scale)
             ref = np.where(card, swing - effect, np.nan)
@@ -779,7 +779,7 @@ def cost_range(problem: Problem) -> tuple[float, float, float]:
     test's lineup timed at each player count."""
     import time as _time
 
-    from boardsim.analysis import cost
+    from boardsim import cost
 
     t0 = _time.perf_counter()
     per_table = 0.0

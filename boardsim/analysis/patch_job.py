@@ -232,8 +232,8 @@ def patch(
     executor, thread count or chunking."""
     import numba
 
-    from boardsim.analysis.cost import Bar, duration
     from boardsim.analysis.patch import cost_range, table_games
+    from boardsim.cost import Bar, duration
     from boardsim.executors import open_executor
     from boardsim.runner import numba_threads
     from boardsim.sweeps import check_writable, output_folder

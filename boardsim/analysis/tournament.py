@@ -18,14 +18,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boardsim.analysis.cost import Bar
-from boardsim.analysis.ratings import bradley_terry
-from boardsim.analysis.stats import deal_interval, wilson
+from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.runner import simulate
 from boardsim.seat import as_seat
+from boardsim.stats.intervals import deal_interval, wilson
+from boardsim.stats.ratings import bradley_terry
 
 MODES = ("round_robin", "field")
 

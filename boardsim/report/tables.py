@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 
 from boardsim.aggregate import Aggregate
-from boardsim.analysis.stats import deal_interval, mean_interval, wilson
 from boardsim.cell import Cell
 from boardsim.games.base import WIN_UNITS
+from boardsim.stats.intervals import deal_interval, mean_interval, wilson
 
 SUMMARY_BASE = [
     "scenario", "game", "cell", "label", "players", "level", "seat", "policy", "seats", "games", "deals", "wins",

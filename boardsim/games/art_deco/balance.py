@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from boardsim.analysis.stats import mean_interval, wilson
 from boardsim.games.art_deco.state import SEAT_COUNTERS
 from boardsim.games.base import WIN_UNITS
+from boardsim.stats.intervals import mean_interval, wilson
 
 # The report prints this under the overbid chart (the spec's "what a simulator must expect").  It is an
 # algebraic identity: score = held + sold - paid, and at price factor 1 a direct buy adds its value to both

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from boardsim.analysis.stats import wilson
 from boardsim.games.base import WIN_UNITS  # win shares x WIN_UNITS are whole numbers
+from boardsim.stats.intervals import wilson
 
 # report captions for this module's charts, by table name (base.BalanceModule); none needs one
 CHART_NOTES: dict[str, str] = {}

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from boardsim.analysis.stats import mean_interval, wilson
 from boardsim.games.base import WIN_UNITS  # win shares x WIN_UNITS are whole numbers
+from boardsim.stats.intervals import mean_interval, wilson
 
 N_GOALS = 18
 N_CARDS = 18

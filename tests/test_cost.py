@@ -1,4 +1,4 @@
-"""Costs shown up front (boardsim.analysis.cost): the calibration, the printed estimate, the bar."""
+"""Costs shown up front (boardsim.cost): the calibration, the printed estimate, the bar."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from boardsim.analysis import cost
+from boardsim import cost
 from boardsim.games import get
 
 

@@ -49,7 +49,7 @@ def wilson(wins, games, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
-def _mean_var(total, total_sq, n):
+def mean_var(total, total_sq, n):
     """Mean and sample variance from a sum, a sum of squares and a count (arrays; nan where n = 0)."""
     total = np.asarray(total, dtype=np.float64)
     total_sq = np.asarray(total_sq, dtype=np.float64)
@@ -62,7 +62,7 @@ def _mean_var(total, total_sq, n):
 
 def mean_interval(total, total_sq, n, confidence: float = 0.95):
     """Mean, sd and a normal-theory interval of the mean from running sums."""
-    mean, var, n = _mean_var(total, total_sq, n)
+    mean, var, n = mean_var(total, total_sq, n)
     sd = np.sqrt(var)
     with np.errstate(invalid="ignore", divide="ignore"):
         half = _z(confidence) * sd / np.sqrt(n)
@@ -79,7 +79,7 @@ def deal_interval(total, total_sq, deals, scale, confidence: float = 0.95):
     """
     from scipy import stats
 
-    mean_y, var_y, n = _mean_var(total, total_sq, deals)
+    mean_y, var_y, n = mean_var(total, total_sq, deals)
     scale = np.asarray(scale, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         half_y = stats.t.ppf(0.5 + confidence / 2.0, np.maximum(n - 1.0, 1.0)) * np.sqrt(var_y / n)

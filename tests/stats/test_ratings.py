@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from boardsim.analysis.ratings import bradley_terry
+from boardsim.stats.ratings import bradley_terry
 
 
 def expected_wins(strength, n=10_000):

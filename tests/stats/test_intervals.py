@@ -1,7 +1,7 @@
 import numpy as np
 from scipy import stats
 
-from boardsim.analysis.stats import game_sums, mean_interval, wilson
+from boardsim.stats.intervals import game_sums, mean_interval, wilson
 
 
 def test_wilson_matches_scipy():
