@@ -8,7 +8,7 @@ For each game:
 - **strength**: a round robin at ``--players`` seats (Art Deco also at 4 with ``--four``) between
   ``mcts`` at each budget and the game's strongest built-in policies, every deal in every seat
   arrangement (``seating = "all"``), all matches on the same deals; each pair's share of head-to-head
-  comparisons won with its deal-level 95% interval (``boardsim.analysis.tournament``);
+  comparisons won with its deal-level 95% interval (``boardsim.tournaments``);
 - **latency**: the game's ``mcts.probe``: one decision's mean time at each budget over real positions
   from games, the time of one iteration, and a bare rollout of the playout policy from the same positions
   timed in the same run (``ratio`` = iteration / rollout; the issue's target is at most 2).
@@ -28,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 from timing import yardstick
 
-from boardsim.analysis.tournament import run_tournament
+from boardsim.tournaments import run_tournament
 
 HERE = Path(__file__).resolve().parent
 # the built-in policies each game's search is measured against (strongest first)

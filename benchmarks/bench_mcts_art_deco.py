@@ -5,7 +5,7 @@ Run:  python benchmarks/bench_mcts_art_deco.py [--games N] [--big-games N] [--th
 Each variant plays one-vs-field matches at 2 players against ``eligibility`` (the default policy), every
 deal in both seat orders, all variants on the same deals; the table is each variant's share of
 head-to-head comparisons won (a larger win share, then a higher score) with its deal-level 95% interval
-(``boardsim.analysis.tournament``).  The variants at 100 iterations: the default candidates (``bids = 4``),
+(``boardsim.tournaments``).  The variants at 100 iterations: the default candidates (``bids = 4``),
 pass and the minimum bid only (``bids = 2``), every jump bid (``bids = 7``), every jump bid with
 progressive widening (``widening = 1``), and opponents played by the playout policy
 (``opponents = "playout"``); at 1,000 iterations the default, the widened one and
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from boardsim.analysis.tournament import run_tournament
+from boardsim.tournaments import run_tournament
 
 YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "tools" / "yardstick.py"
 

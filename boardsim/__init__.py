@@ -16,10 +16,9 @@ Public API::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 # before any jitted module is imported: Numba picks each function's cache folder at decoration time
 from boardsim import numba_cache  # noqa: E402
+from boardsim.version import __version__
 
 numba_cache.configure()
 
@@ -41,7 +40,7 @@ def __getattr__(name: str):
 
         return sweep
     if name == "tournament":
-        from boardsim.analysis.tournament import run_tournament
+        from boardsim.tournaments import run_tournament
 
         return run_tournament
     if name == "ladder":

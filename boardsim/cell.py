@@ -28,7 +28,7 @@ import pandas as pd
 from boardsim import rng, seating
 from boardsim.aggregate import Aggregate
 from boardsim.errors import BadInput
-from boardsim.seat import Seat, fill_seats
+from boardsim.seat import Seat, entry_key, fill_seats
 
 if TYPE_CHECKING:
     from boardsim.games.base import Game, Prepared
@@ -210,3 +210,17 @@ def chunk_deals(cell: Cell, deals: int, chunk_size: int) -> int:
     scenario (never on the executor or worker count), so saved chunks resume under any executor."""
     floor = math.ceil(cell.game.min_task_games / cell.cost / len(cell.prepared))
     return max(1, min(chunk_size, max(floor, math.ceil(deals / TASKS_PER_CELL))))
+
+
+def check_entries(game: Game, n_players: int, entries: Sequence[tuple[str, Seat]], rules: Mapping[str, Any] | None,
+                  cards: pd.DataFrame, error: type[BadInput] = BadInput, params: bool = True,
+                  file: str | None = None) -> None:
+    """Each listed seat (a tournament's or ladder's policies) checked alone at a table of ``n_players``, before
+    anything plays: a bad policy or parameter is refused by the entry the user wrote (``policies[1].iterations``
+    with ``params=False``, as a flag; ``tournament.policies[1].params.iterations`` with it, as a scenario key),
+    not by a seat of whichever match met it first."""
+    for key, seat in entries:
+        try:
+            make_cell(game, n_players, [seat] * n_players, rules, cards)
+        except BadInput as e:
+            raise error(entry_key(e.key, key, params), e.message, e.file or file) from None

@@ -57,7 +57,7 @@ def code_hash() -> str:
 
 def cell_facts(cell: Cell, base_seed: int, n_games: int) -> dict[str, Any]:
     """Everything a cell's chunk results depend on (hashed into the chunk files)."""
-    from boardsim import __version__
+    from boardsim.version import __version__
 
     return {
         "format": FORMAT,

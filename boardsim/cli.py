@@ -139,6 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seating", choices=_SEATINGS, default="all",
                    help="seat arrangements per deal in each match (default all)")
     t.add_argument("--quiet", action="store_true")
+    t.add_argument("--force", action="store_true",
+                   help="write into a folder that holds another run's results, removing its report first")
 
     lad = sub.add_parser("ladder", help="a skill ladder: random, the heuristics and mcts at each budget, "
                          "with skill depth, the share skill decides and each rung's first-player edge")
@@ -153,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--out", help="output folder (default reports/ladder-<game>/)")
     lad.add_argument("--threads", type=_positive)
     lad.add_argument("--quiet", action="store_true")
+    lad.add_argument("--force", action="store_true",
+                     help="write into a folder that holds another run's results, removing its report first")
 
     o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
@@ -160,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
+    o.add_argument("--force", action="store_true",
+                   help="write into a folder that holds another run's results, removing its report first")
 
     c = sub.add_parser("cards", help="card strength: each card's swing (hiring it whenever possible minus never) "
                        "against the average market card's, on the same deals")
@@ -179,6 +185,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     c.add_argument("--out", help="output folder (default reports/cards-<game>/)")
     c.add_argument("--threads", type=_positive)
+    c.add_argument("--force", action="store_true",
+                   help="write into a folder that holds another run's results, removing its report first")
 
     pa = sub.add_parser("patch", help="a balance patch: the fewest card edits that make every card fair at every "
                                       "player count, searched on common deals and verified on fresh ones")
@@ -209,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     _executor_options(pa)
     pa.add_argument("--fresh", action="store_true", help="ignore measurements saved by an earlier run")
     pa.add_argument("--quiet", action="store_true", help="print only the answer")
+    pa.add_argument("--force", action="store_true",
+                    help="write into a folder that holds another run's results, removing its report first")
 
     le = sub.add_parser("learn", help="fit a learned player to a search player's choices (expert iteration) and "
                                       "report what it values")
@@ -327,9 +337,10 @@ def cmd_tournament(args) -> int:
     from boardsim.analysis.jobs import tournament_job
 
     job = tournament_job(args.game, parse_policies(args.policies), players=args.players, games=args.games,
-                         seed=args.seed, mode=args.mode, field=args.field, rules=dict(args.rule),
+                         seed=args.seed, mode=args.mode, rules=dict(args.rule),
+                         field=_policy_list(args.field, "--field")[0] if args.field else None,
                          seating=args.seating, threads=args.threads, out=args.out,
-                         progress=False if args.quiet else None)
+                         progress=False if args.quiet else None, force=args.force)
     print(job.result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0
@@ -351,7 +362,7 @@ def cmd_ladder(args) -> int:
     policies = _policy_list(args.policies, "--policies") if args.policies else None
     job = ladder_job(args.game, players=args.players, budgets=_budgets(args.budgets), games=args.games,
                      policies=policies, seed=args.seed, threads=args.threads, out=args.out,
-                     progress=False if args.quiet else None)
+                     progress=False if args.quiet else None, force=args.force)
     result = job.result
     s = result.skill.iloc[0]
     print(result.ladder[["rung", "policy", "elo", "below", "vs_below", "vs_below_lo", "vs_below_hi"]].to_string(
@@ -365,7 +376,8 @@ def cmd_ladder(args) -> int:
 def cmd_optimize(args) -> int:
     from boardsim.analysis.jobs import optimize_job
 
-    job = optimize_job(args.scenario, games=args.games, maxiter=args.maxiter, threads=args.threads, out=args.out)
+    job = optimize_job(args.scenario, games=args.games, maxiter=args.maxiter, threads=args.threads, out=args.out,
+                       force=args.force)
     result = job.result
     imp = result.improvement
     print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "
@@ -384,7 +396,7 @@ def cmd_cards(args) -> int:
                     cards=[c.strip() for c in args.cards.split(",")] if args.cards else None,
                     base=_policy_list(args.base, "--base") if args.base else None, sweep=args.sweep,
                     span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
-                    out=args.out, progress=True)
+                    out=args.out, progress=True, force=args.force)
     strength, changes = job.extra["strength"], job.extra["changes"]
     print("strength: the card's swing (win share hiring it whenever possible minus never hiring it) minus the "
           "average market card's (0 = average); regret: win share favouring it minus the base player's")
@@ -421,7 +433,7 @@ def cmd_patch(args) -> int:
                     span=args.span, games=args.games, objective=args.objective, seed=args.seed, out=args.out,
                     rules=dict(args.rule) or None, executor=executor, workers=workers, scheduler=args.scheduler,
                     scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say,
-                    judge=judges, progress=not args.quiet)
+                    judge=judges, progress=not args.quiet, force=args.force)
     except KeyboardInterrupt:
         where = Path(args.out) if args.out else default_out(args.target, game)
         print(f"interrupted: every finished measurement is kept in {where / 'chunks' / 'patch'}/; rerun the same "
@@ -528,7 +540,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except OSError as e:  # a full or read-only disk while writing results
-        print(f"error: {e.filename or '--out'}: --out: cannot write: {e.strerror or e}", file=sys.stderr)
+        where = e.filename or getattr(args, "out", None) or getattr(args, "folder", None)
+        prefix = f"{where}: " if where else ""
+        print(f"error: {prefix}--out: cannot write: {e.strerror or e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

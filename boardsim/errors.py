@@ -18,8 +18,11 @@ class BadInput(ValueError):
         super().__init__(self.line())
 
     def line(self) -> str:
-        parts = [p for p in (self.file, self.key) if p]
-        return ": ".join(parts + [self.message])
+        """``<file>: <key>: <message>``, always printable text: a file name holding bytes that are no UTF-8
+        (Python keeps them as lone surrogates) shows them as ``\\udce9`` escapes rather than failing to print."""
+        parts = [str(p) for p in (self.file, self.key) if p]
+        text = ": ".join(parts + [self.message])
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
     def in_file(self, file: str) -> BadInput:
         """The same error, now naming the file it came from."""

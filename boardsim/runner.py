@@ -9,6 +9,7 @@ package import them from where they are defined.
 from __future__ import annotations
 
 import math
+import re
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -34,10 +35,10 @@ from boardsim.cell import (
     play_chunk,
     to_frame,
 )
-from boardsim.errors import BadParameter
+from boardsim.errors import BadInput, BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import WIN_UNITS, Game, Prepared
-from boardsim.seat import Seat, as_seat, fill_seats
+from boardsim.seat import Seat, as_seat, entry_key, fill_seats
 from boardsim.seating import resolve as resolve_seating
 
 __all__ = ["DEFAULT_CHUNK", "MAX_GAMES", "RANGES_PER_BATCH", "TASKS_PER_CELL", "WIN_UNITS", "Aggregate", "Cell",
@@ -259,7 +260,8 @@ def simulate(
         warnings.warn("simulate(rotate_seats=...) is deprecated; use seating='cyclic' (True) or 'fixed' (False)",
                       DeprecationWarning, stacklevel=2)
     # seating wins when both are given, as in a scenario (where giving both is refused)
-    c = make_cell(g, n_players, seats, rules, table, index=cell, seating_design=resolve_seating(seating, rotate_seats))
+    c = _policies_cell(g, n_players, seats, rules, table, index=cell,
+                       seating_design=resolve_seating(seating, rotate_seats))
     rows = RowSink(deal_count(n_games, c), len(c.prepared))
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
         run_cell(c, seed, n_games, rows.add, chunk_size, progress, executor=ex)
@@ -270,6 +272,20 @@ def simulate(
         deals=deal_count(n_games, c),
     )
     return frame
+
+
+def _policies_cell(g: Game, n_players: int, seats: Sequence[Seat], rules: Mapping[str, Any] | None,
+                   table: pd.DataFrame, **kw: Any) -> Cell:
+    """make_cell for seats listed as ``policies`` (cycled over the table): an error about seat j names the
+    entry it came from, ``policies[j mod len]`` (``--policies[1].iterations`` on the command line)."""
+    try:
+        return make_cell(g, n_players, seats, rules, table, **kw)
+    except BadInput as e:
+        m = re.match(r"^seats\[(\d+)\]", e.key)
+        if m is None:
+            raise
+        entry = f"policies[{int(m.group(1)) % len(seats)}]"
+        raise BadParameter(entry_key(e.key, entry, params=False), e.message, e.file) from None
 
 
 def trace_game(
@@ -287,6 +303,6 @@ def trace_game(
     g = get_game(game) if isinstance(game, str) else game
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
-    c = make_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")
+    c = _policies_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")
     heading = f"{g.title}: seed {seed}, cell {cell}, game {index}, {n_players} players"
     return heading + "\n" + g.trace(c.prepared[0], rng.cell_key(seed, cell), index)

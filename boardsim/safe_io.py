@@ -65,7 +65,9 @@ def write_bytes(path: str | Path, data: bytes, sync: bool = False) -> None:
 
 
 def write_text(path: str | Path, text: str) -> None:
-    write_bytes(path, text.encode("utf-8"))
+    """UTF-8 text, written atomically.  A file name of bytes that are no UTF-8 (held as lone surrogates)
+    quoted in the text is written as ``\\udce9`` escapes: a report names it rather than failing."""
+    write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def write_csv(frame, path: str | Path) -> None:

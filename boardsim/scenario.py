@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from boardsim import custom
-from boardsim.cell import MAX_GAMES, Cell, make_cell
+from boardsim.cell import MAX_GAMES, Cell, check_entries, make_cell
 from boardsim.errors import BadInput
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
@@ -44,6 +44,8 @@ TOP_KEYS = {
     "skill": "a [skill] table: levels = [policy, ...]; each level plays every seat, one grid axis (skill=...)",
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
 }
+# how a tournament forms its matches: every policy against every other, or each against one field policy
+TOURNAMENT_MODES = ("round_robin", "field")
 OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
 TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field", "seating")
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
@@ -80,6 +82,27 @@ class Scenario:
     def cells(self) -> list[Cell]:
         """Every grid cell, validated; errors name the grid key that caused them."""
         return [self._cell(i, point) for i, point in enumerate(self.grid_points())]
+
+    def check_tournament(self) -> None:
+        """Every ``[tournament]`` policy, its parameters included, checked at the tournament's table before
+        anything plays: a bad entry is refused by name (``tournament.policies[1].params.iterations``) before
+        the sweep writes its first cell, not after."""
+        if self.tournament is None:
+            return
+        from boardsim.seat import as_seat
+
+        t = self.tournament
+        entries = [(f"tournament.policies[{i}]", p) for i, p in enumerate(t["policies"])]
+        if t["field"] is not None:
+            entries.append(("tournament.field", t["field"]))
+        seats = []
+        for key, spec in entries:
+            try:
+                seats.append((key, as_seat(spec)))
+            except BadInput as e:
+                raise BadInput(key, e.message, self.path) from None
+        check_entries(self.game, t["players"], seats, self.rules, self.game.card_table(self.cards, self.card_file),
+                      file=self.path)
 
     def _cell(self, index: int, point: Mapping[str, Any]) -> Cell:
         players = self.players
@@ -136,6 +159,12 @@ def check_name(value: Any, key: str = "name") -> str:
             or value.startswith("~")):
         raise BadInput(key, f"got {value!r}; allowed: a plain folder name (no '/', '..', NUL or empty name), "
                             "written under reports/")
+    try:  # a name taken from a file name may hold bytes that are no text: every report file would fail
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadInput(key, f"got {value!r}, which is not UTF-8 text (it comes from the file name unless the "
+                            "scenario sets name); allowed: a name of UTF-8 text: set name = \"...\" in the "
+                            "scenario, or rename the file") from None
     return value
 
 
@@ -213,8 +242,6 @@ def _skill(raw: Any) -> dict[str, Seat]:
 
 def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any] | None:
     """The [tournament] table, checked: policies exist and the mode is known."""
-    from boardsim.analysis.tournament import MODES
-
     if raw is None:
         return None
     if not isinstance(raw, Mapping):
@@ -234,8 +261,8 @@ def _tournament(raw: Any, game: Game, players: int, games: int) -> dict[str, Any
             game.policy(name)
         except BadInput as e:
             raise BadInput(key, e.message) from None
-    if t["mode"] not in MODES:
-        raise _type_error("tournament.mode", t["mode"], " or ".join(repr(m) for m in MODES))
+    if t["mode"] not in TOURNAMENT_MODES:
+        raise _type_error("tournament.mode", t["mode"], " or ".join(repr(m) for m in TOURNAMENT_MODES))
     if t["mode"] == "field" and t["field"] is None:
         raise BadInput("tournament.field", "mode 'field' needs a field policy")
     t["players"] = _positive_int(t, "players", players, prefix="tournament.")
@@ -344,6 +371,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
         # a custom scorer's "module:function" may sit beside the scenario; spawned workers inherit sys.path
         custom.search_path(Path(path).parent)
     scenario.cells()  # validate every cell now, before a long run starts
+    scenario.check_tournament()
     return scenario
 
 
@@ -356,6 +384,25 @@ def _names_a_scorer(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_names_a_scorer(v) for v in value)
     return False
+
+
+# A scenario's deepest real use is a seat's params inside a grid list (4 levels); anything far deeper is a
+# mistake, refused before a recursive check, hash or report meets it.
+MAX_DEPTH = 32
+
+
+def _too_deep(value: Any, key: str = "", depth: int = 0) -> str | None:
+    """The key of the first value nested more than MAX_DEPTH levels down, or None (no recursion: a stack)."""
+    stack = [(value, key, depth)]
+    while stack:
+        v, k, d = stack.pop()
+        if d > MAX_DEPTH:
+            return k or "toml"
+        if isinstance(v, Mapping):
+            stack.extend((x, f"{k}.{name}" if k else str(name), d + 1) for name, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((x, f"{k}[{i}]", d + 1) for i, x in enumerate(v))
+    return None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -379,4 +426,11 @@ def load_scenario(path: str | Path) -> Scenario:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BadInput("toml", f"malformed TOML: {e}", str(path)) from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise BadInput("toml", f"nested too deeply; allowed: at most {MAX_DEPTH} levels of tables and arrays",
+                       str(path)) from None
+    where = _too_deep(raw)
+    if where is not None:
+        raise BadInput(where, f"nested too deeply; allowed: at most {MAX_DEPTH} levels of tables and arrays",
+                       str(path))
     return parse(raw, str(path), path.stem)

@@ -129,3 +129,18 @@ def _value(raw: str) -> Any:
     if raw.startswith("[") and raw.endswith("]"):
         return [_value(part) for part in split_top(raw[1:-1])]
     return raw
+
+
+def entry_key(key: str, entry: str, params: bool = True) -> str:
+    """An error key about one seat of a table (``seats[0].params.iterations``, ``seats[0].policy``) as the key
+    of the list entry the user wrote that seat in (``tournament.policies[1].params.iterations``; without
+    ``params``, as flags spell it: ``policies[1].iterations``).  A key about anything else is left as it is."""
+    head, dot, rest = key.partition("]")
+    if not head.startswith("seats["):
+        return entry if key in ("policies", "seats", "policy") else key
+    rest = rest.removeprefix(".")
+    if rest in ("", "policy"):
+        return entry
+    if not params:
+        rest = rest.removeprefix("params.")
+    return f"{entry}.{rest}"

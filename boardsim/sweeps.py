@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -14,17 +13,20 @@ from typing import Any
 import numba
 import pandas as pd
 
-from boardsim import __version__, cost, safe_io
+from boardsim import cost, safe_io
 from boardsim.cell import MAX_GAMES, deal_count
 from boardsim.chunks import ChunkStore
 from boardsim.errors import BadInput, BadParameter
 from boardsim.executors import Executor, open_executor
+from boardsim.folders import check_folder_owner, check_writable, clear_report, make_folder, output_folder, write_error
 from boardsim.games.base import stable_hash
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
 from boardsim.runner import numba_threads, run_cell, warm_up
 from boardsim.scenario import Scenario, load_scenario
+from boardsim.tournaments import run_scenario_tournament, write_tournament
+from boardsim.version import __version__
 
 
 @dataclass
@@ -183,90 +185,6 @@ def scenario_id(sc: Scenario) -> str:
     return stable_hash(sc.game.name, sc.name)
 
 
-REPORT_FILES = ("*.csv", "*.png", "index.html", "run.json")  # what a sweep writes at the folder's top
-
-
-def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:
-    """BadParameter ``out`` when the folder holds results of another scenario (or of unknown origin), unless
-    ``force``; a rerun of the same scenario passes."""
-    if force or not out_dir.is_dir():
-        return
-    def written(p: Path) -> bool:  # a file a run wrote; a link is never read (writes replace it)
-        return p.is_file() and not p.is_symlink()
-
-    meta_path = out_dir / "run.json"
-    found, title = None, "?"
-    if written(meta_path):
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            found, title = meta.get("scenario id"), meta.get("title", "?")
-        except (OSError, ValueError, AttributeError):
-            pass
-        if found == owner_id:
-            return
-    elif not any(written(p) for pattern in REPORT_FILES for p in out_dir.glob(pattern)):
-        return  # an empty folder, or only chunks (their digests guard them)
-    what = f"another scenario's results ({title!r})" if found else "results of another run"
-    raise BadParameter("out", f"holds {what}; force replaces them, or choose another folder", str(out_dir))
-
-
-def clear_report(out_dir: Path) -> None:
-    """Remove the report files an earlier run left at the top of ``out_dir``, so the new report shows only
-    this run.  Links are removed as links, never followed.  (Saved chunks are the ChunkStore's.)"""
-    for pattern in REPORT_FILES:
-        for p in out_dir.glob(pattern):
-            if p.is_symlink() or p.is_file():
-                p.unlink()
-
-
-def output_folder(out: str | Path | None, default: Path) -> Path:
-    """``out`` (or ``default``) checked without touching anything: BadParameter ``out`` for an empty path,
-    a NUL, a file or a path under a file."""
-    if out is None:
-        path = default
-    else:
-        text = str(out)
-        if not text.strip() or "\0" in text:
-            raise BadParameter("out", f"got {text!r}; allowed: a folder path (not empty, no NUL)")
-        path = Path(text)
-    for above in (path, *path.parents):
-        if above.exists() and not above.is_dir():
-            where = "is a file" if above == path else f"is under {above}, a file"
-            raise BadParameter("out", f"{where}; allowed: a folder", str(path))
-    return path
-
-
-# names a run writes in its folder; a folder standing in one's place would stop the run halfway
-_WRITTEN = ("*.csv", "*.png", "index.html", "run.json", safe_io.LOCK_NAME, "chunks/cell-*/cell.json",
-            "chunks/cell-*/deals-*.npz")
-
-
-def check_writable(out_dir: Path) -> None:
-    """BadInput before anything is written when the run could not write its files into ``out_dir``."""
-    if not out_dir.exists():
-        above = next((p for p in out_dir.parents if p.exists()), Path("."))
-        if not os.access(above, os.W_OK | os.X_OK):
-            raise BadParameter("out", f"cannot create the folder: {above} is not writable", str(out_dir))
-        return
-    if not os.access(out_dir, os.W_OK | os.X_OK):
-        raise BadParameter("out", "the folder is not writable", str(out_dir))
-    for pattern in _WRITTEN:
-        for p in out_dir.glob(pattern):
-            if p.is_dir() and not p.is_symlink():
-                raise BadParameter("out", f"{p.relative_to(out_dir)} is a folder where the run writes a file; "
-                                        "remove it", str(p))
-
-
-def make_folder(out_dir: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-
-
-def write_error(e: OSError, out_dir: Path) -> BadInput:
-    """One line for a write that failed: the file, and why."""
-    where = e.filename if e.filename else out_dir
-    return BadParameter("out", f"cannot write: {e.strerror or e}", str(where))
-
-
 def _warnings(sc: Scenario, cells) -> list[str]:
     """Coverage warnings of the seat list, once per distinct message (a players grid gives one per count)."""
     out: list[str] = []
@@ -292,23 +210,6 @@ def _write_tables(result: SweepResult, summaries, positions, scores, rounds, sea
     safe_io.write_csv(tables.concat(seatings), d / "seatings.csv")
     for name, frame in result.balance.items():
         safe_io.write_csv(frame, d / f"balance_{name}.csv")
-
-
-def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None):
-    from boardsim.analysis.tournament import run_tournament
-
-    t = sc.tournament
-    return run_tournament(sc.game, t["policies"], players=t["players"], games=t["games"], seed=sc.seed,
-                          mode=t["mode"], field=t["field"], rules=sc.rules, cards=sc.cards, threads=threads,
-                          progress=progress, seating=t.get("seating", "all"))
-
-
-def write_tournament(result, out_dir: Path) -> None:
-    """The tournament's tidy tables; build_report draws the heat map and ratings from them."""
-    safe_io.write_csv(result.pairwise, out_dir / "tournament_pairwise.csv")
-    safe_io.write_csv(result.ratings, out_dir / "tournament_ratings.csv")
-    safe_io.write_csv(result.matches, out_dir / "tournament_matches.csv")
-    safe_io.write_csv(result.cycles, out_dir / "tournament_cycles.csv")
 
 
 def provenance(result: SweepResult, cells, threads) -> dict:

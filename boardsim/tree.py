@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from boardsim.errors import BadInput
-from boardsim.games.base import Option, resolve_options
+from boardsim.options import Option, resolve_options
 
 # links columns
 L_PARENT, L_CHILD, L_SIBLING, L_ACTION, L_PLAYER = range(5)

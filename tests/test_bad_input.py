@@ -140,6 +140,22 @@ def _patch(tmp: Path, target: str, *flags: str) -> list[str]:
     return ["patch", target, "--out", str(tmp / "out"), "--quiet", *flags]
 
 
+def _non_utf8_file_name(tmp: Path):
+    """D5: a file name that is no UTF-8 text names the scenario: refused before any game, not at the chart."""
+    path = tmp / os.fsdecode(b"caf\xe9.toml")
+    path.write_text(GOOD)
+    return ["sweep", str(path), "--quiet"], "", "name"
+
+
+def _owned(tmp: Path, key: str, owner: str) -> bool:
+    """A folder holding another run's report: run.json naming its owner, and a table."""
+    out = tmp / "out"
+    out.mkdir()
+    (out / "run.json").write_text(f'{{"title": "theirs", "{key}": "{owner}"}}')
+    (out / "summary.csv").write_text("theirs\n")
+    return True
+
+
 def _patch_out_file(tmp: Path):
     (tmp / "out").write_text("mine")
     return _patch(tmp, "fliptoons"), "", "--out"
@@ -298,6 +314,17 @@ CASES = {
     "cards unknown game": lambda t: (["cards", "nogame", "--out", str(t / "out")], "", "game"),
     "cards out is a file": lambda t: ((t / "out").write_text("mine") and _cards(t), "", "--out"),
     "patch dask-local 9999": lambda t: (_patch(t, "fliptoons", "--dask-local", "9999"), "", "--dask-local"),
+    # D2: a command never overwrites another run's folder (a sweep's, another command's) unless --force
+    "ladder into a sweep's folder": lambda t: (_owned(t, "scenario id", "art_deco:s") and _ladder(t), "out", "--out"),
+    "patch into a ladder's folder": lambda t: (_owned(t, "run id", "ladder fliptoons") and _patch(t, "fliptoons"),
+                                               "out", "--out"),
+    "tournament into a patch's folder": lambda t: (_owned(t, "run id", "patch art_deco") and _tournament(t),
+                                                   "out", "--out"),
+    "cards into unknown results": lambda t: ((t / "out").mkdir() or (t / "out" / "summary.csv").write_text("x")
+                                             and _cards(t), "out", "--out"),
+    "file name not UTF-8": _non_utf8_file_name,
+    "patch into a locked folder": lambda t: (_locked(t) and _patch(t, "fliptoons", "--max-edits", "0",
+                                                                   "--games", "40"), "out", "--out"),
     "report not a results folder": lambda t: (["report", str(t / "out")], "out", "folder"),
     "list unknown game": lambda t: (["list", "nogame"], "", "game"),
 }

@@ -56,7 +56,7 @@ def test_bad_flags(capsys):
     code, _, err = run(["sweep", "missing.toml"], capsys)
     assert code == 2 and err == "error: missing.toml: no such file\n"
     code, _, err = run(["play", "art_deco", "--policies", "par,nope"], capsys)
-    assert code == 2 and "seats[1]" in err and "nope" in err
+    assert code == 2 and "--policies[1]" in err and "nope" in err
     code, _, err = run(["play", "art_deco", "--rule", "rounds=0"], capsys)
     assert code == 2 and "rules.rounds" in err
     code, _, err = run(["sweep", "scenarios/quickstart.toml", "--threads", "999"], capsys)
@@ -227,3 +227,67 @@ def test_a_bad_policy_parameter_is_keyed_by_its_full_path(tmp_path, capsys):
                            'params = { cost_exponent = 9 }\n')
     code, _, err = run(["sweep", path, "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and "seats[0].params.cost_exponent: got 9" in err
+
+
+def test_a_command_into_a_sweeps_folder_stops_unless_forced_and_owns_it_after(tmp_path, capsys):
+    """D2: tournament (like ladder, cards, optimize and patch) refuses a folder holding a sweep's results,
+    writes it with --force, and may then rewrite its own folder."""
+    scen = write(tmp_path, 'name = "a"\ngame = "art_deco"\ngames = 24\nseed = 1\n', "a.toml")
+    out = tmp_path / "out"
+    assert run(["sweep", scen, "--out", str(out), "--quiet"], capsys)[0] == 0
+    before = snapshot(out)
+    tour = ["tournament", "art_deco", "--policies", "par,random", "--games", "10", "--quiet", "--out", str(out)]
+    code, _, err = run(tour, capsys)
+    assert code == 2 and err.count("\n") == 1 and "another scenario's results ('a')" in err, err
+    assert snapshot(out) == before
+    assert run([*tour, "--force"], capsys)[0] == 0
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["run id"] == "tournament art_deco"
+    assert not (out / "summary.csv").exists()  # the sweep's report is gone, not mixed in
+    assert run(tour, capsys)[0] == 0  # its own folder: no --force needed
+    code, _, err = run(["sweep", scen, "--out", str(out), "--quiet"], capsys)
+    assert code == 2 and "another run's results" in err, err
+
+
+@pytest.mark.parametrize("command", ["tournament", "ladder"])
+def test_a_full_disk_is_one_line_naming_the_folder_and_the_flag_once(tmp_path, capsys, monkeypatch, command):
+    """D6: ENOSPC while a command writes its tables names the folder (the error names no file) and --out once."""
+    import errno
+
+    from boardsim import safe_io
+
+    def full(*_a, **_k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(safe_io, "write_csv", full)
+    out = tmp_path / "out"
+    argv = {"tournament": ["tournament", "art_deco", "--policies", "par,random", "--games", "10"],
+            "ladder": ["ladder", "art_deco", "--policies", "par", "--budgets", "2", "--games", "4"]}[command]
+    code, _, err = run([*argv, "--quiet", "--out", str(out)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == f"error: {out}: --out: cannot write: No space left on device\n", err
+
+
+def test_the_last_resort_write_error_names_the_flag_once(capsys, monkeypatch):
+    def full(args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setitem(cli.main.__globals__, "cmd_list", full)
+    code, _, err = run(["list"], capsys)
+    assert code == 2 and err == "error: --out: cannot write: No space left on device\n", err
+
+
+@pytest.mark.parametrize(("argv", "key"), [
+    (["tournament", "art_deco", "--policies", "par,mcts(iterations=-1)", "--games", "10"], "--policies[1].iterations"),
+    (["tournament", "art_deco", "--policies", "par,random", "--mode", "field", "--field", "multiple(multiple=-1)",
+      "--games", "10"], "--field.multiple"),
+    (["ladder", "art_deco", "--policies", "par,multiple(multiple=-1)", "--budgets", "2", "--games", "4"],
+     "--policies[1].multiple"),
+    (["play", "art_deco", "--players", "3", "--policies", "par,mcts(iterations=0)"], "--policies[1].iterations"),
+])
+def test_a_bad_policy_parameter_names_the_flag_entry_the_user_typed(tmp_path, capsys, argv, key):
+    """D7: not seats[1].params.iterations of some match, but the --policies entry (or --field) it came from."""
+    out = ["--out", str(tmp_path / "out"), "--quiet"] if argv[0] != "play" else []
+    code, _, err = run([*argv, *out], capsys)
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {key}: "), err
+    assert not (tmp_path / "out").exists()

@@ -6,11 +6,11 @@ import pytest
 from matplotlib import image
 
 from boardsim import games
-from boardsim.analysis.tournament import run_tournament
 from boardsim.report.build import write_meta
 from boardsim.report.tables import SUMMARY_BASE
 from boardsim.scenario import parse
-from boardsim.sweeps import sweep, write_tournament
+from boardsim.sweeps import sweep
+from boardsim.tournaments import run_tournament, write_tournament
 
 COLUMNS = {
     "summary.csv": SUMMARY_BASE,

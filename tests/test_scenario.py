@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -101,3 +102,48 @@ def test_a_sweep_with_a_skill_axis_reports_the_first_player_edge_per_level(tmp_p
     assert "skill" in text[1]
     page = (tmp_path / "out" / "index.html").read_text()
     assert page.index("First player&#x27;s win rate by skill level") < page.index("<img")
+
+
+@pytest.mark.parametrize(("entry", "key"), [
+    ({"policy": "mcts", "params": {"iterations": -5}}, "tournament.policies[1].params.iterations"),
+    ({"policy": "par", "params": {"nonsense": 1}}, "tournament.policies[1].params.nonsense"),
+    ("no_such_policy", "tournament.policies[1]"),
+])
+def test_a_tournament_policy_is_checked_with_its_parameters_before_anything_plays(entry, key):
+    """D1: a bad [tournament] entry is refused when the scenario is read, naming the entry, not after the
+    sweep has played and written its cells."""
+    with pytest.raises(BadInput) as e:
+        parse({"game": "art_deco", "tournament": {"policies": ["par", entry], "games": 10}})
+    assert e.value.key == key, e.value.key
+
+
+def test_a_tournament_field_is_checked_too():
+    with pytest.raises(BadInput) as e:
+        parse({"game": "art_deco", "tournament": {"policies": ["par"], "mode": "field",
+                                                  "field": {"policy": "multiple", "params": {"multiple": -1}}}})
+    assert e.value.key.startswith("tournament.field"), e.value.key
+
+
+@pytest.mark.parametrize("text", [
+    "x = " + "[" * 5000 + "]" * 5000,  # deeper than tomllib's recursion reaches
+    "[grid]\n\"rules.rounds\" = " + "[" * 40 + "6" + "]" * 40,  # readable, but deeper than any scenario needs
+    "[" + ".".join(["a"] * 60) + "]\nx = 1\n",
+])
+def test_a_deeply_nested_scenario_is_one_error_line_not_a_recursion(tmp_path, text):
+    """D4: nesting gets one BadInput naming the file (and the key where it can), not a 3,000-line traceback."""
+    path = tmp_path / "deep.toml"
+    path.write_text('game = "art_deco"\n' + text)
+    with pytest.raises(BadInput) as e:
+        load_scenario(path)
+    assert "nested too deeply" in e.value.message and e.value.file == str(path)
+
+
+def test_a_non_utf8_file_name_with_a_name_key_sweeps_and_writes_its_report(tmp_path):
+    """D5: with ``name`` set, a file name that is no UTF-8 text is only a path: the sweep writes every file."""
+    from boardsim.sweeps import sweep
+
+    path = tmp_path / os.fsdecode(b"caf\xe9.toml")
+    path.write_text('name = "cafe"\ngame = "art_deco"\ngames = 20\nseed = 1\n')
+    result = sweep(path, out=tmp_path / "out", progress=False)
+    assert result.complete
+    assert (tmp_path / "out" / "index.html").is_file() and list((tmp_path / "out").glob("*.png"))

@@ -19,7 +19,6 @@ import pandas as pd
 from scipy import stats
 
 from boardsim import rng
-from boardsim.analysis.card_fields import sweepable_fields  # noqa: F401  (re-exported)
 from boardsim.cell import DEFAULT_CHUNK, make_cell, play_chunk
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat

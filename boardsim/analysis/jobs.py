@@ -17,6 +17,7 @@ import pandas as pd
 
 from boardsim import safe_io
 from boardsim.errors import BadInput, BadParameter
+from boardsim.folders import writing
 from boardsim.games.base import Game
 
 
@@ -30,22 +31,13 @@ class Job:
     extra: dict[str, Any] = field(default_factory=dict)  # workflow-specific tables the CLI prints
 
 
-def out_folder(out: str | Path | None, default: str | Path) -> Path:
-    """``out`` (or ``default``) checked like a sweep's folder, not yet created."""
-    from boardsim.sweeps import check_writable, output_folder
+def out_folder(out: str | Path | None, default: str | Path, owner: str, force: bool = False) -> Path:
+    """``out`` (or ``default``) checked like a sweep's folder, not yet created: it is refused when it holds
+    another run's results (a sweep's, a patch's, another command's) unless ``force``.  ``owner`` names the
+    run (command and game): the same command may rewrite its own folder."""
+    from boardsim.folders import claim
 
-    path = output_folder(out, Path(default))
-    check_writable(path)
-    return path
-
-
-def make_folder(out: Path) -> Path:
-    """Create the checked folder (once the work is done: a refused or failed run leaves nothing)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise BadParameter("out", f"cannot create the folder: {e.strerror or e}", str(out)) from None
-    return out
+    return claim(out, default, owner, force)
 
 
 def _game(game: str | Game) -> Game:
@@ -67,28 +59,31 @@ def tournament_job(
     threads: int | None = None,
     out: str | Path | None = None,
     progress: bool | None = None,
+    force: bool = False,
 ) -> Job:
-    """:func:`~boardsim.analysis.tournament.run_tournament`, written with its report into ``out`` (default
-    ``reports/tournament-<game>/``)."""
-    from boardsim.analysis.tournament import run_tournament
+    """:func:`~boardsim.tournaments.run_tournament`, written with its report into ``out`` (default
+    ``reports/tournament-<game>/``; another run's folder only with ``force``)."""
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.seat import as_seat
-    from boardsim.sweeps import write_tournament
+    from boardsim.tournaments import run_tournament, write_tournament
 
     g = _game(game)
     players = players or max(2, g.min_players)
     seats = [as_seat(p) for p in policies]
-    out_dir = out_folder(out, f"reports/tournament-{g.name}")  # checked now, made once the games are played
+    owner = f"tournament {g.name}"
+    out_dir = out_folder(out, f"reports/tournament-{g.name}", owner, force)  # made once the games are played
     rules = dict(rules or {})
     with numba_threads(threads):
         result = run_tournament(g, seats, players=players, games=games, seed=seed, mode=mode, field=field,
                                 rules=rules, progress=progress, seating=seating)
-    write_tournament(result, make_folder(out_dir))
-    files = write_meta(out_dir, f"{g.title}: {mode.replace('_', ' ')} tournament at {players} players",
-                       f"Policies: {', '.join(s.label() for s in seats)}; {games:,} games per match, "
-                       f"each deal in every seat arrangement ({seating}).",
-                       {"game": g.name, "seed": seed, "games per match": games, "seating": seating, "rules": rules})
+    with writing(out_dir):
+        write_tournament(result, out_dir)
+        files = write_meta(out_dir, f"{g.title}: {mode.replace('_', ' ')} tournament at {players} players",
+                           f"Policies: {', '.join(s.label() for s in seats)}; {games:,} games per match, "
+                           f"each deal in every seat arrangement ({seating}).",
+                           {"game": g.name, "seed": seed, "games per match": games, "seating": seating,
+                            "rules": rules}, owner)
     return Job(result, out_dir, files)
 
 
@@ -102,32 +97,34 @@ def ladder_job(
     threads: int | None = None,
     out: str | Path | None = None,
     progress: bool | None = None,
+    force: bool = False,
 ) -> Job:
     """:func:`~boardsim.analysis.ladder.run_ladder`, written with its report into ``out`` (default
-    ``reports/ladder-<game>/``)."""
+    ``reports/ladder-<game>/``; another run's folder only with ``force``)."""
     from boardsim.analysis.ladder import run_ladder
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
 
     g = _game(game)
     players = players or max(2, g.min_players)
-    out_dir = out_folder(out, f"reports/ladder-{g.name}")  # checked before any game, made once it is played
+    owner = f"ladder {g.name}"
+    out_dir = out_folder(out, f"reports/ladder-{g.name}", owner, force)  # made once the ladder is played
     with numba_threads(threads):
         result = run_ladder(g, players=players, budgets=budgets, games=games, policies=policies, seed=seed,
                             progress=progress)
-    make_folder(out_dir)
-    safe_io.write_csv(result.ladder, out_dir / "ladder.csv")
-    safe_io.write_csv(result.skill, out_dir / "skill.csv")
-    safe_io.write_csv(result.first_player, out_dir / "first_player.csv")
-    safe_io.write_csv(result.tournament.matrix().reset_index(), out_dir / "matrix.csv")
-    safe_io.write_csv(result.tournament.pairwise, out_dir / "tournament_pairwise.csv")
-    safe_io.write_csv(result.tournament.ratings, out_dir / "tournament_ratings.csv")
-    files = write_meta(out_dir, f"{g.title}: skill ladder at {players} players",
-                       "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
-                       "(every deal in every seating); each rung also plays itself in every seat for the "
-                       "first-player edge.",
-                       {"game": g.name, "players": players, "budgets": list(budgets), "games per match": games,
-                        "seed": seed, "threads": threads, "rungs": list(result.ladder["policy"])})
+    with writing(out_dir):
+        safe_io.write_csv(result.ladder, out_dir / "ladder.csv")
+        safe_io.write_csv(result.skill, out_dir / "skill.csv")
+        safe_io.write_csv(result.first_player, out_dir / "first_player.csv")
+        safe_io.write_csv(result.tournament.matrix().reset_index(), out_dir / "matrix.csv")
+        safe_io.write_csv(result.tournament.pairwise, out_dir / "tournament_pairwise.csv")
+        safe_io.write_csv(result.tournament.ratings, out_dir / "tournament_ratings.csv")
+        files = write_meta(out_dir, f"{g.title}: skill ladder at {players} players",
+                           "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
+                           "(every deal in every seating); each rung also plays itself in every seat for the "
+                           "first-player edge.",
+                           {"game": g.name, "players": players, "budgets": list(budgets), "games per match": games,
+                            "seed": seed, "threads": threads, "rungs": list(result.ladder["policy"])}, owner)
     return Job(result, out_dir, files)
 
 
@@ -137,6 +134,7 @@ def optimize_job(
     maxiter: int | None = None,
     threads: int | None = None,
     out: str | Path | None = None,
+    force: bool = False,
 ) -> Job:
     """Tune the seat named by a scenario's ``[optimize]`` table (:func:`~boardsim.analysis.optimize.tune`) and
     write the check, the search history and the report into ``out`` (default
@@ -151,7 +149,8 @@ def optimize_job(
         raise BadInput("optimize", "the scenario has no [optimize] table", sc.path)
     opt = sc.optimize
     cell = sc.cells()[0]
-    out_dir = out_folder(out, f"reports/{sc.name}-optimize")  # checked now, made once the search is done
+    owner = f"optimize {sc.name}"
+    out_dir = out_folder(out, f"reports/{sc.name}-optimize", owner, force)  # made once the search is done
     try:
         with numba_threads(threads):
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
@@ -162,14 +161,14 @@ def optimize_job(
         raise
     except BadInput as e:
         raise BadInput(e.key, e.message, sc.path) from None
-    make_folder(out_dir)
-    safe_io.write_csv(result.check, out_dir / "optimize_check.csv")
-    safe_io.write_csv(result.history, out_dir / "optimize_history.csv")
-    files = write_meta(out_dir, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
-                       {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
-                        "search bounds": opt["params"], "best parameters": result.best,
-                        "best parameters, rounded to the supported precision": result.rounded,
-                        "best - start (paired, fresh deals)": result.improvement})
+    with writing(out_dir):
+        safe_io.write_csv(result.check, out_dir / "optimize_check.csv")
+        safe_io.write_csv(result.history, out_dir / "optimize_history.csv")
+        files = write_meta(out_dir, f"{sc.title}: tuning seat {result.seat} ({result.policy})", sc.description,
+                           {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
+                            "search bounds": opt["params"], "best parameters": result.best,
+                            "best parameters, rounded to the supported precision": result.rounded,
+                            "best - start (paired, fresh deals)": result.improvement}, owner)
     return Job(result, out_dir, files)
 
 
@@ -187,6 +186,7 @@ def cards_job(
     threads: int | None = None,
     out: str | Path | None = None,
     progress: bool = False,
+    force: bool = False,
 ) -> Job:
     """Card strength (:func:`~boardsim.analysis.balance.card_strength`): each card's swing (the win share of a
     seat that hires it whenever it can minus that of one that never hires it, ``base`` in every other seat
@@ -207,7 +207,6 @@ def cards_job(
         value_sweep,
         verdict_changes,
     )
-    from boardsim.analysis.card_fields import sweepable_fields
     from boardsim.analysis.players import base_players
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
@@ -230,11 +229,12 @@ def cards_job(
         g.favour(chosen[0] if chosen else "", b)
         g.avoid(chosen[0] if chosen else "", b)
     if sweep:  # checked before any game is played
-        sweepable = sweepable_fields(g, table)
+        sweepable = g.card_fields(table)
         if sweep not in sweepable:
             what = "not a sweepable" if sweep in table.columns else "unknown"
             raise BadParameter("sweep", f"{what} card field {sweep!r}; allowed: {', '.join(sweepable) or 'none'}")
-    out_dir = out_folder(out, f"reports/cards-{g.name}")  # checked now, made once the first table is measured
+    owner = f"cards {g.name}"
+    out_dir = out_folder(out, f"reports/cards-{g.name}", owner, force)  # made once the first table is measured
     rules = dict(rules or {})
     with numba_threads(threads):
         seconds, took = card_cost(g, counts, bases, chosen, table, games, seed, rules)
@@ -244,43 +244,45 @@ def cards_job(
         with cost.Bar(progress, total=games * arms * len(counts) * len(bases), desc="cards") as bar:
             strength = card_strength(g, counts, bases, chosen, table, games, seed, rules,
                                      progress=lambda _label, n: bar.update(n), seating=seating)
-        safe_io.write_csv(strength, make_folder(out_dir) / "balance_card_strength.csv")
-        changes = verdict_changes(strength)
-        skill = skill_table(strength)
-        if len(bases) > 1:
-            safe_io.write_csv(changes, out_dir / "card_verdicts.csv")
-            safe_io.write_csv(skill, out_dir / "card_skill.csv")
-        sweeps, suggestions = [], []
-        if sweep:
-            # the cards named by the caller, or else those flagged at any player count or skill level
-            targets = chosen if cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
-            per_value = 4 * len(counts) * len(bases) * games  # the card's two arms and the references, per value
-            with cost.Bar(progress, total=per_value * (2 * span + 1) * len(targets), desc="sweep") as bar:
-                for card in targets:
-                    now = int(table.loc[table["name"] == card, sweep].iloc[0])
-                    values = range(now - span, now + span + 1)
-                    frame, suggestion = value_sweep(g, counts, bases, card, sweep, values, games, seed,
-                                                    rules, seating=seating, progress=lambda _label, n: bar.update(n))
-                    sweeps.append(frame)
-                    if suggestion is not None:
-                        suggestions.append({"current": now, **suggestion})
-        if sweeps:
-            safe_io.write_csv(pd.concat(sweeps), out_dir / "balance_card_sweep.csv")
-            safe_io.write_csv(pd.DataFrame(suggestions), out_dir / "card_suggestions.csv")
-    where = ", ".join(str(n) for n in counts)
-    labels = [b.label() for b in bases]
-    files = write_meta(out_dir, f"{g.title}: card strength at {where} players, base {' and '.join(labels)}",
-                       "Strength: a card's swing (the win share of a seat that hires it whenever it can minus that "
-                       "of a seat that never hires it, both otherwise the base player, on the same deals) minus the "
-                       "average market card's swing (0 = the average card; positive = stronger); the regret column "
-                       "is the favouring seat's share minus the base player's own"
-                       + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
-                          else f", base player {labels[0]}")
-                       + ". A card is flagged strong or weak when its strength differs from zero after Holm's "
-                       "correction over all cards, player counts and base players tested.",
-                       {"game": g.name, "seed": seed, "games per arm per card": games,
-                        "players": counts, "cards": chosen, "base policy": labels, "rules": rules,
-                        "seating": seating, "sweep": sweep, "span": span, "threads": threads})
+        with writing(out_dir):
+            safe_io.write_csv(strength, out_dir / "balance_card_strength.csv")
+            changes = verdict_changes(strength)
+            skill = skill_table(strength)
+            if len(bases) > 1:
+                safe_io.write_csv(changes, out_dir / "card_verdicts.csv")
+                safe_io.write_csv(skill, out_dir / "card_skill.csv")
+            sweeps, suggestions = [], []
+            if sweep:
+                # the cards named by the caller, or else those flagged at any player count or skill level
+                targets = chosen if cards else list(dict.fromkeys(strength.loc[strength["flag"] != "", "card"]))
+                per_value = 4 * len(counts) * len(bases) * games  # the card's two arms and the references, per value
+                with cost.Bar(progress, total=per_value * (2 * span + 1) * len(targets), desc="sweep") as bar:
+                    for card in targets:
+                        now = int(table.loc[table["name"] == card, sweep].iloc[0])
+                        values = range(now - span, now + span + 1)
+                        frame, suggestion = value_sweep(g, counts, bases, card, sweep, values, games, seed,
+                                                        rules, seating=seating,
+                                                        progress=lambda _label, n: bar.update(n))
+                        sweeps.append(frame)
+                        if suggestion is not None:
+                            suggestions.append({"current": now, **suggestion})
+            if sweeps:
+                safe_io.write_csv(pd.concat(sweeps), out_dir / "balance_card_sweep.csv")
+                safe_io.write_csv(pd.DataFrame(suggestions), out_dir / "card_suggestions.csv")
+            where = ", ".join(str(n) for n in counts)
+            labels = [b.label() for b in bases]
+            text = ("Strength: a card's swing (the win share of a seat that hires it whenever it can minus that "
+                    "of a seat that never hires it, both otherwise the base player, on the same deals) minus the "
+                    "average market card's swing (0 = the average card; positive = stronger); the regret column "
+                    "is the favouring seat's share minus the base player's own"
+                    + (f", measured under each base player ({', '.join(labels)}): a skill axis" if len(bases) > 1
+                       else f", base player {labels[0]}")
+                    + ". A card is flagged strong or weak when its strength differs from zero after Holm's "
+                    "correction over all cards, player counts and base players tested.")
+            files = write_meta(out_dir, f"{g.title}: card strength at {where} players, base {' and '.join(labels)}",
+                               text, {"game": g.name, "seed": seed, "games per arm per card": games,
+                                      "players": counts, "cards": chosen, "base policy": labels, "rules": rules,
+                                      "seating": seating, "sweep": sweep, "span": span, "threads": threads}, owner)
     return Job(strength, out_dir, files, {"strength": strength, "changes": changes, "bases": bases, "skill": skill,
                                           "suggestions": pd.DataFrame(suggestions),
                                           "sweep": pd.concat(sweeps) if sweeps else pd.DataFrame()})
@@ -301,17 +303,18 @@ class Cards:
 def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_000, seed: int = 0,
           cards: Sequence[str] | None = None, base: Any = None, sweep: str | None = None, span: int = 3,
           rules: Mapping[str, Any] | None = None, seating: str = "all", threads: int | None = None,
-          out: str | Path | None = None, progress: bool = False) -> Cards:
+          out: str | Path | None = None, progress: bool = False, force: bool = False) -> Cards:
     """``python -m boardsim cards`` from Python (:func:`cards_job`, the same arguments): the tables as
     DataFrames, also written with the report into ``out``.
 
     >>> found = boardsim.cards("fliptoons", players=[2, 3], base=["fame_per_cost", "learned"], games=20_000)
     >>> found.strength.query("flag == 'strong'")
     """
-    job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress)
+    job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress,
+                    force)
     x = job.extra
     return Cards(x["strength"], x["changes"], x["skill"], x["suggestions"], x["sweep"], job.out_dir)
 
 
-__all__ = ["Cards", "Job", "cards", "cards_job", "ladder_job", "make_folder", "optimize_job", "out_folder",
+__all__ = ["Cards", "Job", "cards", "cards_job", "ladder_job", "optimize_job", "out_folder",
            "tournament_job"]

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import cost, learned
-from boardsim.analysis.tournament import TournamentResult, lineups, run_tournament
+from boardsim.cell import check_entries
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
@@ -36,6 +36,7 @@ from boardsim.runner import numba_threads, simulate
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import wilson
 from boardsim.stats.ratings import ELO
+from boardsim.tournaments import TournamentResult, lineups, run_tournament
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 
@@ -159,6 +160,9 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFA
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, int) or b < 1:
             raise BadParameter("budgets", f"got {b!r}; allowed: whole numbers >= 1")
+    if policies is not None:  # the caller's rungs, each checked by the entry it wrote before any game
+        check_entries(g, players, [(f"policies[{i}]", as_seat(p)) for i, p in enumerate(policies)], None,
+                      g.card_table(), BadParameter, params=False)
     rungs = default_rungs(g, budgets, policies, players)
     for r in rungs:
         as_seat(r)  # an unknown policy or parameter is refused before any game

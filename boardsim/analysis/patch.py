@@ -52,6 +52,7 @@ from boardsim.analysis.balance import flag_effects
 from boardsim.cell import Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
+from boardsim.report.tables import FIRST
 from boardsim.stats.intervals import mean_var
 
 OBJECTIVES = ("cards", "first_player", "both")
@@ -62,7 +63,6 @@ JOINT = 3  # the most promising items combined into joint moves of two and three
 SLACK = 0.005  # a candidate may leave the worst |effect| this far above the best reached (about one test's noise)
 POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
-FIRST = "(first player)"
 CELL_TABLES = 24  # tables whose cells a Measurer keeps (a round races about 20 candidates; ~2 MB a table)
 FORMAT = 2  # of a saved measurement (in its digest): raise it when what a measurement sums changes
 # (2: a card test sums its swing, favouring minus avoiding arm, and the swing centred on its group's mean)
@@ -166,8 +166,8 @@ class Problem:
         return [seat] + [base] * (test.players - 1)
 
     def facts(self) -> dict[str, Any]:
-        from boardsim import __version__
         from boardsim.chunks import code_hash
+        from boardsim.version import __version__
 
         return {"format": FORMAT, "boardsim": __version__, "code": code_hash(), "game": self.game.name,
                 "rules": self.rules,
@@ -304,7 +304,7 @@ class Measurer:
                              [(t.base, t.players, t.card) for t in tests],
                              [p.segment(segment, n) for n in p.counts])
         path = self.folder / f"{digest}.json" if self.folder is not None else None
-        sums = self._load(path, tests)
+        sums = self._load(path, tests, digest)
         if sums is None:
             sums = Sums(tests)
             swings: dict[Test, np.ndarray] = {}
@@ -321,22 +321,30 @@ class Measurer:
                 sums.values[i, :3] = (int(y.sum()), int((y * y).sum()), y.size)
             sums.centred = centre(tests, swings, p.cards, sums.values)
             if path is not None:
-                safe_io.write_text(path, json.dumps({"digest": digest, "values": sums.values.tolist(),
-                                                     "centred": sums.centred}))
+                values = sums.values.tolist()
+                safe_io.write_text(path, json.dumps({"digest": digest, "values": values, "centred": sums.centred,
+                                                     "check": stable_hash(digest, values, sums.centred)}))
         self.memo[memo_key] = sums
         return sums
 
-    def _load(self, path: Path | None, tests: list[Test]) -> Sums | None:
-        if path is None or self.fresh or not path.exists():
+    def _load(self, path: Path | None, tests: list[Test], digest: str) -> Sums | None:
+        """The saved measurement, only when it is the one asked for (its digest) and intact (its check sum of
+        the digest and the numbers): a file renamed, copied from another run, edited or cut short is played
+        again, never read."""
+        if path is None or self.fresh or not path.is_file() or path.is_symlink():
             return None
         try:
-            values = np.array(json.loads(path.read_text())["values"], dtype=np.int64)
-        except (OSError, ValueError, KeyError, TypeError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            raw, centred = data["values"], data["centred"]
+            if data["digest"] != digest or data["check"] != stable_hash(digest, raw, centred):
+                return None
+            values = np.array(raw, dtype=np.int64)
+        except (OSError, ValueError, KeyError, TypeError, OverflowError):
             return None
-        if values.shape != (len(tests), 5):
+        if values.shape != (len(tests), 5) or not isinstance(centred, bool):
             return None
         self.loaded += 1
-        return Sums(tests, values, bool(json.loads(path.read_text()).get("centred", False)))
+        return Sums(tests, values, centred)
 
     def _cells(self, edits: Edits) -> tuple[pd.DataFrame, dict[Test, tuple[Cell, ...]]]:
         """The table of ``edits`` and the cells built for it so far (the CELL_TABLES most recent tables)."""

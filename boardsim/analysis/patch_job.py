@@ -6,6 +6,7 @@ span is one ``BadInput`` and writes nothing.  The search itself is :mod:`boardsi
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -212,6 +213,7 @@ def patch(
     write: bool = True,
     judge: Any = None,
     progress: bool = True,
+    force: bool = False,
 ) -> PatchRun:
     """Search for the fewest card edits that leave no card (or first player) measurably unfair, and verify
     the patch on fresh deals.
@@ -228,32 +230,31 @@ def patch(
 
     Writes patch.toml, the CSV tables, charts and index.html into ``out`` (default
     ``reports/patch-<game>/``); measurements are saved under ``out/chunks/patch`` as they finish, so a rerun
-    after Ctrl-C resumes (``fresh=True`` plays everything again).  The result is the same for a seed on any
-    executor, thread count or chunking."""
+    after Ctrl-C resumes (``fresh=True`` plays everything again).  A folder holding another run's results (a
+    sweep's, a ladder's) is refused unless ``force``; the folder is locked while the patch writes it.  The
+    result is the same for a seed on any executor, thread count or chunking."""
     import numba
 
     from boardsim.analysis.patch import cost_range, table_games
     from boardsim.cost import Bar, duration
     from boardsim.executors import open_executor
+    from boardsim.folders import claim, writing
     from boardsim.runner import numba_threads
-    from boardsim.sweeps import check_writable, output_folder
 
     t0 = time.perf_counter()
     problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules, judge)
     out_dir = None
+    owner = f"patch {problem.game.name}"
     if write:
-        out_dir = output_folder(out, default_out(target, problem.game))
-        check_writable(out_dir)
+        out_dir = claim(out, default_out(target, problem.game), owner, force)
     if threads is not None:
         _int_in(threads, "threads", 1, 4096)
     speak = say or (lambda s: None)
-    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex:
+    with contextlib.ExitStack() as stack:
+        ex = stack.enter_context(open_executor(executor, workers, scheduler, scheduler_file, threads))
+        if out_dir is not None:  # made and locked for the whole search: measurements are saved as they finish
+            stack.enter_context(writing(out_dir))
         with numba_threads(threads if ex is None else None):
-            if out_dir is not None:
-                try:
-                    out_dir.mkdir(parents=True, exist_ok=True)
-                except OSError as e:
-                    raise BadParameter("out", f"cannot create the folder: {e.strerror or e}", str(out_dir)) from None
             folder = out_dir / "chunks" / "patch" if out_dir is not None else None
             if say is not None and progress:  # the cost up front, then a bar over every game played
                 low, high, took = cost_range(problem)
@@ -263,14 +264,15 @@ def patch(
                       file=sys.stderr, flush=True)
             with Bar(say is not None and progress, desc="patch") as bar:
                 result = search_patch(problem, ex, folder, speak, fresh=fresh, on_games=bar.update)
-    run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
-    if out_dir is not None:
-        run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
-                                                 if ex is not None else "local", "threads": threads})
+        run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
+        if out_dir is not None:
+            run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
+                                                     if ex is not None else "local", "threads": threads}, owner)
     return run
 
 
-def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None = None) -> list[str]:
+def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None = None,
+                  owner: str | None = None) -> list[str]:
     """patch.toml, the tables, and run.json with the report built from them."""
     from boardsim.report.build import write_meta
 
@@ -302,4 +304,4 @@ def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None 
                   "search limits": r.limits, "games played": r.games_played,
                   "measurements loaded": r.chunks_loaded, "seconds": round(run.seconds, 1), **dict(extra or {})}
     return list(FILES[:1]) + write_meta(out_dir, f"{p.game.title}: balance patch at {counts} players", description,
-                                        provenance)
+                                        provenance, owner)

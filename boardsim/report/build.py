@@ -256,14 +256,18 @@ def _chart_notes(meta: dict, summary: pd.DataFrame) -> dict[str, str]:
     return game.chart_notes()
 
 
-def write_meta(out_dir: str | Path, title: str, description: str, provenance: dict) -> list[str]:
-    """Write run.json (title, description, provenance with version and date) and build the report."""
+def write_meta(out_dir: str | Path, title: str, description: str, provenance: dict,
+               owner: str | None = None) -> list[str]:
+    """Write run.json (title, description, the run id that owns the folder, provenance with version and date)
+    and build the report."""
     import datetime as _dt
 
-    from boardsim import __version__
+    from boardsim.version import __version__
 
     prov = {"boardsim version": __version__, **provenance,
             "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}
     meta = {"title": title, "description": description, "provenance": prov}
+    if owner is not None:
+        meta["run id"] = owner
     safe_io.write_text(Path(out_dir) / "run.json", json.dumps(meta, indent=2, default=str))
     return build_report(out_dir)

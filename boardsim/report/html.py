@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from boardsim import safe_io
+
 
 def write_index(
     out_dir: Path,
@@ -70,5 +72,5 @@ def write_index(
     parts.append("</ul>")
     parts.append("</body></html>")
     path = Path(out_dir) / "index.html"
-    path.write_text("\n".join(parts), encoding="utf-8")
+    safe_io.write_text(path, "\n".join(parts))  # atomic; a non-UTF-8 file name shows as escapes
     return path

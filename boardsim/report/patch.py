@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from boardsim.analysis.patch import FIRST
 from boardsim.report import plots
 from boardsim.report.plots import FAIR_STYLE, TITLE_SIZE, heading, new_figure, panel_title, short_text
+from boardsim.report.tables import FIRST
 
 COLOURS = {"today": "tab:grey", "patched": "tab:blue"}
 

@@ -19,6 +19,9 @@ SUMMARY_BASE = [
     "no_winner_rate", "rounds_mean", "seating", "arrangements", "seating_spread",
 ]
 
+# the row label of the first player's edge in a patch's tables, beside the cards' rows
+FIRST = "(first player)"
+
 
 def cell_label(cell: Cell) -> str:
     """Short text naming a cell by its grid values (``all`` when there is no grid)."""

@@ -15,10 +15,10 @@ from pathlib import Path
 from boardsim import games
 from boardsim.analysis.jobs import cards_job
 from boardsim.analysis.patch_job import patch
-from boardsim.analysis.tournament import run_tournament
 from boardsim.cli import parse_policies
 from boardsim.report.build import build_report
-from boardsim.sweeps import sweep, write_tournament
+from boardsim.sweeps import sweep
+from boardsim.tournaments import run_tournament, write_tournament
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

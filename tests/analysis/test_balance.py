@@ -198,8 +198,8 @@ def test_an_avoiding_seat_never_chooses_the_card_and_otherwise_plays_as_its_base
     a = play_chunk(make_cell(ft, 2, [none, Seat("fame_per_cost")], {}, table, seating_design="fixed"), 5, 0, 300)
     b = play_chunk(make_cell(ft, 2, [Seat("fame_per_cost")] * 2, {}, table, seating_design="fixed"), 5, 0, 300)
     assert all(np.array_equal(a[k], b[k]) for k in a)
-    for spec, key in (("fame_per_cost(avoid=[Dog,Cat])", "seats[0].params.avoid"),
-                      ("fame_per_cost(avoid=[Dgo])", "seats[0].params.avoid")):
+    for spec, key in (("fame_per_cost(avoid=[Dog,Cat])", "--policies[0].avoid"),
+                      ("fame_per_cost(avoid=[Dgo])", "--policies[0].avoid")):
         capsys.readouterr()
         assert cli.main(["play", "fliptoons", "--policies", f"{spec},fame_per_cost"]) == 2
         err = capsys.readouterr().err.strip()
@@ -390,4 +390,4 @@ def test_art_deco_card_kinds_have_a_strength_from_seats_that_favour_and_avoid_a_
     capsys.readouterr()
     assert cli.main(["play", "art_deco", "--policies", "eligibility(favour=[v13]),par"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: seats[0].params.favour") and "unknown card 'v13'" in err
+    assert err.startswith("error: --policies[0].favour") and "unknown card 'v13'" in err

@@ -116,8 +116,8 @@ def test_cli_bad_flags_are_one_error_line_and_write_nothing(argv, tmp_path, caps
 # two and best of four form a ladder whose every step wins 2/3.
 
 def _toy(draws, deals, seed):
-    from boardsim.analysis.tournament import pairwise_table
     from boardsim.stats.ratings import bradley_terry
+    from boardsim.tournaments import pairwise_table
 
     gen = np.random.default_rng(seed)
     k = len(draws)

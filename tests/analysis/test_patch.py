@@ -4,6 +4,7 @@ unchanged with --max-edits 0."""
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -263,3 +264,20 @@ def test_an_edit_of_a_synthetic_card_or_goal_is_named():
     assert P.synthetic_items(wagons, (("Last Call", "a", 1), ("Badlands", "a", 3), ("P", "goal", 2))) == [
         "Last Call", "P"]
     assert P.synthetic_items(get("fliptoons").card_table(), (("Snake", "fame", 2),)) == []
+
+
+def test_a_saved_measurement_is_read_only_when_its_digest_and_check_sum_hold(tmp_path):
+    """D3: a measurement file edited, copied under another measurement's name, or cut short is played again,
+    and the patch is the one an untouched run finds."""
+    whole = patch("art_deco", **SMALL, out=tmp_path / "out", say=None)
+    saved = sorted((tmp_path / "out" / "chunks" / "patch").glob("*.json"))
+    assert len(saved) >= 3
+    data = json.loads(saved[0].read_text())
+    data["values"][0][0] += 12  # a forged sum (the check sum no longer holds)
+    saved[0].write_text(json.dumps(data))
+    saved[2].write_text(saved[1].read_text())  # another measurement under this one's name (its digest differs)
+    saved[1].write_text(saved[1].read_text()[:20])  # cut short
+    again = patch("art_deco", **SMALL, out=tmp_path / "out", say=None)
+    assert again.result.chunks_loaded == len(saved) - 3
+    assert again.result.edits == whole.result.edits
+    pd.testing.assert_frame_equal(again.result.verification, whole.result.verification)

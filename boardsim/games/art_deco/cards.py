@@ -13,10 +13,10 @@ from boardsim.errors import BadInput
 from boardsim.games.base import apply_integer_edits, int_cell, read_card_csv
 
 COLUMNS = ("name", "value", "copies")
-EDITABLE = ("value", "copies")
-# value: a score sums at most the deck's values; copies: the deck is an array of every copy (at most
-# MAX_DECK cards), so neither memory nor any int64 sum over a sweep can run away
-EDIT_RANGES = {"value": (1, 1000), "copies": (0, 100)}
+# The integer fields a scenario may edit, ``cards --sweep`` may vary and ``patch`` may change, with their
+# bounds. value: a score sums at most the deck's values; copies: the deck is an array of every copy (at
+# most MAX_DECK cards), so neither memory nor any int64 sum over a sweep can run away
+FIELDS = {"value": (1, 1000), "copies": (0, 100)}
 MAX_DECK = 2000
 
 
@@ -29,8 +29,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise BadInput("columns", f"missing {', '.join(missing)} (need {', '.join(COLUMNS)})", card_file)
-    for col in EDITABLE:  # row numbers count the header as row 1, as a spreadsheet shows them
-        lo, hi = EDIT_RANGES[col]
+    for col, (lo, hi) in FIELDS.items():  # row numbers count the header as row 1, as a spreadsheet shows them
         table[col] = np.array([int_cell(v, f"row {i + 2}.{col}", lo, hi, card_file)
                                for i, v in enumerate(table[col])], dtype=np.int64)
     check_deck_size(table, card_file)
@@ -41,7 +40,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
-    table = apply_integer_edits(table, edits, EDIT_RANGES)
+    table = apply_integer_edits(table, edits, FIELDS)
     check_deck_size(table)
     return table
 

@@ -24,12 +24,11 @@ INT_COLUMNS = (
     "rank", "starter", "copies", "solo_copies", "fame", "bonus_fame", "bonus_param", "hired_a", "hired_b",
     "dismiss_cost",
 )
-# Fields a scenario may edit (``[cards.Elephant] fame = 9``); copies = 0 removes a card.
-EDITABLE = ("fame", "copies", "solo_copies", "rank", "bonus_fame", "bonus_param", "dismiss_cost")
-_LOW = {"fame": -50, "copies": 0, "solo_copies": 0, "rank": 0, "bonus_fame": -50, "bonus_param": 0,
-        "dismiss_cost": 0}
-_HIGH = {"fame": 100, "copies": 20, "solo_copies": 20, "rank": 1000, "bonus_fame": 100, "bonus_param": 1000,
-         "dismiss_cost": 100}
+# The integer fields a scenario may edit (``[cards.Elephant] fame = 9``; copies = 0 removes a card),
+# ``cards --sweep`` may vary and ``patch`` may change, with their bounds; the other integer columns are
+# held to +-MAX_FIELD so the int32 card matrix never wraps.
+FIELDS = {"fame": (-50, 100), "copies": (0, 20), "solo_copies": (0, 20), "rank": (0, 1000),
+          "bonus_fame": (-50, 100), "bonus_param": (0, 1000), "dismiss_cost": (0, 100)}
 
 # Ability kinds: the position in each tuple is the code the engine switches on.
 BONUS_KINDS = (
@@ -66,7 +65,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
         raise BadInput("columns", f"missing {', '.join(missing)} (need {', '.join(COLUMNS)})", source)
     table = table[list(COLUMNS)].copy()
     for col in INT_COLUMNS:  # the same bounds as a scenario's edits, so the int32 card matrix never wraps
-        lo, hi = _LOW.get(col, -MAX_FIELD), _HIGH.get(col, MAX_FIELD)
+        lo, hi = FIELDS.get(col, (-MAX_FIELD, MAX_FIELD))
         table[col] = np.asarray([int_cell(v, f"row {i + 2}.{col}", lo, hi, source)
                                  for i, v in enumerate(table[col])], dtype=np.int64)
     checks = (("bonus", BONUS_KINDS), ("banner", BANNERS), ("hired", HIRED_KINDS),
@@ -90,7 +89,7 @@ def load_table(card_file: str | None = None) -> pd.DataFrame:
 
 def apply_edits(table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame:
     """The table with ``{card: {field: value}}`` applied; BadInput names ``cards.<card>.<field>``."""
-    table = apply_integer_edits(table, edits, {field: (_LOW[field], _HIGH[field]) for field in EDITABLE})
+    table = apply_integer_edits(table, edits, FIELDS)
     check_extra_rows(table)
     return table
 

@@ -76,7 +76,7 @@ class Wagons(Game):
         out = []
         for row in goals.to_dict("records"):
             uses = _cards.GOAL_KINDS[str(row["kind"])]
-            out += [(str(row["name"]), f, int(row[f])) for f in ("a", "b") if f in uses]
+            out += [(str(row["name"]), f, int(row[f])) for f in _cards.FIELDS if f in uses]
         return out
 
     def goal_table(self, goal_file: str | None = None) -> pd.DataFrame:

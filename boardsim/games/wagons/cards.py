@@ -50,6 +50,8 @@ DECK_COLUMNS = ("card",) + tuple(f"{c}_{w}" for c in CORNERS for w in ("land", "
 GOAL_COLUMNS = ("goal", "name", "kind", "symbol", "symbol2", "land", "a", "b", "source")
 DECK_EDITABLE = DECK_COLUMNS[1:-1]
 GOAL_EDITABLE = ("name", "kind", "symbol", "symbol2", "land", "a", "b")
+# The integer fields ``patch`` may change, with their bounds: a goal's points (a score sums a few dozen)
+FIELDS = {"a": (-MAX_FIELD, MAX_FIELD), "b": (-MAX_FIELD, MAX_FIELD)}
 # goal_params columns read by the jitted scorer
 GP_KIND, GP_SYM, GP_SYM2, GP_LAND, GP_A, GP_B = range(6)
 
@@ -148,9 +150,9 @@ def check_goals(table: pd.DataFrame, file: str | None = None) -> pd.DataFrame:
                 out[col] = _name(value, LANDS, "land", f"{where}.{col}", file)
             else:
                 out[col] = _int(value, f"{where}.{col}", file)
-                if abs(out[col]) > MAX_FIELD:  # points: a score sums a few dozen of them
-                    raise BadInput(f"{where}.{col}", f"got {out[col]}; allowed: an integer in "
-                                   f"[{-MAX_FIELD}, {MAX_FIELD}]", file)
+                lo, hi = FIELDS[col]
+                if not lo <= out[col] <= hi:
+                    raise BadInput(f"{where}.{col}", f"got {out[col]}; allowed: an integer in [{lo}, {hi}]", file)
         out["source"] = str(row["source"]).strip() or "user"
         rows.append(out)
     goals = pd.DataFrame(rows, columns=list(GOAL_COLUMNS))

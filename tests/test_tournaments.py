@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from boardsim.analysis.tournament import run_tournament
 from boardsim.errors import BadInput
+from boardsim.tournaments import run_tournament
 
 
 def test_round_robin_pairwise_and_ratings():
@@ -73,7 +73,7 @@ def test_a_perfectly_separated_tournament_has_finite_ratings_and_a_chart_that_sh
 
 
 def test_three_player_matches_play_every_arrangement_and_find_cycles():
-    from boardsim.analysis.tournament import cycles
+    from boardsim.tournaments import cycles
 
     r = run_tournament("art_deco", ["par", "eligibility", "blocker"], players=3, games=600, seed=1,
                        progress=False)

@@ -13,21 +13,25 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from boardsim import safe_io
+from boardsim.cell import check_entries
 from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.runner import simulate
+from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
 from boardsim.stats.ratings import bradley_terry
 
-MODES = ("round_robin", "field")
+MODES = TOURNAMENT_MODES  # declared with the scenario keys, which a [tournament] table is checked against
 
 
 @dataclass
@@ -156,6 +160,11 @@ def run_tournament(
     if len(set(labels)) != len(labels):
         raise BadParameter("policies", "each policy may appear only once")
     field_seat = as_seat(field) if field is not None else None
+    # every policy checked alone before any match plays: an error names the entry the caller wrote
+    entries = [(f"policies[{i}]", s) for i, s in enumerate(seats)]
+    entries += [("field", field_seat)] if field_seat is not None else []
+    table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
+    check_entries(g, players, entries, rules, table, BadParameter, params=False)
     names = labels + ([f"field: {field_seat.label()}"] if mode == "field" and field_seat is not None else [])
     k = len(names)
     plan = lineups(labels, players, mode, field_seat and field_seat.label())
@@ -217,3 +226,19 @@ def _seat_rate(win: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
     y = per_deal[keep] / n[keep]
     mean, lo, hi = deal_interval(y.sum(), (y * y).sum(), len(y), 1.0)
     return float(mean), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
+
+
+def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None) -> TournamentResult:
+    """The tournament a scenario's ``[tournament]`` table asks for, on the scenario's seed, rules and cards."""
+    t = sc.tournament
+    return run_tournament(sc.game, t["policies"], players=t["players"], games=t["games"], seed=sc.seed,
+                          mode=t["mode"], field=t["field"], rules=sc.rules, cards=sc.cards, threads=threads,
+                          progress=progress, seating=t.get("seating", "all"))
+
+
+def write_tournament(result: TournamentResult, out_dir: Path) -> None:
+    """The tournament's tidy tables; build_report draws the heat map and ratings from them."""
+    safe_io.write_csv(result.pairwise, out_dir / "tournament_pairwise.csv")
+    safe_io.write_csv(result.ratings, out_dir / "tournament_ratings.csv")
+    safe_io.write_csv(result.matches, out_dir / "tournament_matches.csv")
+    safe_io.write_csv(result.cycles, out_dir / "tournament_cycles.csv")
