@@ -215,7 +215,7 @@ class Aggregate:
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray], game: Game | None = None) -> Aggregate:
-        """The inverse of :meth:`to_arrays`; a missing key raises KeyError."""
+        """The inverse of ``to_arrays``; a missing key raises KeyError."""
         counters = tuple(str(c) for c in arrays["seat_counters"].tolist())
         agg = cls(int(arrays["n_players"]), counters, len(arrays["end_counts"]), int(arrays["games"]), game=game,
                   n_arr=int(arrays["n_arr"]), groups=tuple(int(g) for g in arrays["groups"]))

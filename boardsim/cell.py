@@ -6,7 +6,7 @@ arrangement of the cell's seating design (``boardsim.seating``: each policy sits
 same seeds), so a cell of ``n`` games holds ``ceil(n / arrangements)`` deals.  Chunks cover ranges of
 deals, so neither the chunk size nor the thread count can change a result.
 
-Result arrays come back from the game in *position* order (seat 0 opens); :func:`play_chunk` reorders
+Result arrays come back from the game in *position* order (seat 0 opens); ``play_chunk`` reorders
 every per-seat array (any array with ndim >= 2, seats on axis 1) into *slot* order, slot ``j`` being the
 scenario's ``seats[j]``, and records ``position``, where each slot sat.
 
@@ -72,7 +72,7 @@ class Cell:
 
     @property
     def rotations(self) -> list[Prepared]:
-        """Deprecated: the older name of :attr:`prepared`."""
+        """Deprecated: the older name of ``prepared``."""
         warnings.warn("Cell.rotations is deprecated; use Cell.prepared (one prepared game per arrangement)",
                       DeprecationWarning, stacklevel=2)
         return self.prepared
@@ -93,7 +93,7 @@ class Cell:
 
     @property
     def slot_group(self) -> tuple[int, ...]:
-        """Each slot's index into :attr:`policies`."""
+        """Each slot's index into ``policies``."""
         return seating.groups([s.label() for s in self.seats])[1]
 
     def warnings(self) -> list[str]:
@@ -182,7 +182,8 @@ def play_chunk(cell: Cell, key: int, start: int, count: int) -> dict[str, np.nda
 
 
 def to_frame(cell: Cell, out: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """One row per game: game columns, then ``<name>_<slot>`` per-seat columns."""
+    """One row per game: game columns, then ``<name>_<slot>`` per-seat columns, then ``policy_<slot>``: the
+    label of the policy in each slot (slot j plays ``seats[j]``; ``position_j`` says where it sat)."""
     P = cell.n_players
     cols: dict[str, Any] = {}
     for name in ("game", "rotation", "seed", "rounds", "first_player", "end"):
@@ -195,6 +196,9 @@ def to_frame(cell: Cell, out: Mapping[str, np.ndarray]) -> pd.DataFrame:
         if arr.ndim == 2:
             for j in range(P):
                 cols[f"{name}_{j}"] = arr[:, j]
+    n = len(out["game"])
+    for j, seat in enumerate(cell.seats):  # slot j's policy, whichever position it sat in (position_j)
+        cols[f"policy_{j}"] = pd.Categorical.from_codes(np.zeros(n, dtype=np.int8), categories=[seat.label()])
     # the arrays are this frame's own (RowSink's): no copy into consolidated blocks, which cost about
     # a sixth of an Art Deco game per row
     return pd.DataFrame(cols, copy=False)

@@ -1,7 +1,7 @@
 """Finished chunks on disk, so a killed or interrupted sweep resumes where it stopped.
 
 Layout: ``<out>/chunks/cell-0003/deals-000000000-000049999.npz``, one
-compressed ``.npz`` per chunk holding the chunk's :class:`Aggregate` arrays
+compressed ``.npz`` per chunk holding the chunk's ``Aggregate`` arrays
 plus ``meta.*`` entries: the cell's scenario hash, the base seed, the cell's
 64-bit key and the deal range (whose games are seeded with
 ``rng.game_seed(key, i)``), and a SHA-256 of all the arrays.
@@ -12,11 +12,11 @@ a key, fails its checksum, or was made for another scenario hash or range is
 ignored and its chunk played again (then overwritten).  The scenario hash
 covers everything a chunk's numbers depend on: boardsim version, the source
 of the compiled engines and policies and of the code that sums a chunk
-(:func:`code_hash`), game, the rule options and card table (the cell's rules
+(``code_hash``), game, the rule options and card table (the cell's rules
 hash), seats, players, seating design and arrangements, base seed, games per cell, cell index
 and grid values.
 
-Files are written through :mod:`boardsim.safe_io` (a temporary file of this
+Files are written through ``boardsim.safe_io`` (a temporary file of this
 process, then a rename that never follows a link), and the sweep holds the
 output folder's lock, so the only temporary files a run removes are its own
 or those of a run that died.

@@ -70,7 +70,7 @@ def _rule(text: str) -> tuple[str, Any]:
 
 
 def parse_policies(text: str) -> list[Any]:
-    """``--policies`` as seats (:func:`boardsim.seat.parse_seats`), errors keyed ``--policies``."""
+    """``--policies`` as seats (``boardsim.seat.parse_seats``), errors keyed ``--policies``."""
     from boardsim.seat import parse_seats
 
     try:
@@ -89,7 +89,7 @@ def _policy_list(text: str, flag: str) -> list[Any]:
 
 
 def _executor_options(parser: argparse.ArgumentParser) -> None:
-    """--executor, --workers and the Dask flags (read back by :func:`_executor_flags`)."""
+    """--executor, --workers and the Dask flags (read back by ``_executor_flags``)."""
     parser.add_argument("--executor", help="where chunks run: local (default), processes or dask")
     parser.add_argument("--workers", type=_positive, help="worker processes for --executor processes (default: cores)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, e.g. tcp://host:8786")

@@ -74,7 +74,7 @@ def resolve(spec: Any, key: str = "function") -> Any:
     """The checked dispatcher for ``spec``: a ``"module:function"`` path or an ``@njit`` function.
 
     BadInput ``key`` when the path cannot be imported, is not a numba function, or does not compile for
-    :data:`SIGNATURE` with no return value -- all before any game is played.
+    ``SIGNATURE`` with no return value -- all before any game is played.
     """
     if isinstance(spec, str):
         if spec in _CACHE:

@@ -1,7 +1,7 @@
 """Where chunks run: this process (``local``), a pool of processes, or a Dask cluster.
 
 Every executor plays the same tasks, ``play_chunk`` over a range of deals,
-and :func:`play_ranges` hands the results back in deal order, so the choice
+and ``play_ranges`` hands the results back in deal order, so the choice
 never changes a result: chunk results are exact integer sums keyed by deal
 range.  Tasks are coarse (a scenario chunk: at most 50,000 deals by default, at least
 ``game.min_task_games`` games; ``cell.chunk_deals``) so the
@@ -164,7 +164,7 @@ def play_ranges(
 ) -> Iterator[tuple[int, Any]]:
     """``(deal count, result)`` for every range, in deal order.
 
-    ``on_games`` is passed to the executor (see :meth:`Executor.play`).
+    ``on_games`` is passed to the executor (see ``Executor.play``).
 
     With a chunk ``store`` (results must then be aggregates), ranges already
     on disk are loaded instead of played, and every new result is saved as
@@ -452,7 +452,7 @@ class DaskExecutor(Executor):
 
     A cluster that loses every worker keeps the tasks waiting forever; after ``worker_timeout``
     seconds with no worker (default $BOARDSIM_DASK_WORKER_TIMEOUT, else 60) the run stops with
-    :class:`~boardsim.errors.ClusterLost`, as it does at once when the scheduler goes away.
+    ``ClusterLost``, as it does at once when the scheduler goes away.
     """
 
     name = "dask"
@@ -736,7 +736,7 @@ def open_executor(
     scheduler_file: str | None = None,
     threads: int | None = None,
 ) -> Iterator[Executor | None]:
-    """:func:`make_executor`, closed afterwards when it was made here (a passed Executor stays open)."""
+    """``make_executor``, closed afterwards when it was made here (a passed Executor stays open)."""
     ex = make_executor(executor, workers, scheduler, scheduler_file, threads)
     finished = False
     try:

@@ -15,13 +15,13 @@ kind of action: ``cat = card + stride * kind``).  The policy takes the highest s
 from ``softmax(s / temperature)``.  Features are constant within a decision, so they enter only through
 their products: a softmax is unchanged by a number added to every candidate.
 
-The model travels to the engines as one float64 vector (:func:`pack`), the seat's scorer parameters, and is
-read by one jitted scorer (:func:`score`) that the engines call through the ``custom`` scorer's function
+The model travels to the engines as one float64 vector (``pack``), the seat's scorer parameters, and is
+read by one jitted scorer (``score``) that the engines call through the ``custom`` scorer's function
 pointer: a new model, or new weights, never recompiles anything.
 
-A model file is a NumPy ``.npz`` archive (:func:`save`, :func:`load`) holding the weights, the
+A model file is a NumPy ``.npz`` archive (``save``, ``load``) holding the weights, the
 standardisation, the names of the features and columns it was fitted on, the game and player count, and a
-format version; :func:`check` compares it with the decision view of the table it is asked to play.
+format version; ``check`` compares it with the decision view of the table it is asked to play.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def logits(features, candidates, params, scores):
 @njit(cache=True, nogil=True, inline="always")
 def column_weights(features, params, g):
     """Each candidate column's weight at this decision, ``g_j`` of the module docstring, into ``g`` (0 for a
-    column the model ignores), summed in the order :func:`logits` sums it: with :func:`row_score` an engine
+    column the model ignores), summed in the order ``logits`` sums it: with ``row_score`` an engine
     scores the rows of one decision, or the same decision at many prices, as the scorer would, to the bit."""
     F = int(params[H_F])
     C = int(params[H_C])
@@ -235,7 +235,7 @@ def column_weights(features, params, g):
 
 @njit(cache=True, nogil=True, inline="always")
 def row_score(row, params, g):
-    """The score :func:`logits` gives one candidate ``row``, from :func:`column_weights`' ``g``."""
+    """The score ``logits`` gives one candidate ``row``, from ``column_weights``' ``g``."""
     F = int(params[H_F])
     C = int(params[H_C])
     o_cm = HEADER + 2 * F
@@ -395,7 +395,7 @@ def bundled_path(game: str, players: int) -> Path:
 
 def resolve(spec: Any, game: str, players: int, features: Sequence[str], columns: Sequence[str],
             key: str = "model") -> Model:
-    """The model a ``learned`` seat plays: ``spec`` (a path, a :class:`Model`, or empty for the bundled one),
+    """The model a ``learned`` seat plays: ``spec`` (a path, a ``Model``, or empty for the bundled one),
     checked against the game, the player count and the decision view of the table (BadInput ``key``)."""
     if isinstance(spec, Model):
         model = spec

@@ -12,7 +12,7 @@ Expressions support numbers, feature names, ``$param`` parameters (numbers given
 seat's ``params``), ``+ - * /``, unary minus, comparisons (``< <= > >= == !=``), ``and``/``or``/``not``
 and parentheses.  The text is parsed with a Lark grammar (never ``eval``), checked (unknown names and
 parameters, numbers where a truth value is needed and the reverse), and compiled to postfix code: one
-row of ``(op, argument)`` pairs per expression.  :func:`evaluate` runs such a row in Numba against a
+row of ``(op, argument)`` pairs per expression.  ``evaluate`` runs such a row in Numba against a
 feature vector and a parameter vector, so a new rule list, or a swept ``$param``, never recompiles.
 """
 
@@ -358,7 +358,7 @@ def _example(action: Action) -> str:
 
 def pack_seats(per_seat: Sequence[Sequence[Rule] | None], params: Sequence[Mapping[str, float] | np.ndarray | None]
                ) -> RuleArrays:
-    """Every seat's rules (None for a seat without rules) as one :class:`RuleArrays`.
+    """Every seat's rules (None for a seat without rules) as one ``RuleArrays``.
 
     A seat's parameters are its ``$params`` by name, or a vector (a ``learned`` seat's packed model): the
     ``params`` matrix is as wide as the longest, at least MAX_PARAMS (a wider matrix is the same type to the

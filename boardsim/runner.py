@@ -1,7 +1,7 @@
 """Runs games: plays a cell's chunks (here or through an executor), gathers them, and ``simulate``.
 
-The cell, its seeding and chunking are in :mod:`boardsim.cell`, the sums in :mod:`boardsim.aggregate` and
-where chunks run in :mod:`boardsim.executors`; this module sits above all three.  Its older public names
+The cell, its seeding and chunking are in ``boardsim.cell``, the sums in ``boardsim.aggregate`` and
+where chunks run in ``boardsim.executors``; this module sits above all three.  Its older public names
 (``make_cell``, ``play_chunk``, ``Aggregate``, ``as_seat``...) are re-exported for scripts; modules of the
 package import them from where they are defined.
 """
@@ -226,7 +226,7 @@ def simulate(
     players: int | None = None,
     rotate_seats: bool | None = None,
     threads: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int = 50_000,  # DEFAULT_CHUNK, written out so the reference shows it
     progress: bool | None | Callable[[int], Any] = None,
     cell: int = 0,
     executor: Any = None,
@@ -236,23 +236,49 @@ def simulate(
 ) -> pd.DataFrame:
     """Play ``n_games`` games and return one row per game.
 
-    ``seating`` is the seating design (``boardsim.seating``): ``all`` (the default) plays every deal in
-    every distinct arrangement of the seats, ``cyclic`` (``rotate_seats=True``) in every rotation,
-    ``fixed`` (``rotate_seats=False``) as listed; ``n_games`` is rounded up to whole deals.
+    >>> df = boardsim.simulate("art_deco", 10_000, ["par", "mcts(iterations=300)"], seed=1)
+    >>> df.groupby("policy_1")["win_1"].mean()
 
-    ``policies`` lists seat policies (names, ``Seat``s, ``(name, params)`` or
-    ``{"policy": ..., "params": ...}``); seat ``i`` plays ``policies[i % len]``.
-    ``cards`` is a dict of card edits (``{"v12": {"copies": 5}}``) or a full
-    card table.  Per-seat columns are ``<name>_<slot>``; see docs/reference/output-files.md for the
-    columns.  The same arguments always give the same frame, whatever the
-    ``executor`` (``local``, ``processes`` with ``workers``, ``dask`` with a
-    ``scheduler`` address or Client, or ``workers`` for a local cluster).
+    :param game: a game name (``"art_deco"``, ``"fliptoons"``, ``"wagons"``; ``boardsim.games.names()``) or a
+        ``Game``.
+    :param n_games: games to play, rounded up to whole deals (a deal is played once in every arrangement of
+        the seating design).
+    :param policies: the seats' policies, each a name (``"par"``), a label with parameters
+        (``"mcts(iterations=300)"``, as ``--policies`` and report labels write it), a ``Seat``, a ``(name,
+        params)`` pair or a ``{"policy": ..., "params": ...}`` dict; slot ``i`` plays ``policies[i % len]``.
+        Default: the game's default policy in every seat.  A bad entry is refused as ``policies[i]``.
+    :param seed: the base seed (0 to 2**63 - 1): the same arguments always give the same frame.
+    :param rules: rule options by name (``python -m boardsim list <game>``); unknown names are refused.
+    :param cards: card edits (``{"v12": {"copies": 5}}``) or a whole card table (``game.card_table()``).
+    :param players: the table's size (default: the number of policies listed, or the game's default when
+        one policy is listed).
+    :param rotate_seats: deprecated; ``seating="cyclic"`` (True) or ``"fixed"`` (False).
+    :param threads: Numba threads (default: every core); results do not depend on it.
+    :param chunk_size: deals per chunk at most; results do not depend on it.
+    :param progress: a progress bar on stderr (None: for long runs only; False: never), or a callable given
+        each chunk's game count.
+    :param cell: the cell index mixed into the seeds (a sweep's cell ``c`` plays the games of ``cell=c``).
+    :param executor: ``"local"`` (default, threads), ``"processes"`` (``workers`` processes) or ``"dask"``
+        (``scheduler``: an address or a Client; or ``workers`` for a local cluster); results do not depend on it.
+    :param workers: processes or Dask workers.
+    :param scheduler: a Dask scheduler address or ``distributed.Client``.
+    :param seating: the seating design (``boardsim.seating``): ``"all"`` (the default) plays every deal in
+        every distinct arrangement of the seats, ``"cyclic"`` in every rotation, ``"fixed"`` as listed.
+    :return: one row per game.  Game columns: ``game`` (the deal's index in the cell), ``rotation`` (the
+        arrangement's index), ``seed``, ``rounds``, ``first_player`` (the position that started), ``end`` (how
+        the game ended, a category), then the game's own counters.  Per slot ``j`` (slot j plays
+        ``policies[j % len]``, wherever it sat): ``score_j``, ``win_j`` (win share: 1, 1/k for a k-way tie,
+        0), ``position_j`` (the position it sat in), the game's per-seat counters, and ``policy_j`` (the
+        slot's policy label).  ``attrs`` holds the game, seed, cell, players, seats, seating, arrangements,
+        deals and the rules' hash.  Every column: docs/reference/output-files.md.
     """
     from boardsim.executors import open_executor  # only here: `import boardsim` stays fast
 
     g = get_game(game) if isinstance(game, str) else game
-    if not isinstance(n_games, int) or n_games < 1:
-        raise BadParameter("n_games", f"got {n_games!r}; allowed: a positive integer")
+    whole(n_games, "n_games", 1, MAX_GAMES)
+    whole(seed, "seed", 0, rng.MAX_SEED)
+    whole(chunk_size, "chunk_size", 1, MAX_GAMES)
+    whole(cell, "cell", 0, rng.MAX_SEED)
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
@@ -272,6 +298,14 @@ def simulate(
         deals=deal_count(n_games, c),
     )
     return frame
+
+
+def whole(value: Any, key: str, low: int, high: int) -> int:
+    """``value`` when it is a whole number in [low, high] (not a bool), else BadParameter ``key``: checked
+    where the user's number arrives, so a negative seed is one line, not an error inside NumPy."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise BadParameter(key, f"got {value!r}; allowed: a whole number from {low} to {high}")
+    return int(value)
 
 
 def _policies_cell(g: Game, n_players: int, seats: Sequence[Seat], rules: Mapping[str, Any] | None,
@@ -299,8 +333,11 @@ def trace_game(
 ) -> str:
     """A readable trace of one game, under a heading line: game ``index`` of cell ``cell`` in a run with base
     seed ``seed``, seats as listed (the row ``index`` of ``simulate(..., seating="fixed", cell=cell)``).
-    ``policies`` and ``players`` as :func:`simulate` takes them."""
+    ``policies`` and ``players`` as ``simulate`` takes them."""
     g = get_game(game) if isinstance(game, str) else game
+    whole(seed, "seed", 0, rng.MAX_SEED)
+    whole(cell, "cell", 0, rng.MAX_SEED)
+    whole(index, "index", 0, MAX_GAMES)
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
     c = _policies_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")

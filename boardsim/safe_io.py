@@ -6,7 +6,7 @@ destination by the new file and never writes through it, so a link planted in th
 redirect a write to a file outside; a reader never sees a half-written file; and a write that fails (a
 full or read-only disk) leaves the old file and no temporary one.
 
-:class:`FolderLock` is an ``fcntl`` lock on ``<folder>/.boardsim.lock``: one sweep writes into a folder
+``FolderLock`` is an ``fcntl`` lock on ``<folder>/.boardsim.lock``: one sweep writes into a folder
 at a time, and a second one stops with one line naming the folder and the other process.
 """
 

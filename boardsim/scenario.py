@@ -1,6 +1,6 @@
 """Scenario TOML -> a validated plan of grid cells.
 
-Every problem is a :class:`BadInput` naming the file and the key, raised
+Every problem is a ``BadInput`` naming the file and the key, raised
 while loading, before any game is played.  See docs/reference/scenario.md for the format.
 """
 

@@ -57,11 +57,18 @@ class Seat:
 
 
 def as_seat(spec: Any) -> Seat:
-    """A Seat from a name, a Seat, a (name, params) pair or a {'policy', 'params'} dict."""
+    """A Seat from a name, a label with parameters (``"mcts(iterations=300)"``, the syntax of ``--policies``
+    and of report labels), a Seat, a (name, params) pair or a {'policy', 'params'} dict."""
     if isinstance(spec, Seat):
         return spec
     if isinstance(spec, str):
-        return Seat(spec, {})
+        if "(" not in spec:
+            return Seat(spec, {})
+        seats = parse_seats(spec)
+        if len(seats) != 1:
+            raise BadInput("policies", f"got {spec!r}, which names {len(seats)} policies; allowed: one, "
+                                       "such as mcts(iterations=300)")
+        return seats[0]
     if isinstance(spec, Mapping):
         return Seat(spec.get("policy", ""), dict(spec.get("params", {}) or {}))
     if isinstance(spec, (tuple, list)) and len(spec) == 2:

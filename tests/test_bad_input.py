@@ -389,7 +389,7 @@ def test_every_command_has_a_bad_input_case():
     (lambda t: boardsim.sweep(scenario(t, GOOD), out=t / "out", executor="processes", workers=10**6), "workers"),
     (lambda t: boardsim.sweep(scenario(t, GOOD), out="", progress=False), "out"),
     (lambda t: boardsim.patch("fliptoons", span=0, out=t / "out"), "span"),
-    (lambda t: boardsim.patch("fliptoons", base="mcts(iterations=0)", out=t / "out"), "base.policy"),
+    (lambda t: boardsim.patch("fliptoons", base="mcts(iterations=0)", out=t / "out"), "base.iterations"),
     (lambda t: boardsim.patch("fliptoons", base=("mcts", {"iterations": 0}), out=t / "out"), "base.iterations"),
     (lambda t: boardsim.patch("fliptoons", judge=["fame_per_cost", "fame_per_cost"], out=t / "out"), "judge"),
     (lambda t: boardsim.tournament("art_deco", ["par", "par"]), "policies"),

@@ -291,3 +291,16 @@ def test_a_bad_policy_parameter_names_the_flag_entry_the_user_typed(tmp_path, ca
     code, _, err = run([*argv, *out], capsys)
     assert code == 2 and err.count("\n") == 1 and err.startswith(f"error: {key}: "), err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("no_site", [False, True])
+def test_run_from_the_folder_above_a_clone_is_one_clear_line(tmp_path, no_site):
+    """``python -m boardsim`` beside a clone named boardsim (installed or not): one error line saying why."""
+    from pathlib import Path
+
+    (tmp_path / "boardsim").symlink_to(Path(__file__).resolve().parents[1], target_is_directory=True)
+    flags = ["-S"] if no_site else []
+    r = subprocess.run([sys.executable, *flags, "-m", "boardsim", "list"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith("error: "), r.stderr
+    assert "cd boardsim" in r.stderr and "Traceback" not in r.stderr

@@ -119,3 +119,37 @@ def test_ci_builds_the_guide_with_warnings_as_errors():
     assert "[test,docs]" in ci and "mkdocs build --strict" in ci
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert re.search(r"^docs = \[.*mkdocstrings", pyproject, flags=re.M)
+
+
+def test_docstrings_use_no_sphinx_roles_the_reference_would_print_literally():
+    role = re.compile(r":(?:func|class|mod|meth|attr|data|obj|exc):`")
+    found = [f"{p.relative_to(ROOT)}:{i + 1}" for p in sorted((ROOT / "boardsim").rglob("*.py"))
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines()) if role.search(line)]
+    assert not found, found
+
+
+def test_the_reference_shows_defaults_as_values_and_they_are_the_constants():
+    import inspect
+
+    from boardsim.analysis import ladder, learn, patch_job
+    from boardsim.cell import DEFAULT_CHUNK
+    from boardsim.runner import simulate
+
+    def default(f, name):
+        return inspect.signature(f).parameters[name].default
+
+    assert default(simulate, "chunk_size") == DEFAULT_CHUNK
+    assert default(ladder.run_ladder, "budgets") == ladder.DEFAULT_BUDGETS
+    assert default(learn.learn, "teacher") == learn.DEFAULT_TEACHER
+    assert (default(patch_job.patch, "max_edits"), default(patch_job.patch, "span"),
+            default(patch_job.patch, "games")) == (patch_job.DEFAULT_MAX_EDITS, patch_job.DEFAULT_SPAN,
+                                                   patch_job.DEFAULT_GAMES)
+
+
+def test_the_api_reference_names_every_public_function_as_users_call_it():
+    import boardsim
+
+    text = (ROOT / "docs" / "reference" / "api.md").read_text()
+    lazy = [n for n in boardsim.__all__ if n not in ("BadInput", "games", "__version__")]
+    for name in lazy:
+        assert f'heading: "boardsim.{name}"' in text or f"::: boardsim.{name}\n" in text, name

@@ -237,3 +237,27 @@ def test_the_run_layer_keeps_its_public_names():
     assert runner.make_cell is cell.make_cell and runner.play_chunk is cell.play_chunk
     assert runner.Aggregate is aggregate.Aggregate and runner.as_seat is seat.as_seat
     assert runner.deal_count is cell.deal_count and runner.fill_seats is seat.fill_seats
+
+
+@pytest.mark.parametrize(("kw", "key"), [
+    ({"seed": -1}, "seed"), ({"seed": 2**64}, "seed"), ({"chunk_size": 0}, "chunk_size"), ({"cell": -1}, "cell"),
+    ({"n_games": True}, "n_games"), ({"n_games": 2.5}, "n_games"),
+    ({"policies": ["par", "mcts(iterations=-3)"]}, "policies[1].iterations"),
+    ({"policies": ["par", "mcts(iterations=3),par"]}, "policies"),
+])
+def test_simulate_checks_every_number_where_it_arrives(kw, key):
+    """A negative seed is one BadParameter naming ``seed``, not an error inside NumPy."""
+    from boardsim.errors import BadParameter
+
+    args = {"n_games": 10, **kw}
+    with pytest.raises(BadInput) as e:
+        simulate("art_deco", args.pop("n_games"), **args)
+    assert e.value.key == key, e.value.key
+    assert key == "policies" or isinstance(e.value, BadParameter)
+
+
+def test_simulate_takes_a_label_with_parameters_and_names_each_slots_policy():
+    df = simulate("art_deco", 12, ["par", "mcts(iterations=5)"], players=3, seed=2)
+    assert df.attrs["seats"] == ["par", "mcts(iterations=5)", "par"]
+    assert set(df["policy_1"]) == {"mcts(iterations=5)"} and set(df["policy_2"]) == {"par"}
+    assert sorted(set(df["position_1"])) == [0, 1, 2]  # slot 1 sat in every position, its label stays

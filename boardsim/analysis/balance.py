@@ -137,7 +137,7 @@ def reference_blocks(start: int, count: int, k: int, block: int = REF_BLOCK) -> 
 def reference_arm(market: Sequence[str], shares: Mapping[str, np.ndarray],
                   play: Callable[[str, int, int], np.ndarray], deals: int) -> np.ndarray:
     """Per deal, a reference arm's share ("favour", or "avoid", "the average market card"): deal ``d`` plays
-    the arm of its block's card (:func:`reference_blocks`, blocks of at most REF_BLOCK and deals / k deals), taken from
+    the arm of its block's card (``reference_blocks``, blocks of at most REF_BLOCK and deals / k deals), taken from
     ``shares`` where that card's arm was played, else ``play(card, first deal, deals)``; weighted by
     ``deals / (k * deals of that card)`` so every card counts 1/k exactly and the mean over deals is the mean
     over cards of their arms' means."""
@@ -185,7 +185,7 @@ def card_effects(
       much of a seat's win share hangs on the card.
     - ``effect`` (**strength**): the card's swing minus the average market card's (``swing_ref``: the mean
       over market cards, exact when every market card is measured, else the reference arms of
-      :func:`reference_arm`).  0 is the average card of this market; the test is of strength 0.
+      ``reference_arm``).  0 is the average card of this market; the test is of strength 0.
     - ``regret``: the favouring seat's share minus the base player's own mean seat share (1/P: every game's
       win shares sum to 1): what forcing the card costs or gains against the base's own choices.  0 is a
       ceiling for a card the base already hires; it is the measure ``cards`` reported before strength.
@@ -252,7 +252,7 @@ def card_strength(
     progress: Callable[[str, int], None] | None = None,
     seating: str = "all",
 ) -> pd.DataFrame:
-    """Each card's strength (:func:`card_effects`: its swing, hiring it whenever possible against never, minus
+    """Each card's strength (``card_effects``: its swing, hiring it whenever possible against never, minus
     the average market card's, paired on deals) and its regret, per base player and player count.
 
     ``base`` may be several players (a skill axis: ``fame_per_cost`` and ``mcts(...)``): each card is measured
@@ -280,7 +280,7 @@ def card_cost(game: Game, players: Sequence[int], bases: Sequence[Seat], cards: 
               games: int, seed: int, rules: Mapping[str, Any] | None = None) -> tuple[float, float]:
     """(estimated seconds of ``card_strength``, seconds the calibration took): per base and player count, the
     favouring and the avoiding arm of the first card timed (``cost.seconds_per_game``), times the arms
-    (:func:`card_arms`) and games per arm."""
+    (``card_arms``) and games per arm."""
     from boardsim import cost
 
     t0 = time.perf_counter()
@@ -328,7 +328,7 @@ def verdict_changes(strength: pd.DataFrame) -> pd.DataFrame:
 def skill_table(strength: pd.DataFrame) -> pd.DataFrame:
     """One row per (players, card) on a skill axis: each base player's strength with its interval and verdict
     side by side (``strength [base]``, ``lo [base]``, ``hi [base]``, ``verdict [base]``: strong, weak or -), and
-    ``verdict_changes`` (flag, sign, both, or empty: the rule of :func:`verdict_changes`).  Empty with one base."""
+    ``verdict_changes`` (flag, sign, both, or empty: the rule of ``verdict_changes``).  Empty with one base."""
     if "base" not in strength.columns or strength["base"].nunique() < 2:
         return pd.DataFrame()
     levels = list(dict.fromkeys(strength["base"]))
@@ -364,7 +364,7 @@ def value_sweep(
     seating: str = "all",
     progress: Callable[[str, int], None] | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
-    """The card's strength (:func:`card_effects`) at each integer value of one of its fields, at each player
+    """The card's strength (``card_effects``) at each integer value of one of its fields, at each player
     count and under each base player (a skill axis), on the same deals.
 
     Values the card's field does not accept are skipped.  The suggestion is one value for every level and

@@ -184,7 +184,7 @@ def terms(model: Model, names_of_categories: Sequence[str] = ()) -> list[str]:
 def bootstrap(data: Mapping[str, np.ndarray], model: Model, draws: int = 30, seed: int = 0,
               maxiter: int = 200) -> np.ndarray:
     """(draws, weights) refits on the games resampled with replacement (the game is the unit: its decisions
-    are not independent), each warm-started from ``model``; their spread gives the intervals (:func:`interval`)."""
+    are not independent), each warm-started from ``model``; their spread gives the intervals (``interval``)."""
     games, index = np.unique(data["game"], return_inverse=True)
     rng = np.random.default_rng(seed)
     prob = Problem(data, model)

@@ -1,5 +1,5 @@
 """Whole analysis workflows that write a results folder: a tournament, a skill ladder, a tuning run and a
-card-strength study (the patch search is :mod:`boardsim.analysis.patch_job`).
+card-strength study (the patch search is ``boardsim.analysis.patch_job``).
 
 Each one checks every input and the output folder before it plays a game or touches the folder, plays,
 writes its tables, ``run.json`` and report, and returns what it found with the files it wrote; the CLI only
@@ -61,7 +61,7 @@ def tournament_job(
     progress: bool | None = None,
     force: bool = False,
 ) -> Job:
-    """:func:`~boardsim.tournaments.run_tournament`, written with its report into ``out`` (default
+    """``run_tournament``, written with its report into ``out`` (default
     ``reports/tournament-<game>/``; another run's folder only with ``force``)."""
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
@@ -99,7 +99,7 @@ def ladder_job(
     progress: bool | None = None,
     force: bool = False,
 ) -> Job:
-    """:func:`~boardsim.analysis.ladder.run_ladder`, written with its report into ``out`` (default
+    """``run_ladder``, written with its report into ``out`` (default
     ``reports/ladder-<game>/``; another run's folder only with ``force``)."""
     from boardsim.analysis.ladder import run_ladder
     from boardsim.report.build import write_meta
@@ -136,7 +136,7 @@ def optimize_job(
     out: str | Path | None = None,
     force: bool = False,
 ) -> Job:
-    """Tune the seat named by a scenario's ``[optimize]`` table (:func:`~boardsim.analysis.optimize.tune`) and
+    """Tune the seat named by a scenario's ``[optimize]`` table (``tune``) and
     write the check, the search history and the report into ``out`` (default
     ``reports/<scenario name>-optimize/``).  ``games`` and ``maxiter`` override the table's."""
     from boardsim.analysis.optimize import tune
@@ -188,7 +188,7 @@ def cards_job(
     progress: bool = False,
     force: bool = False,
 ) -> Job:
-    """Card strength (:func:`~boardsim.analysis.balance.card_strength`): each card's swing (the win share of a
+    """Card strength (``card_strength``): each card's swing (the win share of a
     seat that hires it whenever it can minus that of one that never hires it, ``base`` in every other seat
     and otherwise in the measured seat, on the same deals) minus the average market card's, with the regret
     against the base's own choices beside it; with ``sweep``, each flagged card's integer field swept over
@@ -290,7 +290,7 @@ def cards_job(
 
 @dataclass
 class Cards:
-    """What :func:`cards` found: each a DataFrame (empty where not asked for)."""
+    """What ``cards`` found: each a DataFrame (empty where not asked for)."""
 
     strength: pd.DataFrame  # per base, player count and card: strength, regret, flag (balance_card_strength.csv)
     verdicts: pd.DataFrame  # cards whose verdict changes between base players (card_verdicts.csv)
@@ -304,7 +304,7 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
           cards: Sequence[str] | None = None, base: Any = None, sweep: str | None = None, span: int = 3,
           rules: Mapping[str, Any] | None = None, seating: str = "all", threads: int | None = None,
           out: str | Path | None = None, progress: bool = False, force: bool = False) -> Cards:
-    """``python -m boardsim cards`` from Python (:func:`cards_job`, the same arguments): the tables as
+    """``python -m boardsim cards`` from Python (``cards_job``, the same arguments): the tables as
     DataFrames, also written with the report into ``out``.
 
     >>> found = boardsim.cards("fliptoons", players=[2, 3], base=["fame_per_cost", "learned"], games=20_000)

@@ -146,7 +146,7 @@ def estimate(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int 
     return total, time.perf_counter() - t0
 
 
-def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = DEFAULT_BUDGETS,
+def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = (10, 100, 1000),
                games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
                threads: int | None = None, progress: bool | None = None) -> LadderResult:
     """The skill ladder of ``game`` at ``players`` seats: ``random``, ``policies`` (default: every built-in

@@ -216,7 +216,7 @@ def category_names(game: Game, view: LearnedView) -> list[str]:
     return [f"{kinds[j]} {v.split('=', 1)[-1]}" for j in range(view.cat2_size) for v in values]
 
 
-def learn(game: str | Game, players: int | None = None, teacher: Any = DEFAULT_TEACHER, rounds: int = 2,
+def learn(game: str | Game, players: int | None = None, teacher: Any = "mcts", rounds: int = 2,
           games: int = 200, seed: int = 0, out: str | os.PathLike | None = None, eval_games: int = 2000,
           executor: str | None = None, workers: int | None = None, threads: int | None = None,
           progress: bool | None = None, fresh: bool = False, bootstrap_draws: int = 30,

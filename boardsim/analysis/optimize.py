@@ -183,10 +183,10 @@ def optimize(
     cards: Mapping[str, Mapping[str, Any]] | None = None,
     **options: Any,
 ) -> TuneResult:
-    """:func:`tune` from the Python API: seats as ``simulate`` takes them (names, ``(name, params)``,
+    """``tune`` from the Python API: seats as ``simulate`` takes them (names, ``(name, params)``,
     ``boardsim.rules_policy(...)`` or ``boardsim.custom_policy(...)``), card edits as a mapping.
 
-    ``options`` are :func:`tune`'s ``games``, ``check_games``, ``maxiter``, ``popsize`` and ``seed``.
+    ``options`` are ``tune``'s ``games``, ``check_games``, ``maxiter``, ``popsize`` and ``seed``.
     """
     from boardsim.games import get as get_game
     from boardsim.seat import as_seat, fill_seats

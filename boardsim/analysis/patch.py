@@ -10,7 +10,7 @@ The objective of a card table is the largest |effect| over its *tests*:
 
 ``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all.
 
-The search (:func:`search_patch`):
+The search (``search_patch``):
 
 1. measures today's table on the search deals;
 2. each round, measures the dose-response of the worst items (a card's own tests at its field's value
@@ -19,7 +19,7 @@ The search (:func:`search_patch`):
    predicted value and its neighbours), and joint edits of the two or three most promising items;
 3. races the candidates by successive halving on common deals: every candidate plays the same deals, a
    quarter of them first; the better half goes on to half the deals, the better half of those to all;
-4. accepts the best candidate when it beats the current patch on the same deals (:func:`rank`: the worst
+4. accepts the best candidate when it beats the current patch on the same deals (``rank``: the worst
    |effect| may not rise more than SLACK above the best reached, and within that the soft maximum, the 4-power
    mean of the effects, must fall by more than GAIN; within GAIN, fewer edited cards win), until ``max_edits``
    or no gain; then drops any edit whose removal costs nothing.

@@ -1,7 +1,7 @@
 """``boardsim.patch``: a patch job's inputs checked, the search run, and its files written.
 
 Every input is checked before the output folder is created or a game is played, so a bad flag, field or
-span is one ``BadInput`` and writes nothing.  The search itself is :mod:`boardsim.analysis.patch`.
+span is one ``BadInput`` and writes nothing.  The search itself is ``boardsim.analysis.patch``.
 """
 
 from __future__ import annotations
@@ -196,9 +196,9 @@ def patch(
     players: int | Sequence[int] | None = None,
     base: Any = None,
     fields: Sequence[str] | None = None,
-    max_edits: int = DEFAULT_MAX_EDITS,
-    span: int = DEFAULT_SPAN,
-    games: int = DEFAULT_GAMES,
+    max_edits: int = 5,
+    span: int = 3,
+    games: int = 4_000,
     objective: str | None = None,
     seed: int = 0,
     out: str | Path | None = None,

@@ -1,13 +1,13 @@
 """What every game gives the runner: options, policies, cards and a batch kernel.
 
 A game module ``boardsim/games/<name>/__init__.py`` exposes ``GAME``, an
-instance of a :class:`Game` subclass.  The runner only talks to this interface:
+instance of a ``Game`` subclass.  The runner only talks to this interface:
 
 1. ``game.card_table(edits, card_file)`` -> validated ``pandas.DataFrame`` of cards.
-2. ``game.prepare(n_players, seats, rules, cards)`` -> a :class:`Prepared`
+2. ``game.prepare(n_players, seats, rules, cards)`` -> a ``Prepared``
    holding the NumPy arrays the jitted kernel reads (rules vector, policy
    matrix, card arrays).  All validation happens here and raises
-   :class:`~boardsim.errors.BadInput`.
+   ``BadInput``.
 3. ``game.play(prepared, cell_key, start, count)`` -> ``dict`` of result arrays
    for games ``start .. start+count-1`` of the cell whose 64-bit key is
    ``cell_key``.  Game ``i`` must be seeded with ``rng.game_seed(cell_key, i)``
@@ -521,7 +521,7 @@ class Game(ABC):
 
     def seat_scorers(self, seats: Sequence[Seat]) -> tuple:
         """The four scorers an engine call takes (``custom.no_scorer`` for seats without one), checked; a
-        ``learned`` seat's is :func:`boardsim.learned.score`."""
+        ``learned`` seat's is ``boardsim.learned.score``."""
         specs = []
         for i, seat in enumerate(seats):
             pol = self.policy(seat.policy)

@@ -1,8 +1,8 @@
 """Art Deco's decision interface: every choice a seat makes, for every kind of policy.
 
 The engine (``engine.py``) plays the rules and asks this module three questions: what does a seat bid
-at its bidding turn (:func:`bid`), does the auction winner buy a card turned up for a direct purchase
-(:func:`buy`), and which card, if any, does a seat sell (:func:`sell`).  Behind them sit
+at its bidding turn (``bid``), does the auction winner buy a card turned up for a direct purchase
+(``buy``), and which card, if any, does a seat sell (``sell``).  Behind them sit
 
 - the built-in bots, as data: a seat's row of the policy matrix (column 0 the code, then the
   parameters in the order ``policies.py`` declares them), so sweeping a parameter never recompiles;

@@ -140,7 +140,7 @@ def play_game(seed, n_players, rules, deck, pol, tables, rl, scorers, st, score,
 
     Every choice a seat makes is asked of ``decide`` (``pol``: the built-in policy rows; ``rl``: the
     rule lists; ``scorers``: the custom scorers); this function plays the rules.  ``scratch`` is the
-    :class:`~boardsim.games.art_deco.state.Scratch` the game works in.  Returns (rounds played, end
+    ``Scratch`` the game works in.  Returns (rounds played, end
     reason, log rows written, pile left, unsold count).
     """
     ring = scratch.ring

@@ -1,7 +1,7 @@
 """The layout of an Art Deco game's state: the engine and the decision interface both read it.
 
 A seat's counters are one int64 row (``st[p, C_CASH]`` ...).  The per-game scratch arrays travel as one
-:class:`Scratch` named tuple, which Numba compiles to the same code as the separate arrays it holds.
+``Scratch`` named tuple, which Numba compiles to the same code as the separate arrays it holds.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Art Deco one decision at a time: the step interface the ``mcts`` player searches with.
 
-A game in progress is a :class:`state.World` (named fixed-size arrays): the engine's own :class:`state.Scratch` (the
+A game in progress is a ``state.World`` (named fixed-size arrays): the engine's own ``state.Scratch`` (the
 pile ring, the collections, the auction limits, the generator), the seat counters ``st`` (state.C_*), a
 vector ``v`` of counters (``V_*``: phase, round, start player, pile head and tail, the auction's high
 bidder and bid, ...), the uniform number ``r`` drawn for the current decision (the engine draws one at each

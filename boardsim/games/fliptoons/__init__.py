@@ -1,6 +1,6 @@
 """FlipToons Season 1: a deck-building grid game for 1-4 players (docs/rules/fliptoons.md).
 
-``GAME`` implements :class:`boardsim.games.base.Game`; ``score_grid`` and ``flip`` explain single
+``GAME`` implements ``boardsim.games.base.Game``; ``score_grid`` and ``flip`` explain single
 positions with the same jitted code the simulator runs.
 """
 

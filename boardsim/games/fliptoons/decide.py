@@ -1,4 +1,4 @@
-"""FlipToons market decisions: :func:`choose`, the next market action of a seat (hire a market slot, pay to
+"""FlipToons market decisions: ``choose``, the next market action of a seat (hire a market slot, pay to
 dismiss a grid card, or end the turn), for every policy but the search players (``lookahead.py``, ``mcts.py``).
 
 The game loop (``step._advance``) asks it at every market decision.  It sits above the rules (``engine.py``,
@@ -7,9 +7,9 @@ banners and hooks, which the rules ask for themselves, are in ``subchoices.py``,
 
 Built-in policies (``policies.py`` declares their codes and parameters) switch on column 0 of the policy
 matrix.  The ``rules`` and ``custom`` policies (docs/rules/fliptoons.md, "Decision view") see the same
-decision view: the decision features :data:`DECISION_FEATURES`, one ``count_<Card>`` per card, and one
-candidate row per legal market action with the columns :data:`CANDIDATE_COLUMNS`.  A rule list is
-interpreted by :func:`_rules_choice` over arrays (a new rule list or ``$param`` never recompiles); a
+decision view: the decision features ``DECISION_FEATURES``, one ``count_<Card>`` per card, and one
+candidate row per legal market action with the columns ``CANDIDATE_COLUMNS``.  A rule list is
+interpreted by ``_rules_choice`` over arrays (a new rule list or ``$param`` never recompiles); a
 custom scorer is called through a function pointer.  The sub-choices other than the market action use
 the documented default (the built-in, non-random choice) for both.
 """

@@ -6,8 +6,8 @@ state's layout and its small helpers are in ``state.py``; the sub-choices inside
 ``subchoices.py``; the market decision, the game loop that asks for it and the batch kernels sit above this
 module (``decide.py``, ``step.py``, ``kernel.py``).
 
-Functions take the state ``S`` (:class:`state.State`), the constants ``C`` (:class:`state.Consts`), one game's
-outputs ``O`` (:class:`state.Outputs`) and the generator ``rng``.
+Functions take the state ``S`` (``state.State``), the constants ``C`` (``state.Consts``), one game's
+outputs ``O`` (``state.Outputs``) and the generator ``rng``.
 """
 
 from __future__ import annotations

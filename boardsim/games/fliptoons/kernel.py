@@ -139,7 +139,7 @@ RULE_ARRAYS = ("rule_ops", "rule_args", "rule_meta", "rule_span", "rule_params",
 
 
 def play_game(prepared: Prepared, cell_key: int, index: int, O: tuple) -> State:
-    """One game of a prepared cell with the engine's own block loop; returns its final :class:`State`.
+    """One game of a prepared cell with the engine's own block loop; returns its final ``State``.
 
     For tests: seats with a custom scorer need ``play``/``trace`` (their scorers travel as function
     pointers); every other seat plays here exactly as in the batch kernel.

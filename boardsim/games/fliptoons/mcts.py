@@ -4,7 +4,7 @@ Information-set MCTS (boardsim.tree) over the step interface (step.py: to_move, 
 _advance), one tree per decision of the searching seat.
 
 **What the search sees.**  Each iteration starts from a copy of the real state in which
-:func:`determinize` resamples, with the search's generator, everything the searching seat cannot see,
+``determinize`` resamples, with the search's generator, everything the searching seat cannot see,
 consistently with what it has seen:
 
 - the toon deck's order: its cards (a public multiset: the table's copies minus every card seen) are
@@ -36,7 +36,7 @@ the ``playout`` policy.  The reward is each seat's win share as the game scores 
 rollout with the engine's horizon rule (multiplayer: the final flip, Critic's Choice and tie re-flips as at
 a real end; solo: 0.5 x min(1, best fame / goal)), the same evaluation as ``lookahead``'s.
 
-**The engine variant.**  :func:`play_range` plays whole games with the batch loop's own pieces
+**The engine variant.**  ``play_range`` plays whole games with the batch loop's own pieces
 (kernel._workspace, _game_start, _game_end and step._advance), stopping at the mcts and lookahead seats'
 decisions; it is compiled only for cells with an mcts seat (FlipToons.play picks it), so the default
 engines compile no search code.  Results depend only on the cell key and the game index: the same on any

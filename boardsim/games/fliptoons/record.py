@@ -1,7 +1,7 @@
 """FlipToons decision recorder (issue 40): the decision view of every market decision of ``play``'s games, with the
 acting seat's choice, as training data for a policy that scores the candidate matrix (a ``custom`` scorer).
 
-:func:`record` plays games of a prepared cell through the step interface (step.py), every seat choosing by its own
+``record`` plays games of a prepared cell through the step interface (step.py), every seat choosing by its own
 policy exactly as the engines do (decide.choose, mcts.decide, lookahead.lookahead_choose), so the games are
 ``play``'s games.  At each market decision where a custom scorer would be asked (two or more legal actions) it keeps
 one row per decision, for every seat:
@@ -71,7 +71,7 @@ ROWS_PER_GAME = 16  # the buffers' first size, per game and seat; they double wh
 
 
 def view_names(prepared: Prepared) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(the feature names, the candidate columns, the decision kinds) of :func:`record`'s arrays."""
+    """(the feature names, the candidate columns, the decision kinds) of ``record``'s arrays."""
     names = getattr(prepared, "card_names", None)
     if names is None:
         raise ValueError("not a prepared FlipToons cell (it has no card names)")
@@ -245,7 +245,7 @@ def record(prepared: Prepared, cell_key: int, start: int, count: int) -> dict[st
     with every market decision a custom scorer would be asked (two or more legal actions), of every seat.
 
     Returns ``features`` (N, F), ``candidates`` (N, R, C), ``rows``, ``target`` (N, R), ``chosen``, ``game``,
-    ``seat``, ``kind`` (the module doc) and ``score``, ``win`` (count, P); :func:`view_names` names F, C and the
+    ``seat``, ``kind`` (the module doc) and ``score``, ``win`` (count, P); ``view_names`` names F, C and the
     kinds.  R is the most rows a decision can have (market width + the card capacity of a grid + 1, decide.users'
     buffer).  Deterministic: the same arguments give the same arrays."""
     from boardsim import games

@@ -1,7 +1,7 @@
 """FlipToons state: the layout of a game's arrays, the named tuples that hold them, and the small helpers that
 keep the state's running counts (the grid counts, the owned value sum) and answer what is legal.
 
-The state is a :class:`State`, a named tuple of plain arrays (numba compiles it like a tuple), so a game can
+The state is a ``State``, a named tuple of plain arrays (numba compiles it like a tuple), so a game can
 be copied cheaply (lookahead playouts) and drives the batch kernel, the step interface and the explain/trace
 helpers alike.  Its fields, with the short local names the engine unpacks them to:
 
@@ -15,9 +15,9 @@ helpers alike.  Its fields, with the short local names the engine unpacks them t
 - ``shared`` (``sh``) int32 (NSH): shared scalars (toon-deck count, phase, round, critic, flags ...).
 - ``toon`` int32 (toon_size): the toon deck, top = last.   ``market`` (``mk``) int32 (2, W): market kind / reveal order.
 
-The other named tuples: :class:`Consts` (``C``: what a cell's games read and never change), :class:`Outputs`
-(``O``: one game's per-kind stats, per-round fame and event log), :class:`Results` (a batch's output arrays,
-one row per game), :class:`Scratch` (``X``: the synergy policy's private one-seat game) and :class:`Lookahead`
+The other named tuples: ``Consts`` (``C``: what a cell's games read and never change), ``Outputs``
+(``O``: one game's per-kind stats, per-round fame and event log), ``Results`` (a batch's output arrays,
+one row per game), ``Scratch`` (``X``: the synergy policy's private one-seat game) and ``Lookahead``
 (``L``: the lookahead policy's playout state).  ``U`` is the rule-list and custom policies' arrays and scorers
 (``decide.Users``).
 """

@@ -1,10 +1,10 @@
 """FlipToons one decision at a time: the step interface the search players (``lookahead``, ``mcts``) use.
 
-- :func:`_advance` runs the game forward to the next market decision of a seat in a seat mask (every other
+- ``_advance`` runs the game forward to the next market decision of a seat in a seat mask (every other
   seat choosing with ``decide.choose``), or to its end;
-- :func:`to_move` is the seat to choose there, :func:`legal_actions` its legal market actions;
-- :func:`_step_apply` plays one of them;
-- :func:`_copy_state` copies a state into another preallocated one.
+- ``to_move`` is the seat to choose there, ``legal_actions`` its legal market actions;
+- ``_step_apply`` plays one of them;
+- ``_copy_state`` copies a state into another preallocated one.
 
 The batch kernels (``kernel.py``) play whole games through the same ``_advance``: a game played here choosing
 what ``decide.choose`` chooses is the batch kernel's game exactly (tests/games/fliptoons/test_step.py).

@@ -1,10 +1,10 @@
 """FlipToons sub-choices: the choices a player makes inside a banner or a hook, which the rules (``engine.py``)
 ask for as they resolve it.
 
-- :func:`pig_destination`: whose deck a hired or dismissed Pig goes to;
-- :func:`grid_card_to_dismiss`: the card an Alligator or the Skunk dismisses;
-- :func:`takes_free_dismissal`: whether a Butterfly's free dismissal is taken;
-- :func:`horse_discards`: whether a Horse discards a market card.
+- ``pig_destination``: whose deck a hired or dismissed Pig goes to;
+- ``grid_card_to_dismiss``: the card an Alligator or the Skunk dismisses;
+- ``takes_free_dismissal``: whether a Butterfly's free dismissal is taken;
+- ``horse_discards``: whether a Horse discards a market card.
 
 A ``random`` seat picks at random; every other seat (the ``rules`` and ``custom`` policies included) makes the
 documented default choice (docs/rules/fliptoons.md).  The market action itself is ``decide.choose``'s: it needs

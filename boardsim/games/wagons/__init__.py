@@ -6,7 +6,7 @@ goal file (recognised by its ``kind`` column) or list a deck and a goal file.
 ``prepare`` accepts that deck DataFrame, a ``(deck, goals)`` tuple or a
 ``{"deck": ..., "goals": ...}`` dict.
 
-Explain API: :func:`score_town`, :func:`legal_placements`.
+Explain API: ``score_town``, ``legal_placements``.
 """
 
 from __future__ import annotations
