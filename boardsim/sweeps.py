@@ -25,7 +25,7 @@ from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
 from boardsim.runner import numba_threads, run_cell, warm_up
 from boardsim.scenario import Scenario, load_scenario
-from boardsim.tournaments import run_scenario_tournament, write_tournament
+from boardsim.tournaments import MatchStore, run_scenario_tournament, write_tournament
 from boardsim.version import __version__
 
 
@@ -154,7 +154,8 @@ def sweep(
                         result.cells_done += 1
                         _write_tables(result, summaries, positions, scores, rounds, seatings, balance, t0)
                     if sc.tournament is not None:
-                        write_tournament(run_scenario_tournament(sc, threads, progress), out_dir)
+                        matches = MatchStore(out_dir / "chunks" / "tournament", fresh=fresh or force)
+                        write_tournament(run_scenario_tournament(sc, threads, progress, matches), out_dir)
                 except KeyboardInterrupt:
                     interrupted = True
                 except OverflowError as e:

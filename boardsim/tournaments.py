@@ -9,7 +9,10 @@ inside each game (who finished ahead of whom), with the deal as the unit of repl
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -24,7 +27,7 @@ from boardsim.cell import check_entries
 from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
-from boardsim.games.base import Game, Seat
+from boardsim.games.base import Game, Seat, stable_hash
 from boardsim.runner import simulate
 from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
@@ -32,6 +35,83 @@ from boardsim.stats.intervals import deal_interval, wilson
 from boardsim.stats.ratings import bradley_terry
 
 MODES = TOURNAMENT_MODES  # declared with the scenario keys, which a [tournament] table is checked against
+
+
+class MatchStore:
+    """Finished matches saved as they finish (``<out>/chunks/matches/``), so a killed tournament or ladder
+    resumes where it stopped: a match is read back only when its digest (the code, the game, the seats,
+    players, games, seed, rules, cards and seating) and a check sum of its numbers hold; anything else is
+    played again.  A match is the simulate frame's deal, win and score columns, all its results need."""
+
+    def __init__(self, folder: str | Path, fresh: bool = False):
+        self.folder = Path(folder)  # made with the first match saved: a run refused before it leaves nothing
+        self.fresh = fresh  # read nothing back (a saved match is replaced when played again)
+        self.loaded = 0
+        self.saved = 0
+
+    @staticmethod
+    def digest(g: Game, seats: Sequence[Seat], games: int, seed: int, rules: Any, cards: Any, players: int,
+               seating: str) -> str:
+        from boardsim.chunks import code_hash
+        from boardsim.version import __version__
+
+        table = cards.to_dict("list") if isinstance(cards, pd.DataFrame) else cards
+        return stable_hash(FORMAT, __version__, code_hash(), g.name, [s.label() for s in seats], games, seed,
+                           rules or {}, table or {}, players, seating)
+
+    def load(self, digest: str) -> dict[str, np.ndarray] | None:
+        path = self.folder / f"{digest}.npz"
+        if self.fresh or not path.is_file() or path.is_symlink():
+            return None
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                arrays = {name: z[name] for name in z.files}
+            if str(arrays.pop("digest")) != digest or str(arrays.pop("check")) != _check(digest, arrays):
+                return None
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
+            return None
+        self.loaded += 1
+        return arrays
+
+    def save(self, digest: str, arrays: Mapping[str, np.ndarray]) -> None:
+        if not self.saved:
+            self.folder.parent.mkdir(parents=True, exist_ok=True)
+            safe_io.real_dir(self.folder)
+            safe_io.remove_stale_temps(self.folder)  # only those of runs that no longer run
+        out = {**arrays, "digest": np.array(digest), "check": np.array(_check(digest, arrays))}
+        safe_io.write_with(self.folder / f"{digest}.npz", lambda f: np.savez_compressed(f, **out), sync=True)
+        self.saved += 1
+
+
+FORMAT = 1  # of a saved match: raise it when what a match keeps changes
+
+
+def _check(digest: str, arrays: Mapping[str, np.ndarray]) -> str:
+    h = hashlib.sha256(digest.encode())
+    for name in sorted(arrays):
+        a = np.ascontiguousarray(arrays[name])
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def play_match(g: Game, games: int, seats: Sequence[Seat], seed: int, rules: Any, cards: Any, players: int,
+               seating: str, threads: int | None, progress: Any, store: MatchStore | None) -> dict[str, np.ndarray]:
+    """One match's deal, win and score columns (``game``, ``win`` (n, P), ``score`` (n, P)): simulate's, or the
+    store's copy of them.  A match read back moves a progress callable by its games, as playing it would."""
+    digest = MatchStore.digest(g, seats, games, seed, rules, cards, players, seating) if store else ""
+    arrays = store.load(digest) if store is not None else None
+    if arrays is None:
+        df = simulate(g, games, list(seats), seed=seed, rules=rules, cards=cards, players=players,
+                      seating=seating, threads=threads, progress=progress, cell=0)
+        arrays = {"game": df["game"].to_numpy(np.int64),
+                  "win": df[[f"win_{j}" for j in range(players)]].to_numpy(np.float64),
+                  "score": df[[f"score_{j}" for j in range(players)]].to_numpy(np.int64)}
+        if store is not None:
+            store.save(digest, arrays)
+    elif callable(progress):
+        progress(len(arrays["game"]))
+    return arrays
 
 
 @dataclass
@@ -143,6 +223,7 @@ def run_tournament(
     threads: int | None = None,
     progress: bool | None | Callable[[int], Any] = None,
     seating: str = "all",
+    store: MatchStore | None = None,
 ) -> TournamentResult:
     """Round robin (every combination of ``players`` distinct policies) or one-vs-field
     (each policy in one seat against ``field`` in the others); ``games`` per match.
@@ -150,6 +231,7 @@ def run_tournament(
     Every match plays each deal in every distinct seat arrangement (``seating``), and all matches share
     the same deals.  Ratings are Bradley-Terry on the pairwise comparisons inside each game (who finished
     ahead of whom), with a weak prior and deal-clustered intervals (``ratings.bradley_terry``).
+    With ``store``, each finished match is saved and a rerun reads back the matches it finds.
     """
     g = get_game(game) if isinstance(game, str) else game
     if mode not in MODES:
@@ -172,7 +254,7 @@ def run_tournament(
     with Bar(progress is not False and not callable(progress), len(plan) * games, "tournament") as bar:
         moved = progress if callable(progress) or progress is False else bar.update
         matches, per_deal, pair_games = _play(g, plan, seats, field_seat, mode, k, players, games, seed, rules,
-                                              cards, threads, moved, seating)
+                                              cards, threads, moved, seating, store)
     pair = pairwise_table(per_deal, names, pair_games)
     if mode == "field":
         pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
@@ -183,7 +265,7 @@ def run_tournament(
 
 def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat: Seat | None, mode: str, k: int,
           players: int, games: int, seed: int, rules: Any, cards: Any, threads: int | None, progress: Any,
-          seating: str) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+          seating: str, store: MatchStore | None = None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Every match on the same deals: its seats' rows, the per-deal comparison counts and games per pair."""
     rows = []
     per_deal = np.zeros((0, k, k))
@@ -199,21 +281,19 @@ def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat
         # would leave the policy's slot in the first position every deal and read the first-player edge
         # as its rate against the field; every rotation puts that slot in each position once
         same = mode == "field" and seating == "all" and len({s.label() for s in table}) == 1
-        df = simulate(g, games, table, seed=seed, rules=rules, cards=cards, players=players,
-                      seating="cyclic" if same else seating, threads=threads, progress=progress, cell=0)
-        win = df[[f"win_{j}" for j in range(players)]].to_numpy()
-        score = df[[f"score_{j}" for j in range(players)]].to_numpy()
-        deal = df["game"].to_numpy()
+        match = play_match(g, games, table, seed, rules, cards, players, "cyclic" if same else seating, threads,
+                           progress, store)
+        win, score, deal = match["win"], match["score"], match["game"]
         n_deals = int(deal.max()) + 1
         if n_deals > len(per_deal):
             per_deal = np.concatenate([per_deal, np.zeros((n_deals - len(per_deal), k, k))])
         np.add.at(per_deal, deal, comparisons(win, score, items, k))
         present = sorted(set(items))
         for i, j in itertools.permutations(present, 2):
-            pair_games[i, j] += len(df)
+            pair_games[i, j] += len(deal)
         for j, seat in enumerate(table):
             mean, lo, hi = _seat_rate(win[:, j], deal)
-            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": len(df), "deals": n_deals,
+            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": len(deal), "deals": n_deals,
                          "wins": win[:, j].sum(), "win_rate": mean, "win_lo": lo, "win_hi": hi})
     return pd.DataFrame(rows), per_deal, pair_games
 
@@ -228,12 +308,13 @@ def _seat_rate(win: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
     return float(mean), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 
 
-def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None) -> TournamentResult:
+def run_scenario_tournament(sc: Scenario, threads: int | None, progress: bool | None,
+                            store: MatchStore | None = None) -> TournamentResult:
     """The tournament a scenario's ``[tournament]`` table asks for, on the scenario's seed, rules and cards."""
     t = sc.tournament
     return run_tournament(sc.game, t["policies"], players=t["players"], games=t["games"], seed=sc.seed,
                           mode=t["mode"], field=t["field"], rules=sc.rules, cards=sc.cards, threads=threads,
-                          progress=progress, seating=t.get("seating", "all"))
+                          progress=progress, seating=t.get("seating", "all"), store=store)
 
 
 def write_tournament(result: TournamentResult, out_dir: Path) -> None:

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from boardsim.errors import BadInput
@@ -94,3 +95,25 @@ def test_a_progress_callable_hears_every_match_as_it_plays():
     heard = []
     res = run_tournament("art_deco", ["random", "par", "multiple"], games=30, seed=2, progress=heard.append)
     assert sum(heard) == res.matches.groupby("match")["games"].first().sum() == 3 * 30
+
+
+def test_saved_matches_are_read_back_only_when_whole_and_give_the_same_tournament(tmp_path):
+    from boardsim.tournaments import MatchStore
+
+    args = dict(players=2, games=60, seed=4)
+    plain = run_tournament("art_deco", ["par", "random", "eligibility"], **args)
+    store = MatchStore(tmp_path / "m")
+    first = run_tournament("art_deco", ["par", "random", "eligibility"], **args, store=store)
+    assert store.saved == 3 and store.loaded == 0
+    saved = sorted((tmp_path / "m").glob("*.npz"))
+    saved[0].write_bytes(saved[0].read_bytes()[:100])  # cut short
+    saved[1].write_bytes(saved[2].read_bytes())  # another match under this one's name
+    again = MatchStore(tmp_path / "m")
+    second = run_tournament("art_deco", ["par", "random", "eligibility"], **args, store=again)
+    assert again.loaded == 1 and again.saved == 2
+    for r in (first, second):
+        pd.testing.assert_frame_equal(r.pairwise, plain.pairwise)
+        pd.testing.assert_frame_equal(r.ratings, plain.ratings)
+    fresh = MatchStore(tmp_path / "m", fresh=True)
+    run_tournament("art_deco", ["par", "random", "eligibility"], **args, store=fresh)
+    assert fresh.loaded == 0 and fresh.saved == 3

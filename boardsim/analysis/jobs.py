@@ -60,13 +60,15 @@ def tournament_job(
     out: str | Path | None = None,
     progress: bool | None = None,
     force: bool = False,
+    fresh: bool = False,
 ) -> Job:
     """``run_tournament``, written with its report into ``out`` (default
-    ``reports/tournament-<game>/``; another run's folder only with ``force``)."""
+    ``reports/tournament-<game>/``; another run's folder only with ``force``).  Every finished match is
+    saved under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.seat import as_seat
-    from boardsim.tournaments import run_tournament, write_tournament
+    from boardsim.tournaments import MatchStore, run_tournament, write_tournament
 
     g = _game(game)
     players = players or max(2, g.min_players)
@@ -75,8 +77,10 @@ def tournament_job(
     out_dir = out_folder(out, f"reports/tournament-{g.name}", owner, force)  # made once the games are played
     rules = dict(rules or {})
     with numba_threads(threads):
+        # each finished match is saved under out/chunks/matches: a rerun after a kill resumes (unless fresh)
         result = run_tournament(g, seats, players=players, games=games, seed=seed, mode=mode, field=field,
-                                rules=rules, progress=progress, seating=seating)
+                                rules=rules, progress=progress, seating=seating,
+                                store=MatchStore(out_dir / "chunks" / "matches", fresh))
     with writing(out_dir):
         write_tournament(result, out_dir)
         files = write_meta(out_dir, f"{g.title}: {mode.replace('_', ' ')} tournament at {players} players",
@@ -98,12 +102,15 @@ def ladder_job(
     out: str | Path | None = None,
     progress: bool | None = None,
     force: bool = False,
+    fresh: bool = False,
 ) -> Job:
     """``run_ladder``, written with its report into ``out`` (default
-    ``reports/ladder-<game>/``; another run's folder only with ``force``)."""
+    ``reports/ladder-<game>/``; another run's folder only with ``force``).  Every finished match is saved
+    under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
     from boardsim.analysis.ladder import run_ladder
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
+    from boardsim.tournaments import MatchStore
 
     g = _game(game)
     players = players or max(2, g.min_players)
@@ -111,7 +118,7 @@ def ladder_job(
     out_dir = out_folder(out, f"reports/ladder-{g.name}", owner, force)  # made once the ladder is played
     with numba_threads(threads):
         result = run_ladder(g, players=players, budgets=budgets, games=games, policies=policies, seed=seed,
-                            progress=progress)
+                            progress=progress, store=MatchStore(out_dir / "chunks" / "matches", fresh))
     with writing(out_dir):
         safe_io.write_csv(result.ladder, out_dir / "ladder.csv")
         safe_io.write_csv(result.skill, out_dir / "skill.csv")

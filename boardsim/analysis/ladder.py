@@ -32,11 +32,11 @@ from boardsim.cell import check_entries
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game
-from boardsim.runner import numba_threads, simulate
+from boardsim.runner import numba_threads
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import wilson
 from boardsim.stats.ratings import ELO
-from boardsim.tournaments import TournamentResult, lineups, run_tournament
+from boardsim.tournaments import MatchStore, TournamentResult, lineups, play_match, run_tournament
 
 DEFAULT_BUDGETS = (10, 100, 1000)
 
@@ -78,15 +78,16 @@ def skill_depth(order: Sequence[str], beats: set[tuple[str, str]]) -> int:
 
 
 def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int,
-                  threads: int | None, progress: Any = None) -> pd.DataFrame:
+                  threads: int | None, progress: Any = None, store: MatchStore | None = None) -> pd.DataFrame:
     rows = []
     for rung in rungs:
         seat = as_seat(rung)
-        df = simulate(g, games, [seat] * players, seed=seed, seating="fixed", threads=threads,
-                      progress=False if progress is None else progress)
-        wins = float(df["win_0"].sum())
-        lo, hi = wilson(wins, len(df))
-        rows.append({"policy": seat.label(), "games": len(df), "first_player_rate": wins / len(df),
+        match = play_match(g, games, [seat] * players, seed, None, None, players, "fixed", threads,
+                           False if progress is None else progress, store)
+        n = len(match["game"])
+        wins = float(match["win"][:, 0].sum())
+        lo, hi = wilson(wins, n)
+        rows.append({"policy": seat.label(), "games": n, "first_player_rate": wins / n,
                      "lo": float(lo), "hi": float(hi), "fair_share": 1.0 / players})
     return pd.DataFrame(rows)
 
@@ -148,11 +149,13 @@ def estimate(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int 
 
 def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = (10, 100, 1000),
                games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
-               threads: int | None = None, progress: bool | None = None) -> LadderResult:
+               threads: int | None = None, progress: bool | None = None,
+               store: MatchStore | None = None) -> LadderResult:
     """The skill ladder of ``game`` at ``players`` seats: ``random``, ``policies`` (default: every built-in
     heuristic) and ``mcts`` at each of ``budgets``; ``games`` per match of the round robin (every deal in every
     seating) and per rung's self-play.  Unless ``progress`` is False it prints the estimated time (from a
-    short calibration) before it starts, and one progress bar moves through every match."""
+    short calibration) before it starts, and one progress bar moves through every match.  With ``store``,
+    every finished match is saved and a rerun after a kill reads back the matches it finds."""
     g = get_game(game) if isinstance(game, str) else game
     g.check_players(players)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
@@ -176,7 +179,7 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = (10,
         with bar:
             moved = False if progress is False else bar.update
             res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads,
-                                 progress=moved)
-            first = _first_player(g, players, rungs, games, seed, threads, moved)
+                                 progress=moved, store=store)
+            first = _first_player(g, players, rungs, games, seed, threads, moved, store)
     ladder, skill = summarize(res.ratings, res.pairwise)
     return LadderResult(g.name, players, ladder, skill, first, res)

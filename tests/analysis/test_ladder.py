@@ -4,6 +4,7 @@ skill depth, Elo span, the share skill decides, and each rung's first-player rat
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import boardsim
@@ -153,3 +154,29 @@ def test_the_skill_share_interval_covers_the_true_share():
         assert s["strongest"] == "best of 4" or s["skill_share_lo"] <= s["skill_share"] <= s["skill_share_hi"]
         inside += s["skill_share_lo"] <= 0.6 <= s["skill_share_hi"]
     assert 0.92 <= inside / 300 <= 0.985
+
+
+def test_a_killed_ladder_resumes_from_its_saved_matches_to_the_same_ladder(tmp_path, monkeypatch, capsys):
+    """Item 5: the ladder saves each finished match; a rerun after a kill plays only what was missing."""
+    from boardsim import cli, tournaments
+
+    argv = ["ladder", "art_deco", "--policies", "par,eligibility", "--budgets", "3", "--games", "20", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "whole")]) == 0
+    whole = pd.read_csv(tmp_path / "whole" / "ladder.csv")
+    real, calls = tournaments.simulate, []
+
+    def killed(*a, **k):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real(*a, **k)
+
+    monkeypatch.setattr(tournaments, "simulate", killed)
+    assert cli.main([*argv, "--out", str(tmp_path / "out")]) == 130
+    assert len(list((tmp_path / "out" / "chunks" / "matches").glob("*.npz"))) == 3
+    played = []
+    monkeypatch.setattr(tournaments, "simulate", lambda *a, **k: played.append(1) or real(*a, **k))
+    assert cli.main([*argv, "--out", str(tmp_path / "out")]) == 0
+    n_matches = len(list((tmp_path / "whole" / "chunks" / "matches").glob("*.npz")))
+    assert len(played) == n_matches - 3
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "ladder.csv"), whole)
