@@ -248,14 +248,33 @@ def seat_rows(seats: Sequence[Any], pol: Any, layout: Any, branching: int, threa
     return out
 
 
-def probe_row(budget: int, spent: float, roll: float, positions: int, reps: int) -> dict[str, float]:
-    """One budget's row of a game's ``mcts.probe``: ``spent`` seconds for one search at each of ``positions``
-    positions, ``roll`` seconds for ``reps`` bare rollouts at each; the ratio is an iteration's cost over a
-    rollout's."""
-    decision = spent / positions
-    rollout = roll / (positions * reps)
-    return {"budget": budget, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / budget,
-            "rollout_us": 1e6 * rollout, "ratio": (decision / budget) / rollout}
+def probe_table(positions: Sequence[Any], fresh: Callable[[Any], Any], decide: Callable[[Any, Any, int], Any],
+                budgets: Sequence[int], clock: Callable[[], float]) -> Any:
+    """Every game's ``mcts.probe`` timing, one row per budget (a DataFrame): ``decision_ms``, the mean time of
+    one search at ``budget`` iterations over ``positions``; ``iteration_us`` (decision time / budget);
+    ``rollout_us``, one bare rollout of the playout policy from the same positions (``decide`` with
+    ``-reps`` iterations runs ``reps`` rollouts), timed in the same run; and ``ratio`` (iteration_us /
+    rollout_us).  ``fresh(position)`` gives the argument a decision starts from (a copy, made outside the
+    timing); ``decide(arg, tree, iterations)`` is the game's own engine ``decide``; ``clock`` times both."""
+    import pandas as pd
+
+    out = []
+    for b in (int(x) for x in budgets):
+        tr = new_tree(b + 1)
+        reps = max(10, b // 10)
+        spent = roll = 0.0
+        for iterations in (b, -reps):
+            for pos in positions:
+                arg = fresh(pos)
+                t0 = clock()
+                decide(arg, tr, iterations)
+                took = clock() - t0
+                spent, roll = (spent + took, roll) if iterations > 0 else (spent, roll + took)
+        decision = spent / len(positions)
+        rollout = roll / (len(positions) * reps)
+        out.append({"budget": b, "decision_ms": 1e3 * decision, "iteration_us": 1e6 * decision / b,
+                    "rollout_us": 1e6 * rollout, "ratio": (decision / b) / rollout})
+    return pd.DataFrame(out)
 
 
 def memory_limit() -> int:

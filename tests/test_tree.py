@@ -119,3 +119,24 @@ def test_params_check_their_bounds():
     for name, bad in (("iterations", 0), ("iterations", -5), ("c", -0.1), ("playout", "mcts"), ("horizon", -1)):
         with pytest.raises(BadInput):
             opts[name].check(bad)
+
+
+def test_probe_table_times_each_search_and_rollout_from_a_fresh_copy():
+    """The one probe every game's mcts.probe uses: a fake clock ticking by the work asked gives the rows."""
+    from boardsim.tree import probe_table
+
+    now = [0.0]
+    copies = []
+
+    def fresh(pos):
+        copies.append(pos)
+        return pos
+
+    def decide(pos, tree, iterations):  # a search costs 2 us an iteration, a rollout 10 us
+        now[0] += 2e-6 * iterations if iterations > 0 else 10e-6 * -iterations
+
+    rows = probe_table(["a", "b"], fresh, decide, [100, 1000], lambda: now[0])
+    assert list(rows["budget"]) == [100, 1000]
+    assert np.allclose(rows["iteration_us"], 2.0) and np.allclose(rows["rollout_us"], 10.0)
+    assert np.allclose(rows["decision_ms"], [0.2, 2.0]) and np.allclose(rows["ratio"], 0.2)
+    assert copies == ["a", "b"] * 4  # each position copied before every timed call

@@ -446,10 +446,8 @@ def trace(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int
 
 def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
           players: int = 2, clock: Callable[[], float] = time.perf_counter) -> Any:
-    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
-    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
-    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
-    (iteration_us / rollout_us).
+    """``tree.probe_table``'s rows, one per budget (``decision_ms``, ``iteration_us``, ``rollout_us``,
+    ``ratio``), for the default mcts seat at ``positions`` positions of real games.
 
     Position i is game i of the probe's cell after (2 + 5 i) mod 40 decisions with more than one
     candidate, every decision made by the default mcts seat's playout policy (eligibility), so the
@@ -457,7 +455,6 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     ``decide`` from Python (the first call compiles it).
     ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
     """
-    import pandas as pd
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)
     from boardsim.games.art_deco.kernel import inputs
@@ -505,24 +502,9 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         step.copy_world(real, snap)
         step.set_codes(snap, pol, rules)
         snaps.append(snap)
-    out = []
-    for b in budgets:
-        b = int(b)
-        tr = TR.new_tree(b + 1)
-        spent = 0.0
-        for snap in snaps:
-            w = step.new_world(players, n_deck, cap, dmax, 0)
-            step.copy_world(snap, w)
-            t0 = clock()
-            call(w, tr, b)
-            spent += clock() - t0
-        reps = max(10, b // 10)
-        roll = 0.0
-        for snap in snaps:
-            w = step.new_world(players, n_deck, cap, dmax, 0)
-            step.copy_world(snap, w)
-            t0 = clock()
-            call(w, tr, -reps)
-            roll += clock() - t0
-        out.append(TR.probe_row(b, spent, roll, len(snaps), reps))
-    return pd.DataFrame(out)
+    def fresh(snap: Any) -> Any:
+        w = step.new_world(players, n_deck, cap, dmax, 0)
+        step.copy_world(snap, w)
+        return w
+
+    return TR.probe_table(snaps, fresh, call, budgets, clock)

@@ -508,17 +508,14 @@ def position(cell_key, index, P, C, C2, seat_rules, scorers, maxc, toon_size, de
 
 def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
           players: int = 2, clock: Callable[[], float] = time.perf_counter) -> Any:
-    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
-    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
-    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
-    (iteration_us / rollout_us).
+    """``tree.probe_table``'s rows, one per budget (``decision_ms``, ``iteration_us``, ``rollout_us``,
+    ``ratio``), for the default mcts seat at ``positions`` positions of real games.
 
     Position i is game i of the probe's cell (every seat mcts) after (2 + 5 i) mod 40 decisions, each made
     by the playout policy, so the positions cover early and late turns.  Both are timed by calling the
     engine's own ``decide`` from Python (``decide_at``; the first call compiles it).
     ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
     """
-    import pandas as pd
 
     from boardsim.rng import cell_key
 
@@ -542,21 +539,9 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     S, X, U, L, rng = states[0]
     row[M_ITER] = 1
     decide_at(int(to_move(S)), S, C, C2, X, U, L, TR.new_tree(2), legal, row, rng.copy(), stats)  # compiles
-    out = []
-    for b in budgets:
-        b = int(b)
-        tr = TR.new_tree(b + 1)
-        spent = roll = 0.0
-        reps = max(10, b // 10)
-        for S, X, U, L, rng in states:
-            p = int(to_move(S))
-            row[M_ITER] = b
-            t0 = clock()
-            decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
-            spent += clock() - t0
-            row[M_ITER] = -reps
-            t0 = clock()
-            decide_at(p, S, C, C2, X, U, L, tr, legal, row, rng.copy(), stats)
-            roll += clock() - t0
-        out.append(TR.probe_row(b, spent, roll, len(states), reps))
-    return pd.DataFrame(out)
+    def call(pos: Any, tr: Any, iterations: int) -> None:
+        S, X, U, L, gen = pos
+        row[M_ITER] = iterations
+        decide_at(int(to_move(S)), S, C, C2, X, U, L, tr, legal, row, gen, stats)
+
+    return TR.probe_table(states, lambda s: (*s[:4], s[4].copy()), call, budgets, clock)

@@ -292,10 +292,8 @@ def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, coun
 
 def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int = 1,
           players: int = 2, clock: Callable[[], float] = time.perf_counter) -> Any:
-    """One row per budget: ``budget, decision_ms`` (mean time of one default mcts decision over
-    ``positions`` positions of real games), ``iteration_us`` (decision time / budget), ``rollout_us`` (one
-    bare rollout of the playout policy from the same positions, timed in the same run) and ``ratio``
-    (iteration_us / rollout_us).
+    """``tree.probe_table``'s rows, one per budget (``decision_ms``, ``iteration_us``, ``rollout_us``,
+    ``ratio``), for the default mcts seat at ``positions`` positions of real games.
 
     Position i is game i of the probe's cell after (3 + 7 i) mod 28 decisions, every one made by the
     default mcts seat's playout policy (gain_minus_gift placing with fast), so the positions cover starts,
@@ -303,7 +301,6 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     ``decide`` from Python (a twin compiled for that call, the first call compiles it).
     ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
     """
-    import pandas as pd
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)
     from boardsim.games.base import Seat
@@ -341,23 +338,8 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
         snap = step.new_world()
         step.copy_world(real, snap)
         states.append((snap, state.copy()))
-    out = []
-    for b in budgets:
-        b = int(b)
-        tr = TR.new_tree(b + 1)
-        spent = 0.0
-        for snap, st in states:
-            t0 = clock()
-            call(snap, tr, b, st.copy())
-            spent += clock() - t0
-        reps = max(10, b // 10)
-        roll = 0.0
-        for snap, st in states:
-            t0 = clock()
-            call(snap, tr, -reps, st.copy())
-            roll += clock() - t0
-        out.append(TR.probe_row(b, spent, roll, len(states), reps))
-    return pd.DataFrame(out)
+    return TR.probe_table(states, lambda s: (s[0], s[1].copy()), lambda a, tr, it: call(a[0], tr, it, a[1]),
+                          budgets, clock)
 
 
 _PY: dict[str, Any] = {}
