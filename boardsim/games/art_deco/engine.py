@@ -337,16 +337,28 @@ def play_game(seed, n_players, rules, deck, pol, tables, rl, scorers, st, score,
             head += 1
 
     # scoring: cash + held value; only players with enough cards may win
+    for p in range(n_players):
+        st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
+    win_shares(st, min_cards, score, win)
+    n_log = _log(log, n_log, rounds, EV_END, -1, end, 0)
+    return rounds, end, n_log, tail - head, unsold_count
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def win_shares(st, need, score, win):
+    """The winner rule, written once (the engine's end, step.py's end and the search's reward at a horizon):
+    each seat's ``score`` is its cash plus its collection's value; among the seats holding at least ``need``
+    cards the highest score wins, a tie broken by more cards; seats tied on both share the win (1/k each);
+    with no such seat nobody wins (every share 0)."""
+    n_players = st.shape[0]
     best = 0
     best_cards = 0
     n_best = 0
     for p in range(n_players):
         score[p] = st[p, C_CASH] + st[p, C_HELD_VAL]
-        st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
         win[p] = 0.0
-        if st[p, C_ELIG] == 1:
-            better = n_best == 0 or score[p] > best or (score[p] == best and st[p, C_CARDS] > best_cards)
-            if better:
+        if st[p, C_CARDS] >= need:
+            if n_best == 0 or score[p] > best or (score[p] == best and st[p, C_CARDS] > best_cards):
                 best = score[p]
                 best_cards = st[p, C_CARDS]
                 n_best = 1
@@ -354,10 +366,8 @@ def play_game(seed, n_players, rules, deck, pol, tables, rl, scorers, st, score,
                 n_best += 1
     if n_best > 0:
         for p in range(n_players):
-            if st[p, C_ELIG] == 1 and score[p] == best and st[p, C_CARDS] == best_cards:
+            if st[p, C_CARDS] >= need and score[p] == best and st[p, C_CARDS] == best_cards:
                 win[p] = 1.0 / n_best
-    n_log = _log(log, n_log, rounds, EV_END, -1, end, 0)
-    return rounds, end, n_log, tail - head, unsold_count
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -178,24 +178,8 @@ def evaluate(w, rules, out, rank):
             out[p] = w.win[p]
     else:
         need -= int(rules[R.R_ROUNDS]) - w.v[step.V_RND] + 1
-        best = 0
-        best_cards = 0
-        n_best = 0
-        for p in range(n_players):
-            out[p] = 0.0
-            if st[p, C_CARDS] >= need:
-                sc = st[p, C_CASH] + st[p, C_HELD_VAL]
-                if n_best == 0 or sc > best or (sc == best and st[p, C_CARDS] > best_cards):
-                    best = sc
-                    best_cards = st[p, C_CARDS]
-                    n_best = 1
-                elif sc == best and st[p, C_CARDS] == best_cards:
-                    n_best += 1
-        if n_best > 0:
-            for p in range(n_players):
-                if (st[p, C_CARDS] >= need and st[p, C_CASH] + st[p, C_HELD_VAL] == best
-                        and st[p, C_CARDS] == best_cards):
-                    out[p] = 1.0 / n_best
+        # the rules' scoring as if the game ended here (a rollout's world: its score row is scratch)
+        E.win_shares(st, need, w.score, out)
     if rank <= 0.0:
         return
     for p in range(n_players):

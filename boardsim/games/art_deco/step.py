@@ -315,25 +315,9 @@ def _finish(w, rules):
     st = w.st
     n_players = st.shape[0]
     min_cards = int(rules[R.R_MIN_CARDS])
-    best = 0
-    best_cards = 0
-    n_best = 0
     for p in range(n_players):
-        w.score[p] = st[p, C_CASH] + st[p, C_HELD_VAL]
         st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
-        w.win[p] = 0.0
-        if st[p, C_ELIG] == 1:
-            s = w.score[p]
-            if n_best == 0 or s > best or (s == best and st[p, C_CARDS] > best_cards):
-                best = s
-                best_cards = st[p, C_CARDS]
-                n_best = 1
-            elif s == best and st[p, C_CARDS] == best_cards:
-                n_best += 1
-    if n_best > 0:
-        for p in range(n_players):
-            if st[p, C_ELIG] == 1 and w.score[p] == best and st[p, C_CARDS] == best_cards:
-                w.win[p] = 1.0 / n_best
+    E.win_shares(st, min_cards, w.score, w.win)
     _log(w, w.v[V_ROUNDS], E.EV_END, -1, w.v[V_END], 0)
     w.v[V_PHASE] = PH_OVER
 

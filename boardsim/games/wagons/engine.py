@@ -39,6 +39,21 @@ EV_SEAT, EV_CARD, EV_X, EV_Y, EV_ROT, EV_FREE, EV_TURN = range(7)
 EV_WIDTH = 7
 
 
+@njit(cache=True, nogil=True)
+def tie_rule(rules, s0, s1, guns0, guns1, out):
+    """The winner rule, written once (the batch engine's end and step.py's): the higher total wins; equal
+    totals go to more guns under the ``tie_break = "guns"`` rule; otherwise the two share the win (0.5 each)."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if s0 != s1:
+        out[0 if s0 > s1 else 1] = 1.0
+    elif rules[R_TIE] == TIE_GUNS and guns0 != guns1:
+        out[0 if guns0 > guns1 else 1] = 1.0
+    else:
+        out[0] = 0.5
+        out[1] = 0.5
+
+
 @njit(**policies.THIN)
 def _place_for(p, c, x, y, rot, town, tab, saved, events, ne, free, turn):
     """Put card c into seat p's town at (x, y, rot) and log it."""
@@ -142,15 +157,7 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
                 goal_out[row, p, g] = scr.detail[TW.N_LANDS + g]
                 seat_out[row, p, S_GOAL0 + g] = scr.detail[TW.N_LANDS + g]
             seat_out[row, p, S_GUNS] = town.cnt[p, TW.GUN]
-        win[row, 0] = 0.0
-        win[row, 1] = 0.0
-        if score[row, 0] != score[row, 1]:
-            win[row, 0 if score[row, 0] > score[row, 1] else 1] = 1.0
-        elif rules[R_TIE] == TIE_GUNS and town.cnt[0, TW.GUN] != town.cnt[1, TW.GUN]:
-            win[row, 0 if town.cnt[0, TW.GUN] > town.cnt[1, TW.GUN] else 1] = 1.0
-        else:
-            win[row, 0] = 0.5
-            win[row, 1] = 0.5
+        tie_rule(rules, score[row, 0], score[row, 1], town.cnt[0, TW.GUN], town.cnt[1, TW.GUN], win[row])
         game_out[row, G_ROUNDS] = turn
         game_out[row, G_FIRST] = p1
         game_out[row, G_END] = 0

@@ -33,7 +33,7 @@ from boardsim.games.wagons import decide as D
 from boardsim.games.wagons import engine as E
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
-from boardsim.games.wagons.rules import R_FIRST, R_FIXED, R_TIE, TIE_GUNS
+from boardsim.games.wagons.rules import R_FIRST, R_FIXED
 
 PH_START, PH_DRAFT, PH_TAKEN, PH_FREE, PH_OVER = range(5)
 # v columns: phase, t (first available card in seq), active seat, turn, P1, k (cards skipped this turn),
@@ -259,16 +259,7 @@ def scores(w, tab, scr, out):
 @njit(cache=True, nogil=True)
 def win_shares(w, rules, s0, s1, out):
     """The engine's win shares from totals s0, s1 (tie_break rule) into out[0:2]."""
-    out[0] = 0.0
-    out[1] = 0.0
-    cnt = w.town.cnt
-    if s0 != s1:
-        out[0 if s0 > s1 else 1] = 1.0
-    elif rules[R_TIE] == TIE_GUNS and cnt[0, TW.GUN] != cnt[1, TW.GUN]:
-        out[0 if cnt[0, TW.GUN] > cnt[1, TW.GUN] else 1] = 1.0
-    else:
-        out[0] = 0.5
-        out[1] = 0.5
+    E.tie_rule(rules, s0, s1, w.town.cnt[0, TW.GUN], w.town.cnt[1, TW.GUN], out)
 
 
 @njit(cache=True, nogil=True)
