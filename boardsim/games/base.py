@@ -34,6 +34,7 @@ The runner adds ``seed`` (uint64) and ``game`` (index in the cell).
 
 from __future__ import annotations
 
+import importlib
 import io
 import threading
 from abc import ABC, abstractmethod
@@ -162,6 +163,33 @@ class CardModule(Protocol):
     def load_table(self, card_file: str | None = None) -> pd.DataFrame: ...
 
     def apply_edits(self, table: pd.DataFrame, edits: Mapping[str, Mapping[str, Any]] | None) -> pd.DataFrame: ...
+
+
+class Steps(Protocol):
+    """A game stepped from Python, one decision at a time: the step API every game names the same way
+    (``Game.steps``).  It runs the game's own jitted step functions, the ones its search player plays with,
+    so a game stepped here is the game the engine plays; tests/games/test_random_play.py drives every game
+    through it with random legal actions.
+
+    ``setup(index)`` deals game ``index`` of the cell (seeded as the batch kernel seeds it) and advances to
+    its first decision; ``to_move()`` is the seat to decide (-1 once over); ``legal()`` the actions it may
+    take (integers, each game's encoding, documented in its step.py); ``apply(action)`` takes one and
+    advances to the next decision or the end; ``is_over()``; ``returns()`` the finished game's scores and
+    win shares as the batch kernel writes them; ``state`` the engine's arrays (read only)."""
+
+    n_players: int
+
+    def setup(self, index: int) -> None: ...
+
+    def to_move(self) -> int: ...
+
+    def is_over(self) -> bool: ...
+
+    def legal(self) -> list[int]: ...
+
+    def apply(self, action: int) -> None: ...
+
+    def returns(self) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 # Win shares are 1/k for a k-way tie with k <= 4, so WIN_UNITS x share is a whole number: every sum of
@@ -354,6 +382,12 @@ class Game(ABC):
         """``play``'s games driven through the game's step interface (the one the search player uses): every
         decision stopped at, the seat's policy asked, its action applied.  ``score`` and ``win`` at least
         (tests/games/test_contract.py: they equal ``play``'s)."""
+
+    def steps(self, prepared: Prepared, cell_key: int) -> Steps:
+        """The cell's games stepped from Python, a decision at a time (``Steps``): game i of a cell with key
+        ``cell_key`` is the game ``play`` plays as game i."""
+        module = importlib.import_module(f"{type(self).__module__}.steps")
+        return module.Steps(prepared, cell_key)
 
     @abstractmethod
     def trace_scores(self, trace: str) -> list[int]:

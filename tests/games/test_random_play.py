@@ -30,7 +30,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from numba import njit
 
 from boardsim import rng
 from boardsim.games.art_deco import GAME as ART_DECO
@@ -43,9 +42,11 @@ from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME as FLIPTOONS
 from boardsim.games.fliptoons import cards as FC
 from boardsim.games.fliptoons import state as FS
-from boardsim.games.fliptoons.kernel import _write_row, consts, custom_none, rule_arrays, set_up_game
-from boardsim.games.fliptoons.step import _advance, _step_apply, legal_actions
+from boardsim.games.fliptoons.kernel import consts, custom_none, rule_arrays, set_up_game
+from boardsim.games.fliptoons.step import _step_apply, legal_actions
 from boardsim.games.fliptoons.step import to_move as ft_to_move
+from boardsim.games.fliptoons.steps import advance as ft_advance
+from boardsim.games.fliptoons.steps import write_row as ft_write_row
 from boardsim.games.wagons import GAME as WAGONS
 from boardsim.games.wagons import engine as WE
 from boardsim.games.wagons import state as WST
@@ -280,19 +281,6 @@ def _art_deco_helpers():
 # -- FlipToons ------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
-def _ft_advance(S, C, O, X, U, gen, stop):
-    """step._advance as kernel.play_stepped calls it (no phase function pointers).  _advance has no Python
-    wrapper (compiled only to be called from the engines), so a test calls it from compiled code."""
-    return _advance(S, C, O, X, U, gen, stop, None, None, None)
-
-
-@njit(cache=True, nogil=True)
-def _ft_write_row(S, score, win, game_out, seat_out):
-    """The batch kernel's output row of a finished game (kernel._write_row, compiled-only as _advance)."""
-    _write_row(np.int64(0), S, score, win, game_out, seat_out)
-
-
 LOG_ROWS = 1 << 15  # FlipToons: the event log of one game (a few thousand rows at most); the test reads discards
 
 
@@ -361,7 +349,7 @@ class FlipToons:
         self._advance()
 
     def _advance(self):
-        self.decision = _ft_advance(self.S, self.C, self.O, self.X, self.U, self.gen, self.every) == 1
+        self.decision = ft_advance(self.S, self.C, self.O, self.X, self.U, self.gen, self.every) == 1
 
     def pending(self):
         return self.decision
@@ -436,7 +424,7 @@ class FlipToons:
         assert sh[FS.PHASE] == FS.PH_DONE
         score = np.zeros((1, P), dtype=np.int64)
         win = np.zeros((1, P), dtype=np.float64)
-        _ft_write_row(S, score, win, np.zeros((1, 6), dtype=np.int64), np.zeros((1, P, 4), dtype=np.int64))
+        ft_write_row(S, score, win, np.zeros((1, 6), dtype=np.int64), np.zeros((1, P, 4), dtype=np.int64))
         end = int(sh[FS.END])
         assert sh[FS.ROUND] <= self.max_rounds, f"{self}: {sh[FS.ROUND]} rounds, the cap is {self.max_rounds}"
         if P == 1:
@@ -702,3 +690,43 @@ def test_the_same_seed_plays_the_same_game(case):
         assert np.array_equal(other[1], first[1]) and np.array_equal(other[2], first[2]), \
             f"{game}: other results from the same seed"
     assert play(game, 3, seed=8)[0] != first[0], f"{game}: the choice seed changed nothing"
+
+
+# -- the step API every game names the same way (Game.steps) -----------------------------------------------------
+
+STEP_TABLES = [("art_deco", 2), ("art_deco", 4), ("fliptoons", 1), ("fliptoons", 3), ("wagons", 2)]
+
+
+@pytest.mark.parametrize(("name", "players"), STEP_TABLES)
+def test_every_game_plays_random_legal_actions_through_the_one_step_api(name, players):
+    """Game.steps, with no game-specific code: legal lists non-empty and duplicate-free, listing them changes
+    nothing, the game ends, its win shares are in [0, 1] and sum to 1 (or 0 where the rules allow no winner);
+    and the game is the one the rules oracle above plays from the same deal and choices (same actions, same
+    results), so every check of the oracle holds for the step API too."""
+    from boardsim import games
+
+    g = games.get(name)
+    prep = g.prepare(players, [Seat("random")] * players, None, g.card_table())
+    steps = g.steps(prep, KEY)
+    oracle = {"art_deco": ArtDeco, "fliptoons": FlipToons}.get(name)
+    oracle = oracle(players, None) if oracle is not None else Wagons(None)
+    for index in range(6):
+        gen = np.random.default_rng(500 + index)
+        steps.setup(index)
+        actions = []
+        while not steps.is_over():
+            assert len(actions) < 10_000, f"{name}: game {index} has not ended"
+            seat = steps.to_move()
+            before = [a.copy() for a in _arrays(steps.state)]
+            legal = steps.legal()
+            assert all(np.array_equal(a, b) for a, b in zip(before, _arrays(steps.state), strict=True))
+            assert legal and len(set(legal)) == len(legal), f"{name}: legal actions {legal}"
+            a = legal[int(gen.integers(len(legal)))]
+            steps.apply(a)
+            actions.append((seat, a))
+        assert steps.to_move() == -1
+        score, win = steps.returns()
+        assert np.all((win >= 0) & (win <= 1)) and (math.isclose(win.sum(), 1.0) or win.sum() == 0.0), win
+        want_actions, want_score, want_win = play(oracle, index, seed=500 + index)
+        assert actions == want_actions, f"{name}: game {index}: the step API and the oracle played apart"
+        assert np.array_equal(score, want_score) and np.array_equal(win, want_win)
