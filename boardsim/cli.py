@@ -187,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     c.add_argument("--out", help="output folder (default reports/cards-<game>/)")
     c.add_argument("--threads", type=_positive)
+    _executor_options(c)
     c.add_argument("--force", action="store_true",
                    help="write into a folder that holds another run's results, removing its report first")
 
@@ -406,11 +407,13 @@ def cmd_optimize(args) -> int:
 def cmd_cards(args) -> int:
     from boardsim.analysis.jobs import cards_job
 
+    executor, workers = _executor_flags(args)
     job = cards_job(args.game, players=args.players, games=args.games, seed=args.seed,
                     cards=[c.strip() for c in args.cards.split(",")] if args.cards else None,
                     base=_policy_list(args.base, "--base") if args.base else None, sweep=args.sweep,
                     span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
-                    out=args.out, progress=True, force=args.force)
+                    out=args.out, progress=True, force=args.force, executor=executor, workers=workers,
+                    scheduler=args.scheduler, scheduler_file=args.scheduler_file)
     strength, changes = job.extra["strength"], job.extra["changes"]
     print("strength: the card's swing (win share hiring it whenever possible minus never hiring it) minus the "
           "average market card's (0 = average); regret: win share favouring it minus the base player's")

@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from boardsim import rng
-from boardsim.cell import DEFAULT_CHUNK, make_cell, play_chunk
+from boardsim.cell import DEFAULT_CHUNK, make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import Game, Seat
 from boardsim.stats.intervals import deal_interval
@@ -107,14 +107,18 @@ REF_BLOCK = 64  # deals per block of a reference arm (each block favours, or avo
 
 
 def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_seats: bool = False,
-                chunk_size: int = DEFAULT_CHUNK) -> np.ndarray:
+                chunk_size: int = DEFAULT_CHUNK, executor: Any = None) -> np.ndarray:
     """Per deal of ``start .. start + count - 1``: ``seat``'s win share (``mean_seats``: the mean share of
-    every seat) averaged over the cell's arrangements, so the deal is the unit."""
+    every seat) averaged over the cell's arrangements, so the deal is the unit.  The deals are played in
+    ranges of ``chunk_size`` on ``executor`` (local threads by default, processes or Dask): the same shares
+    on any of them."""
+    from boardsim.executors import play_ranges
+
     n_arr = len(cell.prepared)
     out = np.empty(count)
-    for s in range(start, start + count, chunk_size):
-        c = min(chunk_size, start + count - s)
-        win = play_chunk(cell, key, s, c)["win"]  # rows arrangement-major
+    ranges = [(s, min(chunk_size, start + count - s)) for s in range(start, start + count, chunk_size)]
+    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
+        win = raw["win"]  # rows arrangement-major
         y = win.mean(axis=1) if mean_seats else win[:, seat]
         out[s - start:s - start + c] = y.reshape(n_arr, c).mean(axis=0)
     return out
@@ -176,6 +180,7 @@ def card_effects(
     rules: Mapping[str, Any] | None = None,
     seating: str = "all",
     progress: Callable[[str, int], None] | None = None,
+    executor: Any = None,
 ) -> list[dict[str, Any]]:
     """Each card's strength and regret at one table (``players``, ``base`` in the other seats), every arm on
     the same deals (docs/guide/measure-a-card.md).
@@ -191,7 +196,8 @@ def card_effects(
       ceiling for a card the base already hires; it is the measure ``cards`` reported before strength.
 
     The measured seat plays every position of the ``seating`` design in every arm, so a first-player edge
-    cancels.  ``progress(label, games)`` hears each arm as it finishes.
+    cancels.  ``progress(label, games)`` hears each arm as it finishes.  ``executor``: where the games run
+    (``deal_shares``); the result does not depend on it.
     """
     market = game.market_cards(table)
     key = rng.cell_key(seed, 0)
@@ -203,7 +209,7 @@ def card_effects(
         if (kind, card) not in cells:
             cells[kind, card] = make_cell(game, players, [make[kind](card, base)] + others, rules, table,
                                           seating_design=seating)
-        return deal_shares(cells[kind, card], key, 0, start, count)
+        return deal_shares(cells[kind, card], key, 0, start, count, executor=executor)
 
     play("favour", market[0], 0, 0)  # builds the cell: its arrangements (a lineup of one base alone has one)
     n_arr = len(cells["favour", market[0]].prepared)
@@ -251,6 +257,7 @@ def card_strength(
     rules: Mapping[str, Any] | None = None,
     progress: Callable[[str, int], None] | None = None,
     seating: str = "all",
+    executor: Any = None,
 ) -> pd.DataFrame:
     """Each card's strength (``card_effects``: its swing, hiring it whenever possible against never, minus
     the average market card's, paired on deals) and its regret, per base player and player count.
@@ -265,7 +272,8 @@ def card_strength(
     rows = []
     for b in bases:
         for n in counts:
-            for r in card_effects(game, n, b, cards, table, games, seed, rules, seating, progress=progress):
+            for r in card_effects(game, n, b, cards, table, games, seed, rules, seating, progress=progress,
+                                  executor=executor):
                 rows.append({"base": b.label(), "players": n, **r})
     ranked = flag_effects(pd.DataFrame(rows))
     order = {b.label(): i for i, b in enumerate(bases)}
@@ -363,6 +371,7 @@ def value_sweep(
     rules: Mapping[str, Any] | None = None,
     seating: str = "all",
     progress: Callable[[str, int], None] | None = None,
+    executor: Any = None,
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
     """The card's strength (``card_effects``) at each integer value of one of its fields, at each player
     count and under each base player (a skill axis), on the same deals.
@@ -381,7 +390,8 @@ def value_sweep(
             continue
         for b in bases:
             for n in counts:
-                (r,) = card_effects(game, n, b, [card], table, games, seed, rules, seating, progress=progress)
+                (r,) = card_effects(game, n, b, [card], table, games, seed, rules, seating, progress=progress,
+                                    executor=executor)
                 rows.append({"base": b.label(), "players": n, "label": f"{field}={value}", "field": field,
                              "value": int(value), **r})
     frame = pd.DataFrame(rows)

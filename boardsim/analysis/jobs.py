@@ -194,6 +194,10 @@ def cards_job(
     out: str | Path | None = None,
     progress: bool = False,
     force: bool = False,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
 ) -> Job:
     """Card strength (``card_strength``): each card's swing (the win share of a
     seat that hires it whenever it can minus that of one that never hires it, ``base`` in every other seat
@@ -204,7 +208,9 @@ def cards_job(
     ``base``: one or more base players (a skill axis); ``cards``: the cards measured (default: every
     market card).  Writes ``balance_card_strength.csv`` (and the verdicts, sweep and suggestions) with the
     report into ``out`` (default ``reports/cards-<game>/``).  ``progress``: a bar over every game played (on
-    stderr).  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
+    stderr).  ``executor``: where the games run, ``local`` (threads, default), ``processes`` (``workers``) or
+    ``dask`` (``scheduler`` address or Client, ``scheduler_file``, or ``workers`` for a local cluster); the
+    tables do not depend on it.  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
     from boardsim import cost
     from boardsim.analysis.balance import (
         card_arms,
@@ -215,6 +221,7 @@ def cards_job(
         verdict_changes,
     )
     from boardsim.analysis.players import base_players
+    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
 
@@ -243,14 +250,15 @@ def cards_job(
     owner = f"cards {g.name}"
     out_dir = out_folder(out, f"reports/cards-{g.name}", owner, force)  # made once the first table is measured
     rules = dict(rules or {})
-    with numba_threads(threads):
+    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
+            numba_threads(threads if ex is None else None):
         seconds, took = card_cost(g, counts, bases, chosen, table, games, seed, rules)
         cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
                                      f"counts x {len(bases)} base players")
         arms = card_arms(g, chosen, table)
         with cost.Bar(progress, total=games * arms * len(counts) * len(bases), desc="cards") as bar:
             strength = card_strength(g, counts, bases, chosen, table, games, seed, rules,
-                                     progress=lambda _label, n: bar.update(n), seating=seating)
+                                     progress=lambda _label, n: bar.update(n), seating=seating, executor=ex)
         with writing(out_dir):
             safe_io.write_csv(strength, out_dir / "balance_card_strength.csv")
             changes = verdict_changes(strength)
@@ -268,7 +276,7 @@ def cards_job(
                         now = int(table.loc[table["name"] == card, sweep].iloc[0])
                         values = range(now - span, now + span + 1)
                         frame, suggestion = value_sweep(g, counts, bases, card, sweep, values, games, seed,
-                                                        rules, seating=seating,
+                                                        rules, seating=seating, executor=ex,
                                                         progress=lambda _label, n: bar.update(n))
                         sweeps.append(frame)
                         if suggestion is not None:
@@ -310,7 +318,8 @@ class Cards:
 def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_000, seed: int = 0,
           cards: Sequence[str] | None = None, base: Any = None, sweep: str | None = None, span: int = 3,
           rules: Mapping[str, Any] | None = None, seating: str = "all", threads: int | None = None,
-          out: str | Path | None = None, progress: bool = False, force: bool = False) -> Cards:
+          out: str | Path | None = None, progress: bool = False, force: bool = False, executor: Any = None,
+          workers: int | None = None, scheduler: Any = None, scheduler_file: str | None = None) -> Cards:
     """``python -m boardsim cards`` from Python (``cards_job``, the same arguments): the tables as
     DataFrames, also written with the report into ``out``.
 
@@ -318,7 +327,7 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
     >>> found.strength.query("flag == 'strong'")
     """
     job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress,
-                    force)
+                    force, executor, workers, scheduler, scheduler_file)
     x = job.extra
     return Cards(x["strength"], x["changes"], x["skill"], x["suggestions"], x["sweep"], job.out_dir)
 

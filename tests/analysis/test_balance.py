@@ -391,3 +391,15 @@ def test_art_deco_card_kinds_have_a_strength_from_seats_that_favour_and_avoid_a_
     assert cli.main(["play", "art_deco", "--policies", "eligibility(favour=[v13]),par"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --policies[0].favour") and "unknown card 'v13'" in err
+
+
+def test_cards_plays_through_the_executors_and_gives_the_same_tables_on_processes(tmp_path):
+    """Issue 42 item 5: card strength runs on the executors like a sweep or a patch; the tables do not depend
+    on where the games ran."""
+    from boardsim.analysis.jobs import cards
+
+    kw = {"players": 2, "games": 60, "seed": 5, "cards": ["v1", "v12"], "progress": False}
+    local = cards("art_deco", out=tmp_path / "a", **kw)
+    procs = cards("art_deco", out=tmp_path / "b", executor="processes", workers=2, **kw)
+    pd.testing.assert_frame_equal(local.strength, procs.strength)
+    assert len(local.strength) == 2 and local.strength["deals"].min() > 0
