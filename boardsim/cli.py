@@ -166,6 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
+    _executor_options(o)
     o.add_argument("--force", action="store_true",
                    help="write into a folder that holds another run's results, removing its report first")
 
@@ -391,8 +392,10 @@ def cmd_ladder(args) -> int:
 def cmd_optimize(args) -> int:
     from boardsim.analysis.jobs import optimize_job
 
+    executor, workers = _executor_flags(args)
     job = optimize_job(args.scenario, games=args.games, maxiter=args.maxiter, threads=args.threads, out=args.out,
-                       force=args.force)
+                       force=args.force, executor=executor, workers=workers, scheduler=args.scheduler,
+                       scheduler_file=args.scheduler_file)
     result = job.result
     imp = result.improvement
     print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "

@@ -46,6 +46,7 @@ def paired_effect(
     chunk_size: int = DEFAULT_CHUNK,
     seating: str = "all",
     b_mean: bool = False,
+    executor: Any = None,
 ) -> dict[str, float]:
     """Win share of ``seat`` in arm A minus arm B, per deal, with a t interval.
 
@@ -63,8 +64,8 @@ def paired_effect(
     cell_b = make_cell(game, players, arm_b.seats, arm_b.rules, arm_b.cards, seating_design=seating)
     key = rng.cell_key(seed, 0)
     deals = -(-games // len(cell_a.prepared))
-    a = deal_shares(cell_a, key, seat, 0, deals, chunk_size=chunk_size)
-    b = deal_shares(cell_b, key, seat, 0, deals, mean_seats=b_mean, chunk_size=chunk_size)
+    a = deal_shares(cell_a, key, seat, 0, deals, chunk_size=chunk_size, executor=executor)
+    b = deal_shares(cell_b, key, seat, 0, deals, mean_seats=b_mean, chunk_size=chunk_size, executor=executor)
     effect, lo, hi, p_value = paired_stats(a - b, confidence)
     (wa, wa_lo, wa_hi, _), (wb, wb_lo, wb_hi, _) = paired_stats(a, confidence), paired_stats(b, confidence)
     return {"effect": effect, "effect_lo": lo, "effect_hi": hi, "p_value": p_value,

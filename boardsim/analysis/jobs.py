@@ -142,11 +142,16 @@ def optimize_job(
     threads: int | None = None,
     out: str | Path | None = None,
     force: bool = False,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
 ) -> Job:
     """Tune the seat named by a scenario's ``[optimize]`` table (``tune``) and
     write the check, the search history and the report into ``out`` (default
     ``reports/<scenario name>-optimize/``).  ``games`` and ``maxiter`` override the table's."""
     from boardsim.analysis.optimize import tune
+    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.scenario import Scenario, load_scenario
@@ -159,11 +164,12 @@ def optimize_job(
     owner = f"optimize {sc.name}"
     out_dir = out_folder(out, f"reports/{sc.name}-optimize", owner, force)  # made once the search is done
     try:
-        with numba_threads(threads):
+        with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
+                numba_threads(threads if ex is None else None):
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
                           opt["params"], games=games or opt.get("games", 2000),
                           check_games=opt.get("check_games", 20_000), maxiter=maxiter or opt.get("maxiter", 10),
-                          popsize=opt.get("popsize", 8), seed=sc.seed)
+                          popsize=opt.get("popsize", 8), seed=sc.seed, executor=ex)
     except BadParameter:
         raise
     except BadInput as e:

@@ -42,7 +42,7 @@ class TuneResult:
 
 
 def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards: pd.DataFrame, seat: int,
-                  games: int, seed: int, threads_ok: bool = True) -> tuple[float, int]:
+                  games: int, seed: int, threads_ok: bool = True, executor: Any = None) -> tuple[float, int]:
     """Win share of ``seat`` over ``games`` games (every seat arrangement); returns (wins, games played)."""
     cell = make_cell(game, players, seats, rules, cards, seating_design="all")
     total = {"wins": 0, "games": 0}
@@ -51,7 +51,7 @@ def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards:
         total["wins"] += int(np.rint(out["win"][:, seat] * WIN_UNITS).sum())
         total["games"] += out["win"].shape[0]
 
-    run_cell(cell, seed, games, sink, progress=False)
+    run_cell(cell, seed, games, sink, progress=False, executor=executor)
     return total["wins"] / WIN_UNITS, total["games"]
 
 
@@ -68,8 +68,10 @@ def tune(
     maxiter: int = 10,
     popsize: int = 8,
     seed: int = 0,
+    executor: Any = None,
 ) -> TuneResult:
-    """Differential evolution over ``bounds`` ({param: [low, high]}) for ``seats[seat]``."""
+    """Differential evolution over ``bounds`` ({param: [low, high]}) for ``seats[seat]``; every evaluation's
+    games and the check's run on ``executor`` (local threads by default), which the result does not depend on."""
     if not 0 <= seat < len(seats):
         raise BadInput("optimize.seat", f"got {seat}; allowed: 0 to {len(seats) - 1}")
     pol = game.policy(seats[seat].policy)
@@ -108,7 +110,7 @@ def tune(
 
     def objective(x: np.ndarray) -> float:
         evaluations["n"] += 1
-        wins, n = seat_win_rate(game, players, with_params(x), rules, cards, seat, games, seed)
+        wins, n = seat_win_rate(game, players, with_params(x), rules, cards, seat, games, seed, executor=executor)
         tried.append((np.array(x, dtype=float), wins / n))
         return -wins / n
 
@@ -126,7 +128,7 @@ def tune(
     best_seats = with_params(res.x)
     best = dict(best_seats[seat].params)
     paired = paired_effect(game, players, Arm(best_seats, cards, rules), Arm(list(seats), cards, rules), seat,
-                           check_games, seed + 1)
+                           check_games, seed + 1, executor=executor)
     check_rows = []
     for which, candidate, arm in (("start", list(seats), "b"), ("best", best_seats, "a")):
         check_rows.append({"which": which, "params": candidate[seat].label(), "games": paired["games"],
@@ -186,7 +188,7 @@ def optimize(
     """``tune`` from the Python API: seats as ``simulate`` takes them (names, ``(name, params)``,
     ``boardsim.rules_policy(...)`` or ``boardsim.custom_policy(...)``), card edits as a mapping.
 
-    ``options`` are ``tune``'s ``games``, ``check_games``, ``maxiter``, ``popsize`` and ``seed``.
+    ``options`` are ``tune``'s ``games``, ``check_games``, ``maxiter``, ``popsize``, ``seed`` and ``executor``.
     """
     from boardsim.games import get as get_game
     from boardsim.seat import as_seat, fill_seats

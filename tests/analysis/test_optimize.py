@@ -74,3 +74,19 @@ def test_improves_a_rule_threshold_that_starts_deliberately_bad():
     start, best = r.check.set_index("which").loc["start"], r.check.set_index("which").loc["best"]
     assert best["win_lo"] > start["win_hi"]
     assert r.best["start"] < 14 and r.improvement["effect_lo"] > 0  # paired on the same fresh deals
+
+
+def test_the_same_tuning_on_worker_processes():
+    """Issue 42 item 5: every evaluation and the paired check run on the executor; the result is the local one."""
+    import pandas as pd
+
+    from boardsim.executors import open_executor
+
+    seats = [Seat("eligibility", {"hard": 0.3}), Seat("eligibility")]
+    args = (GAME, 2, seats, {}, GAME.card_table(), 0, {"hard": [0.3, 3.0]})
+    kw = {"games": 60, "check_games": 200, "maxiter": 1, "popsize": 2, "seed": 4}
+    local = tune(*args, **kw)
+    with open_executor("processes", 2) as ex:
+        procs = tune(*args, **kw, executor=ex)
+    assert procs.best == local.best and procs.evaluations == local.evaluations
+    pd.testing.assert_frame_equal(procs.check, local.check)
