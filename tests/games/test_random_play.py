@@ -37,7 +37,7 @@ from boardsim.games.art_deco import engine as AE
 from boardsim.games.art_deco import rules as AR
 from boardsim.games.art_deco import step as AS
 from boardsim.games.art_deco.kernel import inputs as art_deco_inputs
-from boardsim.games.art_deco.state import HELPERS as ART_DECO_HELPERS
+from boardsim.games.art_deco.steps import compile_helpers as art_deco_helpers
 from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME as FLIPTOONS
 from boardsim.games.fliptoons import cards as FC
@@ -134,7 +134,7 @@ class ArtDeco:
     """
 
     def __init__(self, n_players, rules=None):
-        _art_deco_helpers()
+        art_deco_helpers()  # the engine's fixed-signature helpers first, as the engine compiles them
         self.n_players = n_players
         self.label = f"art_deco P={n_players} rules={rules}"
         prep = ART_DECO.with_checks(ART_DECO.prepare(n_players, [Seat("random")] * n_players, rules,
@@ -260,22 +260,6 @@ class ArtDeco:
 
     def no_winner(self):
         return self.nobody_eligible  # "If nobody is eligible, the game has no winner"
-
-
-_HELPERS_READY = []
-
-
-def _art_deco_helpers():
-    """Compile Art Deco's fixed-signature helpers for their own signatures before the step functions that
-    inline them, then forbid other signatures, as the engine does (kernel._engine, mcts._helpers): compiled
-    for a Python call first, they would take that call's argument types and the engine would then refuse its
-    own.  The engine itself is not compiled here."""
-    if not _HELPERS_READY:
-        for fn, sig in ART_DECO_HELPERS:
-            if hasattr(fn, "signatures") and not fn.signatures:
-                fn.compile(sig)
-                fn.disable_compile()
-        _HELPERS_READY.append(True)
 
 
 # -- FlipToons ------------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from boardsim.games.base import Prepared
 _READY: list[bool] = []
 
 
-def _helpers() -> None:
+def compile_helpers() -> None:
     """The engine's fixed-signature helpers compiled for their own signatures before any step function that
     inlines them, then closed to others (as kernel._engine does): compiled first for a Python call, they would
     take that call's types and the engine would refuse its own."""
@@ -32,7 +32,7 @@ class Steps:
     """One Art Deco table of a prepared cell, stepped a decision at a time (see ``Game.steps``)."""
 
     def __init__(self, prepared: Prepared, cell_key: int):
-        _helpers()
+        compile_helpers()
         self.n_players = prepared.n_players
         self.key = np.uint64(cell_key)
         self.rules, self.deck, self.pol, self.tables, _rl = inputs(prepared)
