@@ -139,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seating", choices=_SEATINGS, default="all",
                    help="seat arrangements per deal in each match (default all)")
     t.add_argument("--quiet", action="store_true")
+    _executor_options(t)
     t.add_argument("--fresh", action="store_true", help="ignore matches saved by an earlier run; play everything")
     t.add_argument("--force", action="store_true",
                    help="write into a folder that holds another run's results, removing its report first")
@@ -156,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--out", help="output folder (default reports/ladder-<game>/)")
     lad.add_argument("--threads", type=_positive)
     lad.add_argument("--quiet", action="store_true")
+    _executor_options(lad)
     lad.add_argument("--fresh", action="store_true", help="ignore matches saved by an earlier run; play everything")
     lad.add_argument("--force", action="store_true",
                      help="write into a folder that holds another run's results, removing its report first")
@@ -340,12 +342,15 @@ def cmd_play(args) -> int:
 def cmd_tournament(args) -> int:
     from boardsim.analysis.jobs import tournament_job
 
+    executor, workers = _executor_flags(args)
     try:
         job = tournament_job(args.game, parse_policies(args.policies), players=args.players, games=args.games,
                              seed=args.seed, mode=args.mode, rules=dict(args.rule),
                              field=_policy_list(args.field, "--field")[0] if args.field else None,
                              seating=args.seating, threads=args.threads, out=args.out,
-                             progress=False if args.quiet else None, force=args.force, fresh=args.fresh)
+                             progress=False if args.quiet else None, force=args.force, fresh=args.fresh,
+                             executor=executor, workers=workers, scheduler=args.scheduler,
+                             scheduler_file=args.scheduler_file)
     except KeyboardInterrupt:
         return _interrupted(args.out or f"reports/tournament-{args.game}")
     print(job.result.ratings.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
@@ -373,10 +378,13 @@ def cmd_ladder(args) -> int:
     from boardsim.analysis.jobs import ladder_job
 
     policies = _policy_list(args.policies, "--policies") if args.policies else None
+    executor, workers = _executor_flags(args)
     try:
         job = ladder_job(args.game, players=args.players, budgets=_budgets(args.budgets), games=args.games,
                          policies=policies, seed=args.seed, threads=args.threads, out=args.out,
-                         progress=False if args.quiet else None, force=args.force, fresh=args.fresh)
+                         progress=False if args.quiet else None, force=args.force, fresh=args.fresh,
+                         executor=executor, workers=workers, scheduler=args.scheduler,
+                         scheduler_file=args.scheduler_file)
     except KeyboardInterrupt:
         return _interrupted(args.out or f"reports/ladder-{args.game}")
     result = job.result

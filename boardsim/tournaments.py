@@ -96,14 +96,15 @@ def _check(digest: str, arrays: Mapping[str, np.ndarray]) -> str:
 
 
 def play_match(g: Game, games: int, seats: Sequence[Seat], seed: int, rules: Any, cards: Any, players: int,
-               seating: str, threads: int | None, progress: Any, store: MatchStore | None) -> dict[str, np.ndarray]:
+               seating: str, threads: int | None, progress: Any, store: MatchStore | None,
+               executor: Any = None) -> dict[str, np.ndarray]:
     """One match's deal, win and score columns (``game``, ``win`` (n, P), ``score`` (n, P)): simulate's, or the
     store's copy of them.  A match read back moves a progress callable by its games, as playing it would."""
     digest = MatchStore.digest(g, seats, games, seed, rules, cards, players, seating) if store else ""
     arrays = store.load(digest) if store is not None else None
     if arrays is None:
         df = simulate(g, games, list(seats), seed=seed, rules=rules, cards=cards, players=players,
-                      seating=seating, threads=threads, progress=progress, cell=0)
+                      seating=seating, threads=threads, progress=progress, cell=0, executor=executor)
         arrays = {"game": df["game"].to_numpy(np.int64),
                   "win": df[[f"win_{j}" for j in range(players)]].to_numpy(np.float64),
                   "score": df[[f"score_{j}" for j in range(players)]].to_numpy(np.int64)}
@@ -224,6 +225,7 @@ def run_tournament(
     progress: bool | None | Callable[[int], Any] = None,
     seating: str = "all",
     store: MatchStore | None = None,
+    executor: Any = None,
 ) -> TournamentResult:
     """Round robin (every combination of ``players`` distinct policies) or one-vs-field
     (each policy in one seat against ``field`` in the others); ``games`` per match.
@@ -231,7 +233,8 @@ def run_tournament(
     Every match plays each deal in every distinct seat arrangement (``seating``), and all matches share
     the same deals.  Ratings are Bradley-Terry on the pairwise comparisons inside each game (who finished
     ahead of whom), with a weak prior and deal-clustered intervals (``ratings.bradley_terry``).
-    With ``store``, each finished match is saved and a rerun reads back the matches it finds.
+    With ``store``, each finished match is saved and a rerun reads back the matches it finds.  ``executor``:
+    where the matches' games run (an open ``Executor``: processes or Dask); the result does not depend on it.
     """
     g = get_game(game) if isinstance(game, str) else game
     if mode not in MODES:
@@ -254,7 +257,7 @@ def run_tournament(
     with Bar(progress is not False and not callable(progress), len(plan) * games, "tournament") as bar:
         moved = progress if callable(progress) or progress is False else bar.update
         matches, per_deal, pair_games = _play(g, plan, seats, field_seat, mode, k, players, games, seed, rules,
-                                              cards, threads, moved, seating, store)
+                                              cards, threads, moved, seating, store, executor)
     pair = pairwise_table(per_deal, names, pair_games)
     if mode == "field":
         pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
@@ -265,7 +268,8 @@ def run_tournament(
 
 def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat: Seat | None, mode: str, k: int,
           players: int, games: int, seed: int, rules: Any, cards: Any, threads: int | None, progress: Any,
-          seating: str, store: MatchStore | None = None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+          seating: str, store: MatchStore | None = None,
+          executor: Any = None) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Every match on the same deals: its seats' rows, the per-deal comparison counts and games per pair."""
     rows = []
     per_deal = np.zeros((0, k, k))
@@ -282,7 +286,7 @@ def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat
         # as its rate against the field; every rotation puts that slot in each position once
         same = mode == "field" and seating == "all" and len({s.label() for s in table}) == 1
         match = play_match(g, games, table, seed, rules, cards, players, "cyclic" if same else seating, threads,
-                           progress, store)
+                           progress, store, executor)
         win, score, deal = match["win"], match["score"], match["game"]
         n_deals = int(deal.max()) + 1
         if n_deals > len(per_deal):

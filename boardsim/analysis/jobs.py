@@ -61,10 +61,15 @@ def tournament_job(
     progress: bool | None = None,
     force: bool = False,
     fresh: bool = False,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
 ) -> Job:
     """``run_tournament``, written with its report into ``out`` (default
     ``reports/tournament-<game>/``; another run's folder only with ``force``).  Every finished match is
     saved under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
+    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.seat import as_seat
@@ -76,11 +81,12 @@ def tournament_job(
     owner = f"tournament {g.name}"
     out_dir = out_folder(out, f"reports/tournament-{g.name}", owner, force)  # made once the games are played
     rules = dict(rules or {})
-    with numba_threads(threads):
+    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
+            numba_threads(threads if ex is None else None):
         # each finished match is saved under out/chunks/matches: a rerun after a kill resumes (unless fresh)
         result = run_tournament(g, seats, players=players, games=games, seed=seed, mode=mode, field=field,
                                 rules=rules, progress=progress, seating=seating,
-                                store=MatchStore(out_dir / "chunks" / "matches", fresh))
+                                store=MatchStore(out_dir / "chunks" / "matches", fresh), executor=ex)
     with writing(out_dir):
         write_tournament(result, out_dir)
         files = write_meta(out_dir, f"{g.title}: {mode.replace('_', ' ')} tournament at {players} players",
@@ -103,11 +109,16 @@ def ladder_job(
     progress: bool | None = None,
     force: bool = False,
     fresh: bool = False,
+    executor: Any = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    scheduler_file: str | None = None,
 ) -> Job:
     """``run_ladder``, written with its report into ``out`` (default
     ``reports/ladder-<game>/``; another run's folder only with ``force``).  Every finished match is saved
     under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
     from boardsim.analysis.ladder import run_ladder
+    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
     from boardsim.runner import numba_threads
     from boardsim.tournaments import MatchStore
@@ -116,9 +127,11 @@ def ladder_job(
     players = players or max(2, g.min_players)
     owner = f"ladder {g.name}"
     out_dir = out_folder(out, f"reports/ladder-{g.name}", owner, force)  # made once the ladder is played
-    with numba_threads(threads):
+    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
+            numba_threads(threads if ex is None else None):
         result = run_ladder(g, players=players, budgets=budgets, games=games, policies=policies, seed=seed,
-                            progress=progress, store=MatchStore(out_dir / "chunks" / "matches", fresh))
+                            progress=progress, store=MatchStore(out_dir / "chunks" / "matches", fresh),
+                            executor=ex)
     with writing(out_dir):
         safe_io.write_csv(result.ladder, out_dir / "ladder.csv")
         safe_io.write_csv(result.skill, out_dir / "skill.csv")

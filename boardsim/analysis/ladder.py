@@ -78,12 +78,13 @@ def skill_depth(order: Sequence[str], beats: set[tuple[str, str]]) -> int:
 
 
 def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int,
-                  threads: int | None, progress: Any = None, store: MatchStore | None = None) -> pd.DataFrame:
+                  threads: int | None, progress: Any = None, store: MatchStore | None = None,
+                  executor: Any = None) -> pd.DataFrame:
     rows = []
     for rung in rungs:
         seat = as_seat(rung)
         match = play_match(g, games, [seat] * players, seed, None, None, players, "fixed", threads,
-                           False if progress is None else progress, store)
+                           False if progress is None else progress, store, executor)
         n = len(match["game"])
         wins = float(match["win"][:, 0].sum())
         lo, hi = wilson(wins, n)
@@ -150,7 +151,7 @@ def estimate(g: Game, players: int, rungs: Sequence[Any], games: int, seed: int 
 def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = (10, 100, 1000),
                games: int = 200, policies: Sequence[Any] | None = None, seed: int = 0,
                threads: int | None = None, progress: bool | None = None,
-               store: MatchStore | None = None) -> LadderResult:
+               store: MatchStore | None = None, executor: Any = None) -> LadderResult:
     """The skill ladder of ``game`` at ``players`` seats: ``random``, ``policies`` (default: every built-in
     heuristic) and ``mcts`` at each of ``budgets``; ``games`` per match of the round robin (every deal in every
     seating) and per rung's self-play.  Unless ``progress`` is False it prints the estimated time (from a
@@ -179,7 +180,7 @@ def run_ladder(game: str | Game, players: int = 2, budgets: Sequence[int] = (10,
         with bar:
             moved = False if progress is False else bar.update
             res = run_tournament(g, rungs, players=players, games=games, seed=seed, threads=threads,
-                                 progress=moved, store=store)
-            first = _first_player(g, players, rungs, games, seed, threads, moved, store)
+                                 progress=moved, store=store, executor=executor)
+            first = _first_player(g, players, rungs, games, seed, threads, moved, store, executor)
     ladder, skill = summarize(res.ratings, res.pairwise)
     return LadderResult(g.name, players, ladder, skill, first, res)

@@ -180,3 +180,14 @@ def test_a_killed_ladder_resumes_from_its_saved_matches_to_the_same_ladder(tmp_p
     n_matches = len(list((tmp_path / "whole" / "chunks" / "matches").glob("*.npz")))
     assert len(played) == n_matches - 3
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "out" / "ladder.csv"), whole)
+
+
+def test_the_ladder_on_worker_processes_is_the_local_ladder(tmp_path, capsys):
+    """Issue 42 item 5: tournament and ladder matches run on --executor processes with the local result."""
+    from boardsim import cli
+
+    argv = ["ladder", "art_deco", "--policies", "par", "--budgets", "3", "--games", "20", "--quiet"]
+    assert cli.main([*argv, "--out", str(tmp_path / "local")]) == 0
+    assert cli.main([*argv, "--out", str(tmp_path / "procs"), "--executor", "processes", "--workers", "2"]) == 0
+    for name in ("ladder.csv", "tournament_pairwise.csv", "first_player.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "procs" / name), pd.read_csv(tmp_path / "local" / name))
