@@ -65,6 +65,18 @@ def numba_threads(threads: int | None) -> Iterator[None]:
         numba.set_num_threads(before)
 
 
+@contextmanager
+def executing(executor: Any = None, workers: int | None = None, scheduler: Any = None,
+              scheduler_file: str | None = None, threads: int | None = None) -> Iterator[Any]:
+    """The executor a command's games run on (``executors.open_executor``: None for local threads), with
+    ``threads`` Numba threads here when they run locally; elsewhere ``threads`` is the workers' own."""
+    from boardsim.executors import open_executor  # only here: `import boardsim` stays fast
+
+    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
+            numba_threads(threads if ex is None else None):
+        yield ex
+
+
 _WARM: set[tuple[str, bool]] = set()  # (game, search) engines this process has compiled or loaded
 
 

@@ -9,7 +9,6 @@ inside each game (who finished ahead of whom), with the deal as the unit of repl
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import zipfile
 import zlib
@@ -24,6 +23,7 @@ import pandas as pd
 
 from boardsim import safe_io
 from boardsim.cell import check_entries
+from boardsim.chunks import checksum, code_hash
 from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
@@ -33,6 +33,7 @@ from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
 from boardsim.stats.ratings import bradley_terry
+from boardsim.version import __version__
 
 MODES = TOURNAMENT_MODES  # declared with the scenario keys, which a [tournament] table is checked against
 
@@ -52,9 +53,6 @@ class MatchStore:
     @staticmethod
     def digest(g: Game, seats: Sequence[Seat], games: int, seed: int, rules: Any, cards: Any, players: int,
                seating: str) -> str:
-        from boardsim.chunks import code_hash
-        from boardsim.version import __version__
-
         table = cards.to_dict("list") if isinstance(cards, pd.DataFrame) else cards
         return stable_hash(FORMAT, __version__, code_hash(), g.name, [s.label() for s in seats], games, seed,
                            rules or {}, table or {}, players, seating)
@@ -66,33 +64,26 @@ class MatchStore:
         try:
             with np.load(path, allow_pickle=False) as z:
                 arrays = {name: z[name] for name in z.files}
-            if str(arrays.pop("digest")) != digest or str(arrays.pop("check")) != _check(digest, arrays):
+            # the chunk store's check: the digest inside and a checksum of every array (chunks.checksum)
+            if str(arrays["meta.digest"]) != digest or str(arrays["meta.checksum"]) != checksum(arrays):
                 return None
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error):
             return None
         self.loaded += 1
-        return arrays
+        return {name: a for name, a in arrays.items() if not name.startswith("meta.")}
 
     def save(self, digest: str, arrays: Mapping[str, np.ndarray]) -> None:
         if not self.saved:
             self.folder.parent.mkdir(parents=True, exist_ok=True)
             safe_io.real_dir(self.folder)
             safe_io.remove_stale_temps(self.folder)  # only those of runs that no longer run
-        out = {**arrays, "digest": np.array(digest), "check": np.array(_check(digest, arrays))}
+        out = {**arrays, "meta.digest": np.array(digest)}
+        out["meta.checksum"] = np.array(checksum(out))
         safe_io.write_with(self.folder / f"{digest}.npz", lambda f: np.savez_compressed(f, **out), sync=True)
         self.saved += 1
 
 
-FORMAT = 1  # of a saved match: raise it when what a match keeps changes
-
-
-def _check(digest: str, arrays: Mapping[str, np.ndarray]) -> str:
-    h = hashlib.sha256(digest.encode())
-    for name in sorted(arrays):
-        a = np.ascontiguousarray(arrays[name])
-        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+FORMAT = 2  # of a saved match: raise it when what a match keeps changes
 
 
 def play_match(g: Game, games: int, seats: Sequence[Seat], seed: int, rules: Any, cards: Any, players: int,

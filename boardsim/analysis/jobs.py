@@ -69,9 +69,8 @@ def tournament_job(
     """``run_tournament``, written with its report into ``out`` (default
     ``reports/tournament-<game>/``; another run's folder only with ``force``).  Every finished match is
     saved under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
-    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
+    from boardsim.runner import executing
     from boardsim.seat import as_seat
     from boardsim.tournaments import MatchStore, run_tournament, write_tournament
 
@@ -81,8 +80,7 @@ def tournament_job(
     owner = f"tournament {g.name}"
     out_dir = out_folder(out, f"reports/tournament-{g.name}", owner, force)  # made once the games are played
     rules = dict(rules or {})
-    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
-            numba_threads(threads if ex is None else None):
+    with executing(executor, workers, scheduler, scheduler_file, threads) as ex:
         # each finished match is saved under out/chunks/matches: a rerun after a kill resumes (unless fresh)
         result = run_tournament(g, seats, players=players, games=games, seed=seed, mode=mode, field=field,
                                 rules=rules, progress=progress, seating=seating,
@@ -118,17 +116,15 @@ def ladder_job(
     ``reports/ladder-<game>/``; another run's folder only with ``force``).  Every finished match is saved
     under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
     from boardsim.analysis.ladder import run_ladder
-    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
+    from boardsim.runner import executing
     from boardsim.tournaments import MatchStore
 
     g = _game(game)
     players = players or max(2, g.min_players)
     owner = f"ladder {g.name}"
     out_dir = out_folder(out, f"reports/ladder-{g.name}", owner, force)  # made once the ladder is played
-    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
-            numba_threads(threads if ex is None else None):
+    with executing(executor, workers, scheduler, scheduler_file, threads) as ex:
         result = run_ladder(g, players=players, budgets=budgets, games=games, policies=policies, seed=seed,
                             progress=progress, store=MatchStore(out_dir / "chunks" / "matches", fresh),
                             executor=ex)
@@ -164,9 +160,8 @@ def optimize_job(
     write the check, the search history and the report into ``out`` (default
     ``reports/<scenario name>-optimize/``).  ``games`` and ``maxiter`` override the table's."""
     from boardsim.analysis.optimize import tune
-    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
+    from boardsim.runner import executing
     from boardsim.scenario import Scenario, load_scenario
 
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
@@ -177,8 +172,7 @@ def optimize_job(
     owner = f"optimize {sc.name}"
     out_dir = out_folder(out, f"reports/{sc.name}-optimize", owner, force)  # made once the search is done
     try:
-        with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
-                numba_threads(threads if ex is None else None):
+        with executing(executor, workers, scheduler, scheduler_file, threads) as ex:
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
                           opt["params"], games=games or opt.get("games", 2000),
                           check_games=opt.get("check_games", 20_000), maxiter=maxiter or opt.get("maxiter", 10),
@@ -240,9 +234,8 @@ def cards_job(
         verdict_changes,
     )
     from boardsim.analysis.players import base_players
-    from boardsim.executors import open_executor
     from boardsim.report.build import write_meta
-    from boardsim.runner import numba_threads
+    from boardsim.runner import executing
 
     g = _game(game)
     counts = [players] if isinstance(players, int) else list(players)
@@ -269,8 +262,7 @@ def cards_job(
     owner = f"cards {g.name}"
     out_dir = out_folder(out, f"reports/cards-{g.name}", owner, force)  # made once the first table is measured
     rules = dict(rules or {})
-    with open_executor(executor, workers, scheduler, scheduler_file, threads) as ex, \
-            numba_threads(threads if ex is None else None):
+    with executing(executor, workers, scheduler, scheduler_file, threads) as ex:
         seconds, took = card_cost(g, counts, bases, chosen, table, games, seed, rules)
         cost.announce(seconds, took, f"{g.title} card strength, {len(chosen)} cards x {len(counts)} player "
                                      f"counts x {len(bases)} base players")

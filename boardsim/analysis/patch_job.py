@@ -237,9 +237,8 @@ def patch(
 
     from boardsim.analysis.patch import cost_range, table_games
     from boardsim.cost import Bar, duration
-    from boardsim.executors import open_executor
     from boardsim.folders import claim, writing
-    from boardsim.runner import numba_threads
+    from boardsim.runner import executing
 
     t0 = time.perf_counter()
     problem = make_problem(target, players, base, fields, max_edits, span, games, objective, seed, rules, judge)
@@ -251,19 +250,18 @@ def patch(
         _int_in(threads, "threads", 1, 4096)
     speak = say or (lambda s: None)
     with contextlib.ExitStack() as stack:
-        ex = stack.enter_context(open_executor(executor, workers, scheduler, scheduler_file, threads))
+        ex = stack.enter_context(executing(executor, workers, scheduler, scheduler_file, threads))
         if out_dir is not None:  # made and locked for the whole search: measurements are saved as they finish
             stack.enter_context(writing(out_dir))
-        with numba_threads(threads if ex is None else None):
-            folder = out_dir / "chunks" / "patch" if out_dir is not None else None
-            if say is not None and progress:  # the cost up front, then a bar over every game played
-                low, high, took = cost_range(problem)
-                print(f"{problem.game.title} patch: {table_games(problem):,} games a table measurement; estimated "
-                      f"time {duration(low).removeprefix('about ')} (no edit found) to {duration(high)} (every edit "
-                      f"used) on {numba.get_num_threads()} threads, from a {took:.0f} s calibration",
-                      file=sys.stderr, flush=True)
-            with Bar(say is not None and progress, desc="patch") as bar:
-                result = search_patch(problem, ex, folder, speak, fresh=fresh, on_games=bar.update)
+        folder = out_dir / "chunks" / "patch" if out_dir is not None else None
+        if say is not None and progress:  # the cost up front, then a bar over every game played
+            low, high, took = cost_range(problem)
+            print(f"{problem.game.title} patch: {table_games(problem):,} games a table measurement; estimated "
+                  f"time {duration(low).removeprefix('about ')} (no edit found) to {duration(high)} (every edit "
+                  f"used) on {numba.get_num_threads()} threads, from a {took:.0f} s calibration",
+                  file=sys.stderr, flush=True)
+        with Bar(say is not None and progress, desc="patch") as bar:
+            result = search_patch(problem, ex, folder, speak, fresh=fresh, on_games=bar.update)
         run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
         if out_dir is not None:
             run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
