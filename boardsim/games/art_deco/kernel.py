@@ -1,6 +1,6 @@
 """Art Deco's batch kernels and their compile plumbing: ``play_batch`` plays a cell's games in blocks, each
-block through ``_play_range`` (its scratch arrays, then ``engine.play_game`` per game); ``trace_game`` plays
-one game with its log through the same compiled ``_play_range``.  The rules are ``engine.py``'s.
+block through ``_play_range`` (one World, then ``step.run`` per game: the rules loop of step.py is the
+game's only rules loop); ``trace_game`` plays one game with its log through the same compiled ``_play_range``.
 
 The engine variants: with scorers (some seat is asked at each decision) and without (None: numba prunes
 decide.open_*), each compiled for its one signature on first use (``_engine``).
@@ -17,28 +17,9 @@ from numba import njit, prange, types
 from boardsim import custom, rng
 from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import rules as R
-from boardsim.games.art_deco.engine import (
-    G_END,
-    G_FIRST,
-    G_PILE_LEFT,
-    G_ROUNDS,
-    G_UNSOLD,
-    LOG_WIDTH,
-    N_GAME,
-    collection_capacity,
-    play_game,
-)
-from boardsim.games.art_deco.state import (
-    CODE_BID_TABLE,
-    CODE_BUY_TABLE,
-    CODE_POLICY,
-    CODE_SELLS,
-    HELPERS,
-    N_AUX,
-    N_CODES,
-    N_SEAT,
-    Scratch,
-)
+from boardsim.games.art_deco import step
+from boardsim.games.art_deco.engine import LOG_WIDTH, N_GAME, collection_capacity
+from boardsim.games.art_deco.state import HELPERS, N_AUX, N_CODES, N_SEAT, N_V, V_NLOG, Scratch, World
 from boardsim.games.base import Prepared, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
 from boardsim.rulelist import STACK, RuleArrays, pack_seats
@@ -52,38 +33,24 @@ BLOCK = 256
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-                game_out, log, scratch):
+def _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out, w):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
-    arrays and taking the per-game row views costs no reference counting.  ``play`` is ``play_game``
-    as a function pointer: LLVM optimises the game once, not again in each caller linking it."""
-    n_log = 0
+    arrays costs no reference counting.  ``play`` is ``step.run`` (the rules loop, a whole game with every seat
+    asked of decide.py) as a function pointer: LLVM optimises the game once, not again in each caller."""
     for i in range(lo, hi):
-        seed = rng.game_seed(key, first + i)
-        rounds, end, n_log, left, unsold = play(
-            seed, n_players, rules, deck, pol, tables, rl, scorers, seat_out[i], score[i], win[i], scratch, log,
-        )
-        game_out[i, G_ROUNDS] = rounds
-        game_out[i, G_FIRST] = 0  # round 1 always opens with seat 0; the runner rotates seats
-        game_out[i, G_END] = end
-        game_out[i, G_PILE_LEFT] = left
-        game_out[i, G_UNSOLD] = unsold
-    return n_log
+        # the game's seat counters, score and win shares are played in their rows of the outputs: no copy
+        g = World(w.scratch, seat_out[i], w.v, w.r, score[i], win[i], w.log)
+        step.deal(g, rng.game_seed(key, first + i), deck)
+        play(g, None, rules, pol, tables, rl, scorers, None, None)
+        step.game_counters(g, i, game_out)
+    return w.v[V_NLOG]
 
 
 @njit(cache=True, nogil=True)
 def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
                 game_out, log):
-    """Games lo..hi-1 of this batch, sharing one set of scratch arrays."""
+    """Games lo..hi-1 of this batch, sharing one World (its log: ``log``)."""
     cap = collection_capacity(rules)
-    codes = np.zeros((n_players, N_CODES), dtype=np.int64)
-    for q in range(n_players):
-        codes[q, CODE_POLICY] = int(pol[q, D.COL_CODE])
-        codes[q, CODE_SELLS] = D.may_sell(pol, q, rules[R.R_SALE_FACTOR])
-        D.set_open_codes(codes, pol, q)
-        if codes[q, CODE_POLICY] == D.RULES:  # bid and buy answers from tables (decide.rule_tables)
-            codes[q, CODE_BID_TABLE] = pol[q, D.P_BID_TABLE] != 0
-            codes[q, CODE_BUY_TABLE] = pol[q, D.P_BUY_TABLE] != 0
     # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
     # signature compiles a numba implementation of its own (~0.2 s each, cold).
     scratch = Scratch(
@@ -94,14 +61,19 @@ def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, r
         np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
         np.zeros((n_players, N_AUX), dtype=np.int64),
         np.zeros((1, 4), dtype=np.uint64)[0],
-        codes,
+        np.zeros((n_players, N_CODES), dtype=np.int64),
         np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
         np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
         np.zeros((1, cap + 1), dtype=np.float64)[0],
         np.zeros((1, STACK), dtype=np.float64)[0],
     )
-    return _play_games(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-                       game_out, log, scratch)
+    w = World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros((1, N_V), dtype=np.int64)[0],
+              np.zeros((1, 1), dtype=np.float64)[0], np.zeros((1, n_players), dtype=np.int64)[0],
+              np.zeros((1, n_players), dtype=np.float64)[0], log)
+    step.set_codes(w, pol, rules)
+    n_log = _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+                        game_out, w)
+    return n_log
 
 
 # The custom scorers arrive as a tuple of four numba functions; only code compiled for an explicit signature
@@ -121,12 +93,14 @@ RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, tables, rl
 _OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
 _SCORERS = {True: custom.SCORERS, False: types.none}
-SCRATCH = numba.typeof(Scratch(*(np.zeros((1,) * n, t) for n, t in (
+_ARRAY = {(n, t): np.zeros((1,) * n, t) for n in (1, 2) for t in (np.int64, np.uint64, np.float64)}
+WORLD = numba.typeof(World(Scratch(*(_ARRAY[k] for k in (
     (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
-    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))))
-# seed, n_players, rules, deck, pol, tables, rl, scorers, st, score, win, scratch, log
-#   -> rounds, end, n_log, left, unsold
-GAME_SIG = {k: types.UniTuple(_I64, 5)(types.uint64, _I64, *_IN, sc, _C2I, _C1I, _C1F, SCRATCH, _C2I)
+    (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))),
+    *(_ARRAY[k] for k in ((2, np.int64), (1, np.int64), (1, np.float64), (1, np.int64), (1, np.float64),
+                          (2, np.int64)))))
+# step.run(world, pending = None, rules, deck, pol, tables, rl, scorers, stop = None, stop_round = None)
+GAME_SIG = {k: types.void(WORLD, types.none, *_IN[:1], *_IN[2:], sc, types.none, types.none)
             for k, sc in _SCORERS.items()}
 # play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log
 RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
@@ -139,7 +113,7 @@ BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(
 def _batch(play_range, play, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
            game_out):
     """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
-    ``_play_range`` and ``play`` is ``play_game``, both as function pointers: the kernel does not link (and
+    ``_play_range`` and ``play`` is ``step.run``, both as function pointers: the kernel does not link (and
     re-optimise) the engine's code."""
     n = score.shape[0]
     no_log = np.zeros((0, LOG_WIDTH), dtype=np.int64)
@@ -168,10 +142,10 @@ def _engine(asks: bool) -> tuple:
                     if not fn.signatures:
                         fn.compile(sig)
                         fn.disable_compile()
-                # play_game's own signature first: the engine and the kernel take it as a function pointer
-                play_game.disable_compile(False)
-                play_game.compile(GAME_SIG[asks])
-                play_game.disable_compile()
+                # the rules loop's own signature first: the engine and the kernel take it as a function pointer
+                step.run.disable_compile(False)
+                step.run.compile(GAME_SIG[asks])
+                step.run.disable_compile()
                 _play_range.disable_compile(False)
                 pointer_kernel(kernel, _play_range, BATCH_SIG[asks], RANGE_SIG[asks])
                 # trace_game calls _play_range from Python: converted to a compiled signature, never a new one
@@ -188,7 +162,7 @@ def play_batch(key, first, n_players, rules, deck, pol, tables: D.RuleTables, rl
     (``ArtDeco.seat_needs``: the ``user`` need): the engine compiled for None has no code for such seats.
     """
     kernel, engine = _engine(scorers is not None)
-    kernel(engine, play_game, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
+    kernel(engine, step.run, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
            game_out)
 
 
@@ -201,7 +175,7 @@ def trace_game(key, index, n_players, rules, deck, pol, tables: D.RuleTables, rl
     seat_out = np.zeros((1, n_players, N_SEAT), dtype=np.int64)
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
-    n_log = engine(play_game, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
+    n_log = engine(step.run, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
                    deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
 

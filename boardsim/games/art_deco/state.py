@@ -80,6 +80,8 @@ class Scratch(NamedTuple):
 # start players, pile head and tail, the auction's high bidder and bid, passes, the decision's seat, the
 # shown cards and the one being decided, unsold count, end reason, log rows, the auction's bid range.
 PH_BID, PH_BUY, PH_SELL, PH_OVER = range(4)
+# where step.play resumes between decisions (never a decision): the deal, a round's start, the scoring
+PH_DEAL, PH_ROUND, PH_END = range(4, 7)
 (V_PHASE, V_RND, V_ROUNDS, V_START, V_NEXT, V_ROT, V_HEAD, V_TAIL, V_ACTIVE, V_HIGH, V_BID, V_NPASS, V_SEAT,
  V_NSHOWN, V_K, V_UNSOLD, V_END, V_NLOG, V_MINOPEN, V_TOP) = range(20)
 N_V = 20

@@ -7,14 +7,11 @@ bidder and bid, ...), the uniform number ``r`` drawn for the current decision (t
 decision, used by the ``random`` policy only), the final ``score`` and ``win`` and an event log in the
 engine's format (engine.EV_*).
 
-The rules are the batch engine's (``engine.play_game``), played from its own helpers (``_draw``,
-``_to_bottom``, ``_add_card``, ``_remove_card``, ``opening_range``, ``_log``) and in the same order, with
-the same generator draws, so that a game played here choosing what ``decide.py`` chooses is the batch
-kernel's game exactly (tests/games/art_deco/test_mcts.py checks it for several player counts, rules and
-policies).  The batch kernel keeps its own loop (engine.py, unchanged: its results fingerprint holds);
-stepping a whole game costs about what the batch kernel does (~2 us a game on one core at yardstick 0.5)
-because every step function is compiled without reference counting and inlined by LLVM (``forceinline``:
-called as separate functions, passing the ~20 arrays of a World cost ten times more).
+The rules are written once, in ``play`` (the loop ``_run``): the batch kernel plays a whole game with one call
+(``play(w, ..., stop=0)``: every seat asked of decide.py), a trace the same with its log on, and the search
+stops it at the decisions of the seats it searches for (``apply`` is ``play`` resumed with the chosen
+action).  While it runs, the game's counters and generator sit in locals and go back into the World when it
+stops, so a whole game costs about what a hand-written loop would (benchmarks/bench_art_deco.py).
 
 The decisions (``v[V_PHASE]``), who makes them (``to_move``) and their actions:
 
@@ -26,9 +23,10 @@ The decisions (``v[V_PHASE]``), who makes them (``to_move``) and their actions:
   round).
 - ``PH_OVER``: the game is scored (``score``, ``win``, ``st``).
 
-``apply`` applies one action and ``advance``s to the next decision; ``legal`` lists every legal action;
-``builtin`` is what a seat's built-in, rules or custom policy chooses (decide.py); ``copy_world`` copies
-one World into another preallocated one (not its policy codes nor its log).
+``apply`` applies one action and plays on to the next decision; ``legal`` lists every legal action;
+``builtin`` is what a seat's built-in, rules or custom policy chooses (decide.py, through ``choose_bid``,
+``choose_buy`` and ``choose_sale``, which ``play`` asks too); ``copy_world`` copies one World into another
+preallocated one (not its policy codes nor its log).
 """
 
 from __future__ import annotations
@@ -64,7 +62,10 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (World and its V_*, P
     N_V,
     PH_BID,
     PH_BUY,
+    PH_DEAL,
+    PH_END,
     PH_OVER,
+    PH_ROUND,
     PH_SELL,
     V_ACTIVE,
     V_BID,
@@ -94,6 +95,8 @@ from boardsim.rulelist import STACK
 
 PASS = 0  # pass, leave the shown card, keep every card
 MCTS = D.MCTS
+ALL = -1  # ``play``'s stop mask: every seat's decisions
+NONE = -1  # no pending action
 
 
 @njit(cache=True, nogil=True)
@@ -150,7 +153,7 @@ def copy_world(src, dst):
         dst.win[p] = src.win[p]
 
 
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+@njit(cache=True, nogil=True, inline="always")
 def set_codes(w, pol, rules):
     """The world's policy codes (kernel._play_range's), for the policy matrix ``pol`` it is played with.
     An mcts seat may sell only when a card can sell above its value (sale factor > 1)."""
@@ -169,91 +172,21 @@ def set_codes(w, pol, rules):
             codes[q, CODE_BUY_TABLE] = pol[q, D.P_BUY_TABLE] != 0
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _rand(w):
-    g = w.scratch.rng
-    r, g[0], g[1], g[2], g[3] = E._rand(g[0], g[1], g[2], g[3])
-    return r
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _draw(w, n_deck, shuffled):
-    g = w.scratch.rng
-    c, g[0], g[1], g[2], g[3] = E._draw(w.scratch.ring, w.v[V_HEAD], n_deck, shuffled, g[0], g[1], g[2], g[3])
-    w.v[V_HEAD] += 1
-    return c
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _bottom(w, n_deck, c):
-    E._to_bottom(w.scratch.ring, w.v[V_TAIL], n_deck, c)
-    w.v[V_TAIL] += 1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _log(w, rnd, ev, seat, a, b):
-    w.v[V_NLOG] = E._log(w.log, w.v[V_NLOG], rnd, ev, seat, a, b)
-
-
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def setup(w, seed, rules, deck, pol, tables):
-    """Deal the game of generator seed ``seed`` (engine.play_game's setup, the same draws) and advance to
-    its first decision (or its end).  ``pol`` and ``tables`` are the policy matrix and rule tables the world is
-    played with (its codes: ``set_codes``)."""
-    scratch = w.scratch
-    rng.seed_state(seed, scratch.rng)
-    n_deck = deck.shape[0]
-    shuffled = rules[R.R_SHUFFLE] != 0.0
-    for i in range(n_deck):
-        scratch.ring[i] = deck[i]
-    for i in range(N_V):
-        w.v[i] = 0
-    w.v[V_TAIL] = n_deck
-    w.v[V_END] = E.END_PILE
-    w.st[:, :] = 0
-    n_players = w.st.shape[0]
-    hand = int(rules[R.R_HAND])
-    for p in range(n_players):
-        for _ in range(hand):
-            if w.v[V_TAIL] - w.v[V_HEAD] == 0:
-                break
-            c = _draw(w, n_deck, shuffled)
-            E._add_card(scratch.cval, scratch.cround, w.st, p, c, 0)
-            w.st[p, C_DEALT] += c
-            _log(w, 0, E.EV_DEAL, p, c, 0)
-    if w.v[V_TAIL] - w.v[V_HEAD] > 0:
-        w.v[V_ACTIVE] = _draw(w, n_deck, shuffled)
-        _begin_round(w, rules, pol, tables)
-        advance(w, rules, pol, tables)
-    else:
-        _finish(w, rules)
+    """Deal the game of generator seed ``seed`` and advance to its first decision (or its end).  ``pol`` and
+    ``tables`` are the policy matrix and rule tables the world is played with (its codes: ``set_codes``)."""
+    deal(w, seed, deck)
+    play(w, rules, pol, tables, None, None, ALL, None)
 
 
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def _begin_round(w, rules, pol, tables):
-    v = w.v
-    n_players = w.st.shape[0]
-    rnd = v[V_RND] + 1
-    v[V_RND] = rnd
-    v[V_ROUNDS] = rnd
-    v[V_START] = v[V_ROT] if int(rules[R.R_START]) == R.START_ROTATE else v[V_NEXT]
-    v[V_ROT] += 1
-    if v[V_ROT] == n_players:
-        v[V_ROT] = 0
-    c = v[V_ACTIVE]
-    _log(w, rnd, E.EV_ACTIVE, v[V_START], c, 0)
-    min_open, top = E.opening_range(c, rules[R.R_OPEN], int(rules[R.R_CEILING]))
-    v[V_MINOPEN] = min_open
-    v[V_TOP] = top
-    v[V_HIGH] = -1
-    v[V_BID] = 0
-    v[V_NPASS] = 0
-    credit = int(rules[R.R_CREDIT])
-    for q in range(n_players):
-        w.scratch.passed[q] = 0
-        D.auction_start(w.scratch, w.st, pol, tables, n_players, q, c, min(top, D.spend_limit(w.st, q, credit)))
-    v[V_SEAT] = v[V_START]
-    v[V_PHASE] = PH_BID
+@njit(cache=True, nogil=True, inline="always")
+def deal(w, seed, deck):
+    """A fresh game of generator seed ``seed``, its pile in deck order: ``play`` deals it."""
+    rng.seed_state(seed, w.scratch.rng)
+    for i in range(deck.shape[0]):
+        w.scratch.ring[i] = deck[i]
+    w.v[V_PHASE] = PH_DEAL
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
@@ -269,115 +202,302 @@ def refresh(w, pol, tables, rules):
                         min(w.v[V_TOP], D.spend_limit(w.st, q, credit)))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def choose_bid(w, rules, pol, rl, scorers, s, r, rnd, pile, c, mb, high, bid, n_in):
+    """What seat ``s`` bids (-1: pass), asked of decide.py as every caller asks it."""
+    if scorers is not None and D.asked_each_time(w.scratch, s, D.BID):
+        return D.open_bid(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile, c, mb, high, bid, n_in)
+    return D.bid(w.scratch, w.st, pol, s, r, c, mb, high)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def choose_buy(w, rules, pol, tables, rl, scorers, s, r, rnd, pile, c, cost):
+    """Whether the auction winner ``s`` buys the shown card ``c`` at ``cost`` (which it can pay)."""
+    if scorers is not None and D.asked_each_time(w.scratch, s, D.BUY):
+        return D.open_buy(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile, c, cost)
+    return D.buy(w.scratch, w.st, pol, tables, s, r, c, cost)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def choose_sale(w, rules, pol, rl, scorers, s, r, rnd, pile):
+    """The collection slot seat ``s`` sells (-1: keep every card)."""
+    if scorers is not None and D.asked_each_time(w.scratch, s, D.SELL):
+        return D.open_sell(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile)
+    return D.sell(w.scratch, w.st, pol, rules, s, r, rnd)
+
+
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def _end_auction(w, rules):
-    v = w.v
+def play(w, rules, pol, tables, rl, scorers, stop, stop_round):
+    """Play on from the current state, asking decide.py for the decisions of seats not in the bit mask
+    ``stop``, until a decision of a seat in ``stop`` (its uniform drawn into ``r``), the first decision of
+    round ``stop_round`` (None: no such stop) or the game's end."""
+    _run(w, None, rules, pol, tables, rl, scorers, stop, stop_round)
+
+
+def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
+    """The rules, written once: every caller (the batch kernel, a trace, ``apply``, the search) plays
+    through this loop.  ``pending`` is the action of the current decision (its uniform already drawn), or
+    None; ``stop`` and ``stop_round`` are ``play``'s, None for neither (a whole game: ``run``).
+
+    The state lives in locals while the loop runs and goes back into ``w`` when it stops: held in the
+    World's arrays, every store (the generator's above all) made LLVM reload the game's other values, and
+    the batch kernel ran at 0.7x its speed."""
+    # None arguments are types of their own: numba compiles no check for them, and LLVM folds these constants
+    todo = NONE if pending is None else pending
+    halt = 0 if stop is None else stop
     scratch = w.scratch
-    rnd = v[V_RND]
-    high = v[V_HIGH]
-    c = v[V_ACTIVE]
-    n_deck = scratch.ring.shape[0]
-    if high >= 0:
-        bid = v[V_BID]
-        w.st[high, C_CASH] -= bid
-        w.st[high, C_PAID] += bid
-        w.st[high, C_AUCT] += 1
-        w.st[high, C_OVERBID] += bid - c
-        E._add_card(scratch.cval, scratch.cround, w.st, high, c, rnd)
-        _log(w, rnd, E.EV_WIN, high, c, bid)
-        v[V_NEXT] = high
-        n_shown = 0
-        shuffled = rules[R.R_SHUFFLE] != 0.0
-        for _ in range(int(rules[R.R_DIRECT_MAX])):
-            if v[V_TAIL] - v[V_HEAD] == 0:
-                break
-            s = _draw(w, n_deck, shuffled)
-            scratch.shown[n_shown] = s
-            _log(w, rnd, E.EV_SHOW, high, s, 0)
-            n_shown += 1
-        v[V_NSHOWN] = n_shown
-        v[V_K] = 0
-        v[V_SEAT] = high
-        v[V_PHASE] = PH_BUY
-    else:
-        v[V_UNSOLD] += 1
-        mode = int(rules[R.R_UNSOLD])
-        _log(w, rnd, E.EV_UNSOLD, -1, c, mode)
-        if mode == R.UNSOLD_BOTTOM:
-            _bottom(w, n_deck, c)
-        v[V_K] = 0
-        v[V_PHASE] = PH_SELL
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def _finish(w, rules):
-    """engine.play_game's scoring."""
     st = w.st
-    n_players = st.shape[0]
-    min_cards = int(rules[R.R_MIN_CARDS])
-    for p in range(n_players):
-        st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
-    E.win_shares(st, min_cards, w.score, w.win)
-    _log(w, w.v[V_ROUNDS], E.EV_END, -1, w.v[V_END], 0)
-    w.v[V_PHASE] = PH_OVER
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def advance(w, rules, pol, tables):
-    """Play on to the next decision (drawing its uniform into ``r``, as the engine does) or to the end."""
     v = w.v
-    scratch = w.scratch
-    n_players = w.st.shape[0]
-    while True:
-        ph = v[V_PHASE]
+    ring = scratch.ring
+    passed = scratch.passed
+    shown = scratch.shown
+    g = scratch.rng
+    n_players = st.shape[0]
+    n_deck = ring.shape[0]
+    # what each decision reads in locals; what changes once a round stays in ``rules`` and ``v`` (fewer values
+    # live across the loop: fewer spilled to the stack)
+    credit = int(rules[R.R_CREDIT])
+    debug = rules[R.R_DEBUG] != 0.0
+    shuffled = rules[R.R_SHUFFLE] != 0.0
+    direct_factor = rules[R.R_DIRECT_FACTOR]
+    sale_factor = rules[R.R_SALE_FACTOR]
+    logging = w.log.shape[0] > 0
+    ph = v[V_PHASE]
+    rnd = v[V_RND]
+    head = v[V_HEAD]
+    tail = v[V_TAIL]
+    c = v[V_ACTIVE]
+    high = v[V_HIGH]
+    bid = v[V_BID]
+    n_passed = v[V_NPASS]
+    s = v[V_SEAT]
+    k = v[V_K]
+    n_shown = v[V_NSHOWN]
+    min_open = v[V_MINOPEN]
+    s0, s1, s2, s3 = g[0], g[1], g[2], g[3]
+    any_seller = False
+    for q in range(n_players):
+        any_seller = any_seller or scratch.codes[q, CODE_SELLS] != 0
+    # One pass of this loop is a round, its phases in order; ``ph`` says where a stopped game resumes.
+    while ph != PH_OVER:
+        if ph == PH_DEAL:
+            for i in range(N_V):
+                v[i] = 0
+            v[V_END] = E.END_PILE
+            st[:, :] = 0
+            rnd = head = c = high = bid = n_passed = s = k = n_shown = min_open = 0
+            tail = n_deck
+            for p in range(n_players):
+                for _ in range(int(rules[R.R_HAND])):
+                    if tail - head == 0:
+                        break
+                    x, s0, s1, s2, s3 = E._draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+                    head += 1
+                    E._add_card(scratch.cval, scratch.cround, st, p, x, 0)
+                    st[p, C_DEALT] += x
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], 0, E.EV_DEAL, p, x, 0)
+            if tail - head > 0:
+                c, s0, s1, s2, s3 = E._draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+                head += 1
+                ph = PH_ROUND
+            else:
+                ph = PH_END
+        if ph == PH_ROUND:
+            # a round begins with the active card ``c``: its start player and the auction's limits
+            rnd += 1
+            start = v[V_ROT] if int(rules[R.R_START]) == R.START_ROTATE else v[V_NEXT]
+            v[V_START] = start
+            v[V_ROT] += 1  # rot = (rnd - 1) % n_players without an integer division each round
+            if v[V_ROT] == n_players:
+                v[V_ROT] = 0
+            if logging:
+                v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_ACTIVE, start, c, 0)
+            min_open, top = E.opening_range(c, rules[R.R_OPEN], int(rules[R.R_CEILING]))
+            v[V_TOP] = top
+            high = -1
+            bid = 0
+            n_passed = 0
+            for q in range(n_players):
+                passed[q] = 0
+                D.auction_start(scratch, st, pol, tables, n_players, q, c, min(top, D.spend_limit(st, q, credit)))
+            s = start
+            ph = PH_BID
         if ph == PH_BID:
-            high = v[V_HIGH]
-            if (high < 0 and v[V_NPASS] == n_players) or (high >= 0 and v[V_NPASS] == n_players - 1):
-                _end_auction(w, rules)
-                continue
-            s = v[V_SEAT]
-            if scratch.passed[s] == 0 and s != high:
-                w.r[0] = _rand(w)
-                return
-            s += 1
-            if s == n_players:
-                s = 0
-            v[V_SEAT] = s
-        elif ph == PH_BUY:
-            if v[V_K] < v[V_NSHOWN]:
-                w.r[0] = _rand(w)
-                return
-            v[V_K] = 0
-            v[V_PHASE] = PH_SELL
-        elif ph == PH_SELL:
-            if v[V_K] == 0:
-                any_seller = False
-                for q in range(n_players):
-                    any_seller = any_seller or scratch.codes[q, CODE_SELLS] != 0
-                if not any_seller:  # the engine's shortcut: only the draws of each seat's turn
-                    for _ in range(n_players):
-                        _rand(w)
-                    v[V_K] = n_players
-            if v[V_K] < n_players:
-                p = v[V_START] + v[V_K]
-                if p >= n_players:
-                    p -= n_players
-                v[V_SEAT] = p
-                w.r[0] = _rand(w)
-                return
-            # 4. the next round, or the end
-            if v[V_RND] == int(rules[R.R_ROUNDS]):
-                v[V_END] = E.END_ROUNDS
-                _finish(w, rules)
-                return
-            if v[V_TAIL] - v[V_HEAD] == 0:
-                v[V_END] = E.END_PILE
-                _finish(w, rules)
-                return
-            v[V_ACTIVE] = _draw(w, scratch.ring.shape[0], rules[R.R_SHUFFLE] != 0.0)
-            _begin_round(w, rules, pol, tables)
-        else:
-            return
+            while (high < 0 and n_passed < n_players) or (high >= 0 and n_passed < n_players - 1):
+                if passed[s] == 0 and s != high:
+                    mb = min_open if high < 0 else bid + 1
+                    if todo == NONE:
+                        # drawn for every decision, used only by the random policy (a draw under a
+                        # data-dependent branch ran ~10x slower)
+                        r, s0, s1, s2, s3 = E._rand(s0, s1, s2, s3)
+                        if (halt >> s) & 1 or (stop_round is not None and rnd >= stop_round):
+                            w.r[0] = r
+                            break
+                        b = choose_bid(w, rules, pol, rl, scorers, s, r, rnd, tail - head, c, mb, high, bid,
+                                       n_players - n_passed)
+                    else:
+                        b = todo - 1
+                        todo = NONE
+                    if debug and b >= 0 and (b < mb or b > scratch.aux[s, A_MAX]):
+                        st[s, C_ILLEGAL] += 1
+                        b = -1
+                    if b >= 0:
+                        high = s
+                        bid = b
+                        if logging:
+                            v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_BID, s, b, 0)
+                    else:
+                        passed[s] = 1
+                        n_passed += 1
+                        if logging:
+                            v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_PASS, s, 0, 0)
+                s += 1  # next seat clockwise; a compare is much cheaper than an integer modulo here
+                if s == n_players:
+                    s = 0
+            else:
+                # the auction is over: the winner pays and is shown cards for a direct purchase
+                k = 0
+                if high >= 0:
+                    st[high, C_CASH] -= bid
+                    st[high, C_PAID] += bid
+                    st[high, C_AUCT] += 1
+                    st[high, C_OVERBID] += bid - c
+                    E._add_card(scratch.cval, scratch.cround, st, high, c, rnd)
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_WIN, high, c, bid)
+                    v[V_NEXT] = high  # the winner opens the next round; this round's sale runs from ``start``
+                    n_shown = 0
+                    for _ in range(int(rules[R.R_DIRECT_MAX])):
+                        if tail - head == 0:
+                            break
+                        x, s0, s1, s2, s3 = E._draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+                        head += 1
+                        shown[n_shown] = x
+                        if logging:
+                            v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_SHOW, high, x, 0)
+                        n_shown += 1
+                    s = high
+                    ph = PH_BUY
+                else:
+                    v[V_UNSOLD] += 1
+                    mode = int(rules[R.R_UNSOLD])
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_UNSOLD, -1, c, mode)
+                    if mode == R.UNSOLD_BOTTOM:
+                        E._to_bottom(ring, tail, n_deck, c)
+                        tail += 1
+                    ph = PH_SELL
+            if ph == PH_BID:  # stopped at a decision
+                break
+        if ph == PH_BUY:
+            while k < n_shown:
+                x = shown[k]
+                cost = price(x, direct_factor)
+                ok = cost <= D.spend_limit(st, s, credit)
+                if todo == NONE:
+                    r, s0, s1, s2, s3 = E._rand(s0, s1, s2, s3)
+                    if (halt >> s) & 1 or (stop_round is not None and rnd >= stop_round):
+                        w.r[0] = r
+                        break
+                    take = ok and choose_buy(w, rules, pol, tables, rl, scorers, s, r, rnd, tail - head, x, cost)
+                else:
+                    take = ok and todo == 1
+                    todo = NONE
+                if take:
+                    st[s, C_CASH] -= cost
+                    st[s, C_PAID] += cost
+                    st[s, C_DIRECT] += 1
+                    E._add_card(scratch.cval, scratch.cround, st, s, x, rnd)
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_BUY, s, x, cost)
+                else:
+                    E._to_bottom(ring, tail, n_deck, x)
+                    tail += 1
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_SKIP, s, x, 0)
+                k += 1
+            else:
+                k = 0
+                ph = PH_SELL
+            if ph == PH_BUY:
+                break
+        if ph == PH_SELL:
+            if k == 0 and not any_seller:  # no seat can ever sell: only the draws each seat's turn makes
+                for _ in range(n_players):
+                    r, s0, s1, s2, s3 = E._rand(s0, s1, s2, s3)
+                k = n_players
+            while k < n_players:
+                s = v[V_START] + k  # in turn order from the start player
+                if s >= n_players:
+                    s -= n_players
+                if todo == NONE:
+                    r, s0, s1, s2, s3 = E._rand(s0, s1, s2, s3)
+                    if (halt >> s) & 1 or (stop_round is not None and rnd >= stop_round):
+                        w.r[0] = r
+                        break
+                    pick = choose_sale(w, rules, pol, rl, scorers, s, r, rnd, tail - head)
+                else:
+                    pick = todo - 1
+                    todo = NONE
+                if debug and pick >= 0 and (pick >= st[s, C_CARDS] or scratch.cround[s, pick] >= rnd):
+                    st[s, C_ILLEGAL] += 1
+                    pick = -1
+                if pick >= 0:
+                    x = E._remove_card(scratch.cval, scratch.cround, st, s, pick)
+                    gain = price(x, sale_factor)
+                    st[s, C_CASH] += gain
+                    st[s, C_SOLD_VAL] += gain
+                    st[s, C_SOLD_N] += 1
+                    E._to_bottom(ring, tail, n_deck, x)
+                    tail += 1
+                    if logging:
+                        v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_SELL, s, x, gain)
+                k += 1
+            else:
+                # the next active card, or the end
+                if rnd == int(rules[R.R_ROUNDS]):
+                    v[V_END] = E.END_ROUNDS
+                    ph = PH_END
+                elif tail - head == 0:
+                    v[V_END] = E.END_PILE
+                    ph = PH_END
+                else:
+                    c, s0, s1, s2, s3 = E._draw(ring, head, n_deck, shuffled, s0, s1, s2, s3)
+                    head += 1
+                    ph = PH_ROUND
+            if ph == PH_SELL:
+                break
+        if ph == PH_END:
+            # the rules' scoring: cash + held value; only players with enough cards may win
+            min_cards = int(rules[R.R_MIN_CARDS])
+            for p in range(n_players):
+                st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
+            E.win_shares(st, min_cards, w.score, w.win)
+            if logging:
+                v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_END, -1, v[V_END], 0)
+            ph = PH_OVER
+    v[V_PHASE] = ph
+    v[V_RND] = rnd
+    v[V_ROUNDS] = rnd
+    v[V_HEAD] = head
+    v[V_TAIL] = tail
+    v[V_ACTIVE] = c
+    v[V_HIGH] = high
+    v[V_BID] = bid
+    v[V_NPASS] = n_passed
+    v[V_SEAT] = s
+    v[V_K] = k
+    v[V_NSHOWN] = n_shown
+    v[V_MINOPEN] = min_open
+    g[0], g[1], g[2], g[3] = s0, s1, s2, s3
+
+
+# The one rules loop in two compiled forms (distinct signatures, so their cache entries never meet): ``run``, a
+# whole game as a function of its own, which the batch kernel calls through a function pointer (LLVM optimises
+# the loop once, not again inside each caller), and ``_run``, inlined into ``play`` and ``apply`` for the search.
+run = njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True)(rules_loop)
+_run = njit(cache=True, nogil=True, _nrt=False, forceinline=True)(rules_loop)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -432,99 +552,29 @@ def legal(w, rules, buf):
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def builtin(w, rules, pol, tables, rl, scorers):
     """The action a built-in, rules or custom seat chooses at the current decision (decide.py, asked
-    exactly as engine.play_game asks it)."""
-    scratch = w.scratch
-    st = w.st
+    exactly as ``play`` asks it)."""
     v = w.v
     ph = v[V_PHASE]
     s = v[V_SEAT]
-    r = w.r[0]
-    n_players = st.shape[0]
     pile = v[V_TAIL] - v[V_HEAD]
     if ph == PH_BID:
-        mb = min_bid(w)
-        if scorers is not None and D.asked_each_time(scratch, s, D.BID):
-            b = D.open_bid(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile, v[V_ACTIVE], mb, v[V_HIGH],
-                           v[V_BID], n_players - v[V_NPASS])
-        else:
-            b = D.bid(scratch, st, pol, s, r, v[V_ACTIVE], mb, v[V_HIGH])
+        b = choose_bid(w, rules, pol, rl, scorers, s, w.r[0], v[V_RND], pile, v[V_ACTIVE], min_bid(w), v[V_HIGH],
+                       v[V_BID], w.st.shape[0] - v[V_NPASS])
         return b + 1 if b >= 0 else PASS
     if ph == PH_BUY:
         c, cost, ok = shown_cost(w, rules)
-        if not ok:
-            return PASS
-        if scorers is not None and D.asked_each_time(scratch, s, D.BUY):
-            take = D.open_buy(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile, c, cost)
-        else:
-            take = D.buy(scratch, st, pol, tables, s, r, c, cost)
-        return 1 if take else PASS
+        return 1 if ok and choose_buy(w, rules, pol, tables, rl, scorers, s, w.r[0], v[V_RND], pile, c, cost) else PASS
     if ph == PH_SELL:
-        if scorers is not None and D.asked_each_time(scratch, s, D.SELL):
-            pick = D.open_sell(scratch, st, rules, rl, scorers, n_players, s, v[V_RND], pile)
-        else:
-            pick = D.sell(scratch, st, pol, rules, s, r, v[V_RND])
-        return pick + 1
+        return choose_sale(w, rules, pol, rl, scorers, s, w.r[0], v[V_RND], pile) + 1
     return PASS
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def apply(w, a, rules, pol, tables):
     """Apply action ``a`` at the current decision and advance to the next one.  In debug mode an illegal
-    bid or sale is counted (``illegal``) and played as a pass or keep, as the engine does."""
-    scratch = w.scratch
-    st = w.st
-    v = w.v
-    ph = v[V_PHASE]
-    s = v[V_SEAT]
-    rnd = v[V_RND]
-    debug = rules[R.R_DEBUG] != 0.0
-    n_deck = scratch.ring.shape[0]
-    if ph == PH_BID:
-        b = a - 1
-        if debug and b >= 0 and (b < min_bid(w) or b > scratch.aux[s, A_MAX]):
-            st[s, C_ILLEGAL] += 1
-            b = -1
-        if b >= 0:
-            v[V_HIGH] = s
-            v[V_BID] = b
-            _log(w, rnd, E.EV_BID, s, b, 0)
-        else:
-            scratch.passed[s] = 1
-            v[V_NPASS] += 1
-            _log(w, rnd, E.EV_PASS, s, 0, 0)
-        s += 1
-        if s == st.shape[0]:
-            s = 0
-        v[V_SEAT] = s
-    elif ph == PH_BUY:
-        c, cost, ok = shown_cost(w, rules)
-        if a == 1 and ok:
-            st[s, C_CASH] -= cost
-            st[s, C_PAID] += cost
-            st[s, C_DIRECT] += 1
-            E._add_card(scratch.cval, scratch.cround, st, s, c, rnd)
-            _log(w, rnd, E.EV_BUY, s, c, cost)
-        else:
-            _bottom(w, n_deck, c)
-            _log(w, rnd, E.EV_SKIP, s, c, 0)
-        v[V_K] += 1
-    elif ph == PH_SELL:
-        pick = a - 1
-        if debug and pick >= 0 and (pick >= st[s, C_CARDS] or scratch.cround[s, pick] >= rnd):
-            st[s, C_ILLEGAL] += 1
-            pick = -1
-        if pick >= 0:
-            c = E._remove_card(scratch.cval, scratch.cround, st, s, pick)
-            gain = price(c, rules[R.R_SALE_FACTOR])
-            st[s, C_CASH] += gain
-            st[s, C_SOLD_VAL] += gain
-            st[s, C_SOLD_N] += 1
-            _bottom(w, n_deck, c)
-            _log(w, rnd, E.EV_SELL, s, c, gain)
-        v[V_K] += 1
-    else:
-        return
-    advance(w, rules, pol, tables)
+    bid or sale is counted (``illegal``) and played as a pass or keep."""
+    if w.v[V_PHASE] != PH_OVER:
+        _run(w, a, rules, pol, tables, None, None, ALL, None)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
@@ -536,6 +586,12 @@ def outputs(w, row, score, win, seat_out, game_out):
         win[row, p] = w.win[p]
         for j in range(N_SEAT):
             seat_out[row, p, j] = w.st[p, j]
+    game_counters(w, row, game_out)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def game_counters(w, row, game_out):
+    """A finished game's row of ``game_out`` (engine.G_*)."""
     game_out[row, E.G_ROUNDS] = w.v[V_ROUNDS]
     game_out[row, E.G_FIRST] = 0
     game_out[row, E.G_END] = w.v[V_END]

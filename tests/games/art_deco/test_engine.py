@@ -385,7 +385,7 @@ def test_win_shares_sum_to_one_or_zero():
 def test_engine_compiles_each_helper_and_the_game_in_one_signature():
     # Cold-compile guard: a helper compiled again per literal argument, or the game in a second signature,
     # adds seconds to the first run.  A scripted deal, a random seat and a trace (called from Python) included.
-    from boardsim.games.art_deco import engine, kernel
+    from boardsim.games.art_deco import kernel, step
     from boardsim.games.art_deco.state import HELPERS
 
     play_one(["par", ("random", {"sell_prob": 1.0})], values=[5, 5, 5, 10, 10, 10, 9, 2, 2, 7], rounds=2)
@@ -394,5 +394,5 @@ def test_engine_compiles_each_helper_and_the_game_in_one_signature():
     assert {fn.py_func.__name__ for fn, _ in HELPERS} >= {"_rand", "_draw", "_log", "reservation"}
     for fn, sig in HELPERS:
         assert fn.signatures == [sig.args], fn.py_func.__name__
-    assert {tuple(s) for s in engine.play_game.signatures} <= {s.args for s in kernel.GAME_SIG.values()}
+    assert {tuple(s) for s in step.run.signatures} <= {s.args for s in kernel.GAME_SIG.values()}
     assert {tuple(s) for s in kernel._play_range.signatures} <= {s.args for s in kernel.RANGE_SIG.values()}
