@@ -1,6 +1,6 @@
 """Circle the Wagons' batch kernels and their compile plumbing: ``play_batch`` plays a cell's games in blocks,
-each block through the engine (``engine._play_range``) called through a function pointer; ``trace_game`` runs
-one game with its placement log through the same compiled engine.  The rules are ``engine.py``'s.
+each block through ``_play_range`` (the step functions of step.py, the game's one rules loop) called through a
+function pointer; ``trace_game`` runs one game with its placement log through the same compiled engine.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from typing import Any
 import numpy as np
 from numba import njit, prange, types
 
-from boardsim import custom
+from boardsim import custom, rng
 from boardsim.games.base import pointer_kernel
 from boardsim.games.blocks import block_count, block_range
-from boardsim.games.wagons import policies
-from boardsim.games.wagons.engine import EV_WIDTH, N_CIRCLE, N_GAME, N_GOALS_IN_PLAY, N_SEAT, _play_range
+from boardsim.games.wagons import policies, step
+from boardsim.games.wagons import state as ST
+from boardsim.games.wagons.engine import EV_WIDTH, N_CIRCLE, N_GAME, N_GOALS_IN_PLAY, N_SEAT
 from boardsim.rulelist import RuleArrays
 
 # Games per block of a batch: a block allocates its event log once; a greedy game takes ~1 ms, so 32 games
@@ -45,6 +46,29 @@ def _signatures(user: bool | None, fast: bool | None) -> tuple[Any, Any]:
 
 
 PLAY_RANGE, PLAY_BATCH = _signatures(None, None)  # the default seats' variant
+
+
+@njit(cache=True, nogil=True)
+def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
+                seat_out, game_out, goal_out, events, user, fast, find):
+    """Games first+lo .. first+hi-1 of a cell into output rows lo..hi-1, every decision through the step
+    functions (step.py, the game's one rules loop) and every choice from decide.py (``step.builtin``: ``rl`` and
+    ``scorers`` serve its rules and custom seats; ``user`` and ``fast`` are None in the engine variants without
+    their code, see ``Wagons._flags``; ``find`` is policies.search).  ``events`` receives the last game's
+    placements."""
+    _town, scr, dr = ST.new_state()
+    tab = ST.Tables(card_land, card_sym, card_goal, gp)
+    w = step.new_world()
+    for row in range(lo, hi):
+        state = rng.new_state(rng.game_seed(key, first + row))
+        step.setup(w, key, first + row, rules, tab, dr, state)
+        while w.v[step.V_PHASE] != step.PH_OVER:
+            step.apply(w, step.builtin(w, pol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+        step.finish(w, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
+    for i in range(events.shape[0]):
+        for j in range(events.shape[1]):
+            events[i, j] = w.events[i, j]
+    return 0
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -174,7 +174,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
 @njit(cache=True, nogil=True)
 def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
                seat_out, game_out, goal_out, events, visits, user, fast, find):
-    """Games first+lo .. first+hi-1 through the step interface (engine._play_range's outputs); ``events``
+    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs); ``events``
     and ``visits`` (per placement: the mcts choice's visits, 0 for other seats) keep the last game's log."""
     _town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)

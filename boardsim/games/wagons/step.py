@@ -2,9 +2,10 @@
 
 A game in progress is a ``World`` (named fixed-size arrays): both towns (state.Towns), the circle as dealt,
 the circle read from its starting card (``seq``), the goals, a placement log and a small vector ``v`` of
-counters (``V_*``).  The rule code is the batch engine's own: ``apply`` places cards with engine._place_for
-(town.place, commit, count_symbols), ``builtin`` asks decide.py what a built-in seat chooses (start, draft,
-placement), ``finish`` scores a game exactly as engine._play_range does.
+counters (``V_*``).  These functions are the game's one rules loop: the batch kernel (kernel._play_range), a
+trace and the search all play through them.  ``apply`` places cards with engine._place_for (town.place,
+commit, count_symbols), ``builtin`` asks decide.py what a built-in seat chooses (start, draft, placement),
+``finish`` scores a finished game and writes its results.
 
 The decisions (``phase``), who makes them (``to_move``) and their actions:
 
@@ -16,9 +17,10 @@ The decisions (``phase``), who makes them (``to_move``) and their actions:
 
 ``apply`` applies one action and moves to the next decision (there is no automatic play in between:
 every step of Circle the Wagons is a decision).  ``legal`` lists every legal action of the decision;
-``copy_world`` copies one World into another preallocated one.  mcts.py runs whole games through these
-functions (its engine variant) and tests/games/wagons/test_mcts.py checks that, choosing what the
-built-in policies choose, they give exactly the batch kernel's games.
+``copy_world`` copies one World into another preallocated one.  The functions a game steps through are
+inlined by LLVM (``forceinline``) and compiled without reference counting (``_nrt=False``): called, and
+counting the references of a World's arrays at each call, they cost a cheap game (the ``random`` policy's)
+30% of its time.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def copy_world(src, dst):
     dst.v[:] = src.v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, forceinline=True)
 def setup(w, key, index, rules, tab, dr, state):
     """Deal game ``index`` of cell ``key`` (the engine's setup, the same draws from ``state``, which the
     caller seeds with rng.game_seed(key, index)) up to P2's start decision."""
@@ -119,7 +121,7 @@ def setup(w, key, index, rules, tab, dr, state):
             w.events[i, j] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def to_move(w):
     """The seat that makes the current decision (-1 when the game is over)."""
     ph = w.v[V_PHASE]
@@ -132,19 +134,19 @@ def to_move(w):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def card_to_place(w):
     """The card of the current placement decision."""
     t, k = w.v[V_T], w.v[V_K]
     return w.seq[t + k] if w.v[V_PHASE] == PH_TAKEN else w.seq[t + w.v[V_J]]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def spot_action(x, y, rot):
     return (y * TW.G + x) * 2 + rot
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _end_turn(w):
     w.v[V_T] += w.v[V_K] + 1
     w.v[V_TURN] += 1
@@ -154,7 +156,7 @@ def _end_turn(w):
     w.v[V_PHASE] = PH_OVER if w.v[V_T] >= ST.N_CIRCLE else PH_DRAFT
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def apply(w, a, tab, scr):
     """Apply action ``a`` of the current decision and move to the next one."""
     ph = w.v[V_PHASE]
@@ -225,7 +227,7 @@ def legal(w, out):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def builtin(w, pol, rl, scorers, tab, scr, dr, state, user, fast, find):
     """The action the built-in (or rules/custom) seat to move chooses, from decide.py as the engine asks it."""
     ph = w.v[V_PHASE]
@@ -262,9 +264,9 @@ def win_shares(w, rules, s0, s1, out):
     E.tie_rule(rules, s0, s1, w.town.cnt[0, TW.GUN], w.town.cnt[1, TW.GUN], out)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def finish(w, row, rules, tab, scr, score, win, seat_out, game_out, goal_out):
-    """Write a finished game's results into output row ``row``, as engine._play_range does."""
+    """Write a finished game's results into output row ``row``, the batch layout."""
     town = w.town
     for p in range(2):
         for k in range(E.N_SEAT):
