@@ -238,8 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="held-out deals of each round's strength check, each in every seating (default 2000)")
     le.add_argument("--seed", type=_seed, default=0)
     le.add_argument("--out", help="output folder (default reports/learn-<game>-<players>p/)")
-    le.add_argument("--executor", help="where the teacher's games run: local (threads, default) or processes")
-    le.add_argument("--workers", type=_positive, help="threads or processes (default: cores)")
+    _executor_options(le)
     le.add_argument("--threads", type=_positive, help="Numba threads of the strength checks (default: all cores)")
     le.add_argument("--fresh", action="store_true", help="ignore games recorded by an earlier run")
     le.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -480,11 +479,12 @@ def cmd_learn(args) -> int:
     from boardsim.analysis.learn import learn
 
     say = (lambda s: None) if args.quiet else (lambda s: print(s, flush=True))
+    executor, workers = _executor_flags(args)
     try:
         result = learn(args.game, players=args.players, teacher=args.teacher, rounds=args.rounds, games=args.games,
-                       seed=args.seed, out=args.out, eval_games=args.eval_games, executor=args.executor,
-                       workers=args.workers, threads=args.threads, progress=False if args.quiet else None,
-                       fresh=args.fresh, log=say)
+                       seed=args.seed, out=args.out, eval_games=args.eval_games, executor=executor,
+                       workers=workers, threads=args.threads, progress=False if args.quiet else None,
+                       fresh=args.fresh, log=say, scheduler=args.scheduler, scheduler_file=args.scheduler_file)
     except KeyboardInterrupt:
         print("interrupted: every recorded chunk is kept; rerun the same command to resume", file=sys.stderr)
         return 130

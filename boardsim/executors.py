@@ -61,6 +61,12 @@ class Executor:
         for i, (start, count) in enumerate(ranges):
             yield i, chunk_result(cell, key, start, count, reduce, on_games)
 
+    def tasks(self, fn: Callable[..., Any], args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
+        """Yield ``(i, fn(*args[i]))`` as each finishes, in any order: work other than a cell's chunks (the
+        games ``learn`` records).  ``fn`` must be a module-level function, for the process and Dask workers."""
+        for i, a in enumerate(args):
+            yield i, fn(*a)
+
     def describe(self) -> str:
         return f"local, {numba.get_num_threads()} Numba threads"
 
@@ -366,27 +372,34 @@ class ProcessExecutor(Executor):
             return
         _warm_here(cell)
         self._warmed.add(cell.game.name)
+        self._start(_pack(cell))
+        # a later game (rare: a sweep has one) is loaded by each worker's first task
+
+    def _start(self, packed: tuple | None) -> None:
         if self._pool is None:
             import multiprocessing
 
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker,
-                initargs=(self.threads, _pack(cell), True, os.getpid()),
+                initargs=(self.threads, packed, True, os.getpid()),
             )
-        # a later game (rare: a sweep has one) is loaded by each worker's first task
 
     def play(self, cell: Cell, key: int, ranges: Sequence[Range], reduce: bool,
              on_games: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
         self.warm(cell)
-        assert self._pool is not None
         packed = _pack(cell)
+        yield from self.tasks(_worker_task, [(packed, key, start, count, reduce) for start, count in ranges])
+
+    def tasks(self, fn: Callable[..., Any], args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
+        self._start(None)
+        assert self._pool is not None
         pending: dict[Any, int] = {}
         window = 2 * self.workers  # enough to keep every worker busy; the rest wait here
-        upcoming = iter(enumerate(ranges))
+        upcoming = iter(enumerate(args))
 
         def fill() -> None:
-            for i, (start, count) in upcoming:
-                pending[self._pool.submit(_worker_task, packed, key, start, count, reduce)] = i
+            for i, a in upcoming:
+                pending[self._pool.submit(fn, *a)] = i
                 if len(pending) >= window:
                     return
 
@@ -635,13 +648,16 @@ class DaskExecutor(Executor):
              on_games: Callable[[int], None] | None = None) -> Iterator[tuple[int, Any]]:
         self.warm(cell)
         packed = _pack(cell)
+        yield from self.tasks(_worker_task, [(packed, key, start, count, reduce) for start, count in ranges])
+
+    def tasks(self, fn: Callable[..., Any], args: Sequence[tuple]) -> Iterator[tuple[int, Any]]:
         window = 2 * max(1, len(self._thread_plan))
-        upcoming = iter(enumerate(ranges))
+        upcoming = iter(enumerate(args))
         pending: dict[Any, int] = {}
 
         def fill() -> None:
-            for i, (start, count) in upcoming:
-                pending[self.client.submit(_worker_task, packed, key, start, count, reduce, pure=False)] = i
+            for i, a in upcoming:
+                pending[self.client.submit(fn, *a, pure=False)] = i
                 if len(pending) >= window:
                     return
 

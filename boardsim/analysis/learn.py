@@ -28,8 +28,8 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ import pandas as pd
 from boardsim import learned, rng
 from boardsim.analysis import fit as FT
 from boardsim.errors import BadInput, BadParameter
+from boardsim.executors import open_executor
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, LearnedView, Seat
 from boardsim.seat import as_seat, parse_seats
@@ -47,7 +48,6 @@ from boardsim.seat import as_seat, parse_seats
 DEFAULT_TEACHER = "mcts"
 CHUNK_GAMES = 8  # games per saved chunk: a search game takes seconds, so a kill loses little
 HELD_OUT = 1_000_003  # the held-out deals' seed offset (no training game shares a deal with them)
-EXECUTORS = ("local", "processes")
 
 
 @dataclass
@@ -127,26 +127,28 @@ def _settings(game: Game, players: int, teacher: Seat, games: int, seed: int, ev
             "eval_games": eval_games, "format": learned.FORMAT}
 
 
-def _open_executor(executor: str | None, workers: int | None) -> Executor | None:
-    if executor not in (None, *EXECUTORS):
-        raise BadParameter("executor", f"got {executor!r}; allowed: {', '.join(EXECUTORS)} (learn runs its "
-                                       "games on this machine)")
-    n = workers or os.cpu_count() or 1
-    if n == 1:
-        return None
-    if executor == "processes":
-        import multiprocessing
-
-        return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
-    # the recorders spend their time in jitted nogil code (the search), so threads share the cores
-    return ThreadPoolExecutor(n)
+def _tasks(ex: Any, fn: Callable[..., Any], args: Sequence[tuple], threads: int) -> Iterator[tuple[int, Any]]:
+    """(i, fn(*args[i])) as each finishes: on the executor ``ex`` (processes, Dask), else here on ``threads``
+    threads (the recorders spend their time in jitted nogil code, the search, so threads share the cores)."""
+    if ex is not None:
+        yield from ex.tasks(fn, args)
+        return
+    if threads <= 1:
+        for i, a in enumerate(args):
+            yield i, fn(*a)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        futures = {pool.submit(fn, *a): i for i, a in enumerate(args)}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
 
 
 def record_round(game: Game, players: int, teacher: Seat, key: int, games: int, work: Path,
-                 pool: Executor | None, progress: bool, label: str, chunk: int = CHUNK_GAMES
+                 ex: Any, threads: int, progress: bool, label: str, chunk: int = CHUNK_GAMES
                  ) -> list[dict[str, np.ndarray]]:
-    """Every chunk of a round, recorded or read back from ``work`` (a resumed run records only the missing
-    chunks; each chunk's games depend only on ``key`` and their indices, so the data are the same)."""
+    """Every chunk of a round, recorded (on the executor ``ex``, or here on ``threads`` threads) or read back
+    from ``work`` (a resumed run records only the missing chunks; each chunk's games depend only on ``key``
+    and their indices, so the data are the same on any executor)."""
     work.mkdir(parents=True, exist_ok=True)
     starts = list(range(0, games, chunk))
     paths = [work / f"chunk-{s:07d}.npz" for s in starts]
@@ -161,17 +163,9 @@ def record_round(game: Game, players: int, teacher: Seat, key: int, games: int, 
         bar.update(min(chunk, games - s))
 
     try:
-        if pool is None:
-            for s, p in todo:
-                save(s, p, _record_chunk(game.name, players, teacher, key, s, min(chunk, games - s)))
-        else:
-            futures = {pool.submit(_record_chunk, game.name, players, teacher, key, s, min(chunk, games - s)): (s, p)
-                       for s, p in todo}
-            from concurrent.futures import as_completed
-
-            for fut in as_completed(futures):
-                s, p = futures[fut]
-                save(s, p, fut.result())
+        args = [(game.name, players, teacher, key, s, min(chunk, games - s)) for s, _ in todo]
+        for i, data in _tasks(ex, _record_chunk, args, threads):
+            save(*todo[i], data)
     finally:
         bar.close()
     out = []
@@ -220,13 +214,17 @@ def learn(game: str | Game, players: int | None = None, teacher: Any = "mcts", r
           games: int = 200, seed: int = 0, out: str | os.PathLike | None = None, eval_games: int = 2000,
           executor: str | None = None, workers: int | None = None, threads: int | None = None,
           progress: bool | None = None, fresh: bool = False, bootstrap_draws: int = 30,
+          scheduler: Any = None, scheduler_file: str | None = None,
           log: Callable[[str], Any] | None = print) -> LearnResult:
     """Fit a ``learned`` player of ``game`` at ``players`` to ``teacher``'s choices (module docstring).
 
     ``games`` teacher games per round, ``eval_games`` held-out deals per strength check; ``out`` (default
     ``reports/learn-<game>-<players>p/``) keeps the chunks, so a killed run given the same arguments resumes
-    and ends with the same model; ``fresh`` starts over.  BadParameter (``players``, ``teacher``, ``rounds``,
-    ``games``, ``seed``, ``out``, ``executor``) before anything is written.
+    and ends with the same model; ``fresh`` starts over.  The teacher's games run on ``executor`` (the
+    package's executors: ``processes`` or ``dask`` with ``workers``, ``scheduler`` or ``scheduler_file``, as
+    for a sweep), or here on ``workers`` threads (default: the cores).  BadParameter (``players``,
+    ``teacher``, ``rounds``, ``games``, ``seed``, ``out``, ``executor``, ``workers``) before anything is
+    written.
     """
     g = get_game(game) if isinstance(game, str) else game
     players = g.default_players if players is None else players
@@ -259,7 +257,10 @@ def learn(game: str | Game, players: int | None = None, teacher: Any = "mcts", r
         if before != settings:
             raise BadParameter("out", f"{str(out_dir)!r} holds a run with other settings ({before}); allowed: the "
                                       "same settings to resume, --fresh to start over, or another folder")
-    pool = _open_executor(executor, workers)
+    local = executor in (None, "local") and scheduler is None and scheduler_file is None
+    if local and workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise BadParameter("workers", f"got {workers!r}; allowed: an integer >= 1 (threads here)")
+    threads_here = (workers or os.cpu_count() or 1) if local else 1
     progress = sys.stderr.isatty() if progress is None else progress
     say = log or (lambda _: None)
     work.mkdir(parents=True, exist_ok=True)
@@ -269,13 +270,15 @@ def learn(game: str | Game, players: int | None = None, teacher: Any = "mcts", r
     best: learned.Model | None = None
     best_path: Path | None = None
     current = seat
-    try:
+    # the package's executor (None here: threads); closed, or stopped after an error, when the rounds end
+    with open_executor(None if local else executor, None if local else workers, scheduler, scheduler_file) as ex:
         for r in range(1, rounds + 1):
             t0 = time.perf_counter()
             key = rng.cell_key(seed, r)
             label = f"round {r}/{rounds}: {current.label()}"
             say(f"learn {g.name} {players}p {label}: {games} games")
-            parts = record_round(g, players, current, key, games, work / f"round-{r}", pool, progress, label)
+            parts = record_round(g, players, current, key, games, work / f"round-{r}", ex, threads_here, progress,
+                                 label)
             # each round's games are their own (key r): offset the game indices so games stay distinct units
             for p in parts:
                 p["game"] = p["game"] + r * 10**9
@@ -306,9 +309,6 @@ def learn(game: str | Game, players: int | None = None, teacher: Any = "mcts", r
             say(f"  agreement with the teacher {agree:.1%}; against {old.label()}: {share:.1%} "
                 f"[{lo:.1%}, {hi:.1%}] (fair {1 / players:.1%}) -> {'kept' if kept else 'not kept'}")
             current = playout_teacher(g, seat, best_path)
-    finally:
-        if pool is not None:
-            pool.shutdown()
     assert best is not None
     data = FT.concat(data_parts)
     draws = FT.bootstrap(data, best, bootstrap_draws, seed) if bootstrap_draws else None

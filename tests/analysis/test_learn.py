@@ -62,11 +62,14 @@ def test_a_weaker_round_is_not_kept(tmp_path, monkeypatch):
 
 
 def test_same_seed_same_model_on_any_worker_count_and_executor(tmp_path):
+    # the package's executors (processes, a local Dask cluster) record the same games as threads here
     one = _run(tmp_path, "one", rounds=1, workers=1, bootstrap_draws=0)
     two = _run(tmp_path, "two", rounds=1, workers=2, bootstrap_draws=0)
     procs = _run(tmp_path, "procs", rounds=1, workers=2, executor="processes", bootstrap_draws=0)
+    dask = _run(tmp_path, "dask", rounds=1, workers=2, executor="dask", bootstrap_draws=0)
     np.testing.assert_array_equal(one.model.weights(), two.model.weights())
     np.testing.assert_array_equal(one.model.weights(), procs.model.weights())
+    np.testing.assert_array_equal(one.model.weights(), dask.model.weights())
 
 
 def test_a_killed_run_resumes_to_the_same_model(tmp_path, monkeypatch):
