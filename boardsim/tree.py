@@ -201,6 +201,77 @@ def root_choice(t, iterations, stats):
     return a
 
 
+@njit(cache=True, nogil=True, inline="always")
+def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk, play, playout):
+    """The ISMCTS loop of every game's ``mcts`` decision: ``iterations`` times, the game's ``world`` hook makes a
+    scratch world from the root (a copy, determinized), the walk goes down the tree playing each node's action,
+    expands one node, the ``playout`` hook rolls out and scores it into ``reward`` (float64, one a seat) and
+    ``backup`` adds that to the path.  Returns root_choice's key (``stats``: RS_*); with ``iterations`` < 0 it
+    runs -iterations bare rollouts instead (the probe's yardstick) and returns -1.
+
+    The hooks are the game's jitted functions, passed as arguments (numba types each as its own dispatcher, so
+    the calls are direct, as if the game had written the loop).  The loop is inlined into its caller (numba IR):
+    a call across a function boundary would pass the dispatchers as values, raw addresses that make the caller
+    uncacheable.  ``g`` is the game's context, which they share:
+
+    - ``world(g, it)``: iteration ``it``'s scratch world;
+    - ``walk(g, buf)``: plays the moves that are no tree decision (the playout policy's, single candidates)
+      and returns (n, seat): the next tree decision's n candidates, best first, their keys (the names the tree
+      knows them by) at ``buf[off:]``, and the seat choosing; (0, -1) when the game or the horizon is reached;
+    - ``play(g, buf, n, key)``: plays candidate ``key`` of those n; False when that ended the game;
+    - ``playout(g, reward)``: the rollout from there and its reward.
+    """
+    if iterations < 0:
+        for it in range(-iterations):
+            world(g, it)
+            playout(g, reward)
+        return NONE
+    keys = buf[off:]
+    reset(tr)
+    for it in range(iterations):
+        world(g, it)
+        node = 0
+        while True:
+            n, player = walk(g, buf)
+            if n == 0:
+                break
+            n = widened(tr, node, n, k0, alpha)
+            parent = node
+            node, expanded, key = descend(tr, node, keys, n, player, c)
+            live = play(g, buf, n, key)
+            if node < 0:  # the pool is full: roll out from the parent
+                node = parent
+                break
+            if expanded or not live:
+                break
+        playout(g, reward)
+        backup(tr, node, reward)
+    return root_choice(tr, iterations, stats)
+
+
+@njit(cache=True, nogil=True)
+def pool(mpar, col):
+    """A node pool for the searches of a cell's seats: ``mpar[:, col]`` is each seat's iterations (0 for a seat
+    that does not search, tree.seat_rows)."""
+    most = 1
+    for p in range(mpar.shape[0]):
+        most = max(most, int(mpar[p, col]))
+    return new_tree(most + 1)
+
+
+@njit(cache=True, nogil=True)
+def playout_rows(mpar, col, width):
+    """Per seat, the policy matrix its search's rollouts play: every row that seat's playout row
+    (``mpar[p, col:col + width]``)."""
+    n = mpar.shape[0]
+    out = np.zeros((n, n, width), dtype=np.float64)
+    for p in range(n):
+        for q in range(n):
+            for j in range(width):
+                out[p, q, j] = mpar[p, col + j]
+    return out
+
+
 # -- parameters, shared by every game's mcts policy -------------------------------------------------------------
 MAX_ITERATIONS = 10_000_000
 # a seat's pools (one per thread) may take at most this much memory; BOARDSIM_MCTS_MEMORY (bytes) overrides it

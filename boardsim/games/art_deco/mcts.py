@@ -224,12 +224,18 @@ def rollout(world, stop, rules, ppol, tables, rl):
         step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
 
 
+# -- the search's hooks (tree.search): g = (base, world, ppol, rules, tables, rl, nbids, me, stop, rank) --------
+
+
 @njit(cache=True, nogil=True, _nrt=False)
-def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
-    """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
-    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node.
-    With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
-    node = 0
+def _world(g, it):
+    step.copy_world(g[0], g[1])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _walk(g, buf):
+    """With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
+    _base, world, ppol, rules, tables, rl, nbids, me, stop, _rank = g
     while not _over(world, stop):
         if me >= 0 and step.to_move(world) != me:  # an opponent plays the playout policy
             step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
@@ -238,15 +244,22 @@ def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
         if n == 1:
             step.apply(world, buf[0], rules, ppol, tables)
             continue
-        n = TR.widened(tr, node, n, k0, ALPHA)
-        parent = node
-        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, step.to_move(world), c)
-        step.apply(world, action_of(buf, n, kind), rules, ppol, tables)
-        if node < 0:
-            return parent
-        if expanded:
-            break
-    return node
+        return n, step.to_move(world)
+    return 0, -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _play(g, buf, n, kind):
+    step.apply(g[1], action_of(buf, n, kind), g[3], g[2], g[4])
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _playout(g, reward):
+    base, world, ppol, rules, tables, rl, _nbids, _me, stop, rank = g
+    rollout(world, stop, rules, ppol, tables, rl)
+    evaluate(world, rules, reward, rank)
+    base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
 
 
 @njit(cache=True, nogil=True)
@@ -257,11 +270,8 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
     -iterations bare rollouts of the playout policy from ``real`` instead (the probe's yardstick) and
     returns -1; with 0 it returns the playout policy's choice."""
     iterations = int(mrow[M_ITER])
-    c = mrow[M_C]
     horizon = int(mrow[M_HOR])
     nbids = n_bids(mrow, real.st.shape[0])
-    k0 = mrow[M_WIDEN]
-    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
     stats[:] = 0.0
     if iterations > 0:
         n = candidates(real, buf, nbids, ppol, rules)
@@ -278,28 +288,13 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
     if iterations == 0:
         return step.builtin(base, rules, ppol, tables, rl, None)
     stop = base.v[step.V_RND] + horizon if horizon > 0 else 1 << 30
+    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
+    g = (base, world, ppol, rules, tables, rl, nbids, me, stop, mrow[M_RANK])
+    kind = TR.search(g, tr, buf, BRANCHING, iterations, mrow[M_C], mrow[M_WIDEN], ALPHA, reward, stats, _world,
+                     _walk, _play, _playout)
     if iterations < 0:
-        for _it in range(-iterations):
-            step.copy_world(base, world)
-            rollout(world, stop, rules, ppol, tables, rl)
-            evaluate(world, rules, reward, mrow[M_RANK])
-            base.scratch.rng[:] = world.scratch.rng
         return -1
-    TR.reset(tr)
-    for _it in range(iterations):
-        step.copy_world(base, world)
-        node = select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me)
-        rollout(world, stop, rules, ppol, tables, rl)
-        evaluate(world, rules, reward, mrow[M_RANK])
-        TR.backup(tr, node, reward)
-        base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
-    kind = TR.best_action(tr)
-    ch = TR.child(tr, 0, kind)
-    a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
-    stats[TR.RS_ITERATIONS] = iterations
-    stats[TR.RS_VISITS] = tr.stats[ch, TR.T_VISITS]
-    stats[TR.RS_MEAN] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
-    return a
+    return action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
 
 
 @njit(cache=True, nogil=True)
@@ -315,17 +310,9 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
     base = step.new_world(n_players, n_deck, cap, dmax, 0)
     world = step.new_world(n_players, n_deck, cap, dmax, 0)
     step.set_codes(real, pol, rules)
-    most = 1
-    for p in range(n_players):
-        if int(pol[p, D.COL_CODE]) == step.MCTS:
-            most = max(most, int(mpar[p, M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, M_ITER)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
-    ppol = np.zeros((n_players, n_players, D.POLICY_WIDTH), dtype=np.float64)
-    for p in range(n_players):
-        for q in range(n_players):
-            for j in range(D.POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    ppol = TR.playout_rows(mpar, M_PLAY, D.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     reward = np.zeros(n_players, dtype=np.float64)
     for row in range(lo, hi):
