@@ -203,24 +203,16 @@ def root_choice(t, iterations, stats):
 
 @njit(cache=True, nogil=True, inline="always")
 def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk, play, playout):
-    """The ISMCTS loop of every game's ``mcts`` decision: ``iterations`` times, the game's ``world`` hook makes a
-    scratch world from the root (a copy, determinized), the walk goes down the tree playing each node's action,
-    expands one node, the ``playout`` hook rolls out and scores it into ``reward`` (float64, one a seat) and
-    ``backup`` adds that to the path.  Returns root_choice's key (``stats``: RS_*); with ``iterations`` < 0 it
-    runs -iterations bare rollouts instead (the probe's yardstick) and returns -1.
+    """Every game's ISMCTS decision: ``iterations`` times, the hook ``world(g, it)`` makes a scratch world from
+    the root (a copy, determinized); the walk down the tree asks ``walk(g, buf)`` to play the moves that are no
+    tree node and give (n, seat): n candidates, best first, keyed at ``buf[off:]`` (0 when the game or the
+    horizon is reached), and ``play(g, buf, n, key)`` plays one (False: the game ended); it expands one node,
+    then ``playout(g, reward)`` rolls out and scores per seat, and ``backup`` adds that to the path.  Returns
+    root_choice's key; with iterations < 0, -iterations bare rollouts (the probe's yardstick) and -1.
 
-    The hooks are the game's jitted functions, passed as arguments (numba types each as its own dispatcher, so
-    the calls are direct, as if the game had written the loop).  The loop is inlined into its caller (numba IR):
-    a call across a function boundary would pass the dispatchers as values, raw addresses that make the caller
-    uncacheable.  ``g`` is the game's context, which they share:
-
-    - ``world(g, it)``: iteration ``it``'s scratch world;
-    - ``walk(g, buf)``: plays the moves that are no tree decision (the playout policy's, single candidates)
-      and returns (n, seat): the next tree decision's n candidates, best first, their keys (the names the tree
-      knows them by) at ``buf[off:]``, and the seat choosing; (0, -1) when the game or the horizon is reached;
-    - ``play(g, buf, n, key)``: plays candidate ``key`` of those n; False when that ended the game;
-    - ``playout(g, reward)``: the rollout from there and its reward.
-    """
+    The hooks are the game's jitted functions and ``g`` their shared context.  Typed as their dispatchers, the
+    calls are direct; the loop is inlined into the caller (numba IR), since passing dispatchers across a call
+    would pass their addresses, which makes the caller uncacheable."""
     if iterations < 0:
         for it in range(-iterations):
             world(g, it)
