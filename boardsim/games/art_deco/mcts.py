@@ -227,12 +227,12 @@ def rollout(world, stop, rules, ppol, tables, rl):
 # -- the search's hooks (tree.search): g = (base, world, ppol, rules, tables, rl, nbids, me, stop, rank) --------
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _world(g, it):
     step.copy_world(g[0], g[1])
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _walk(g, buf):
     """With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
     _base, world, ppol, rules, tables, rl, nbids, me, stop, _rank = g
@@ -248,18 +248,19 @@ def _walk(g, buf):
     return 0, -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _play(g, buf, n, kind):
     step.apply(g[1], action_of(buf, n, kind), g[3], g[2], g[4])
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _playout(g, reward):
     base, world, ppol, rules, tables, rl, _nbids, _me, stop, rank = g
     rollout(world, stop, rules, ppol, tables, rl)
     evaluate(world, rules, reward, rank)
-    base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
+    for i in range(base.scratch.rng.shape[0]):  # the search's stream goes on
+        base.scratch.rng[i] = world.scratch.rng[i]
 
 
 @njit(cache=True, nogil=True)

@@ -265,28 +265,28 @@ def apply_action(p, a, S, C, O, rng):
 
 
 # -- the search's hooks (tree.search): g = (p, S, C2, X, U, Wd, O2, rng2, seed, horizon, every, opp, f_round,
-# f_final, f_score, live); the world stands at a decision between hooks, and live[0] = 0 once its game is over
+# f_final, f_score); the world stands at a decision between hooks, or its game is over (PH_DONE: _advance returns
+# 0 at once)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _world(g, it):
     """Iteration ``it``'s world: a copy of S, logging off, the horizon set, hidden information resampled with a
     generator seeded from the decision's seed + ``it``."""
-    _p, S, C2, _X, _U, Wd, _O2, rng2, seed, horizon, _every, _opp, _fr, _ff, _fs, live = g
+    _p, S, C2, _X, _U, Wd, _O2, rng2, seed, horizon, _every, _opp, _fr, _ff, _fs = g
     _copy_state(S, Wd)
     sh = Wd.shared
     sh[LOGON] = 0
     sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
     seed_state(seed + np.uint64(it), rng2)
     determinize(Wd, C2, rng2)
-    live[0] = 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _walk(g, legal):
     """With ``opp`` the other seats play the playout policy inside the tree too (no node), as does a seat whose
     only action is ending the turn."""
-    p, _S, C2, X, U, Wd, _O2, rng2, _seed, _h, _every, opp, _fr, _ff, _fs, _live = g
+    p, _S, C2, X, U, Wd, _O2, rng2, _seed, _h, _every, opp, _fr, _ff, _fs = g
     while True:
         q = to_move(Wd)
         m = search_actions(q, Wd, C2, legal)
@@ -300,22 +300,20 @@ def _walk(g, legal):
             return 0, -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _play(g, legal, n, a):
     """Play ``a`` and advance to the next decision (resumed with stop 0, _advance plays on as if it had not
     stopped there); False when the game is over (a solo instant win, or the end)."""
-    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, every, _opp, f_round, f_final, f_score, live = g
-    if apply_action(to_move(Wd), a, Wd, C2, O2, rng2) or _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final,
-                                                                   f_score) == 0:
-        live[0] = 0
-    return live[0] != 0
+    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, every, _opp, f_round, f_final, f_score = g
+    if apply_action(to_move(Wd), a, Wd, C2, O2, rng2):
+        return False
+    return _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _playout(g, reward):
-    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, _every, _opp, f_round, f_final, f_score, live = g
-    if live[0] != 0:
-        _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, _every, _opp, f_round, f_final, f_score = g
+    _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
     _rewards(Wd, C2.rules, reward)
 
 
@@ -338,7 +336,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
         return legal[0]
     Wd, O2 = L
     g = (p, S, C2, X, U, Wd, O2, rng2, seed, int(mrow[M_HOR]), (np.int64(1) << np.int64(S.shared[NP])) - 1,
-         mrow[M_OPP] != 0, f_round, f_final, f_score, np.zeros(1, dtype=np.int64))
+         mrow[M_OPP] != 0, f_round, f_final, f_score)
     return TR.search(g, tr, legal, 0, iterations, mrow[M_C], 0.0, 0.5, reward, stats, _world, _walk, _play,
                      _playout)
 
