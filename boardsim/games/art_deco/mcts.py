@@ -278,16 +278,19 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
         n = candidates(real, buf, nbids, ppol, rules)
         if n == 1:
             return buf[0]
-    # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
     step.copy_world(real, base)
+    if iterations == 0:  # the playout policy's choice in the real game (its draws from the real generator)
+        step.refresh(base, ppol, tables, rules)
+        a = step.builtin(base, rules, ppol, tables, rl, None)
+        real.scratch.rng[:] = base.scratch.rng
+        return a
+    # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
     n_deck = base.scratch.ring.shape[0]
     head = base.v[step.V_HEAD]
     if rules[R.R_SHUFFLE] != 0.0 and head < n_deck:
         base.scratch.ring[head:n_deck].sort()
     step.refresh(base, ppol, tables, rules)
     rng.seed_state(rng.next_u64(real.scratch.rng), base.scratch.rng)
-    if iterations == 0:
-        return step.builtin(base, rules, ppol, tables, rl, None)
     stop = base.v[step.V_RND] + horizon if horizon > 0 else 1 << 30
     me = step.to_move(real) if mrow[M_OPP] != 0 else -1
     g = (base, world, ppol, rules, tables, rl, nbids, me, stop, mrow[M_RANK])
