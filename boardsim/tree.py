@@ -203,22 +203,19 @@ def root_choice(t, iterations, stats):
 
 @njit(cache=True, nogil=True, inline="always")
 def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk, play, playout):
-    """Every game's ISMCTS decision: ``iterations`` times, the hook ``world(g, it)`` makes a scratch world from
-    the root (a copy, determinized); the walk down the tree asks ``walk(g, buf)`` to play the moves that are no
-    tree node and give (n, seat): n candidates, best first, keyed at ``buf[off:]`` (0 when the game or the
-    horizon is reached), and ``play(g, buf, n, key)`` plays one (False: the game ended); it expands one node,
-    then ``playout(g, reward)`` rolls out and scores per seat, and ``backup`` adds that to the path.  Returns
-    root_choice's key; with iterations < 0, -iterations bare rollouts (the probe's yardstick) and -1.
-
-    The hooks are the game's jitted functions and ``g`` their shared context.  Typed as their dispatchers, the
-    calls are direct; the loop is inlined into the caller (numba IR), since passing dispatchers across a call
-    would pass their addresses, which makes the caller uncacheable."""
+    """Every game's ISMCTS decision, ``iterations`` times: ``world(g, it)`` makes a scratch world from the root
+    (a copy, determinized); down the tree, ``walk(g, buf)`` plays the moves that are no node and gives (n,
+    seat), the n candidates keyed at ``buf[off:]`` (best first; 0: game or horizon over), and ``play(g, buf, n,
+    key)`` plays one (False: the game ended); one node expanded, ``playout(g, reward)`` rolls out and scores it
+    per seat for ``backup``.  Returns root_choice's key; iterations < 0: -iterations bare rollouts (the probe's
+    yardstick), -1.  The hooks are the game's jitted functions sharing the context ``g``, called directly (each
+    typed as its dispatcher); inlined into its caller (numba IR) so that no dispatcher crosses a call as an
+    address, which would make the caller uncacheable."""
     if iterations < 0:
         for it in range(-iterations):
             world(g, it)
             playout(g, reward)
         return NONE
-    keys = buf[off:]
     reset(tr)
     for it in range(iterations):
         world(g, it)
@@ -229,7 +226,7 @@ def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk
                 break
             n = widened(tr, node, n, k0, alpha)
             parent = node
-            node, expanded, key = descend(tr, node, keys, n, player, c)
+            node, expanded, key = descend(tr, node, buf[off:], n, player, c)
             live = play(g, buf, n, key)
             if node < 0:  # the pool is full: roll out from the parent
                 node = parent
@@ -243,8 +240,7 @@ def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk
 
 @njit(cache=True, nogil=True)
 def pool(mpar, col):
-    """A node pool for the searches of a cell's seats: ``mpar[:, col]`` is each seat's iterations (0 for a seat
-    that does not search, tree.seat_rows)."""
+    """A node pool for a cell's searches: ``mpar[:, col]`` is each seat's iterations (0: no search, seat_rows)."""
     most = 1
     for p in range(mpar.shape[0]):
         most = max(most, int(mpar[p, col]))
@@ -253,8 +249,7 @@ def pool(mpar, col):
 
 @njit(cache=True, nogil=True)
 def playout_rows(mpar, col, width):
-    """Per seat, the policy matrix its search's rollouts play: every row that seat's playout row
-    (``mpar[p, col:col + width]``)."""
+    """Per seat, its rollouts' policy matrix: every row that seat's playout row ``mpar[p, col:col + width]``."""
     n = mpar.shape[0]
     out = np.zeros((n, n, width), dtype=np.float64)
     for p in range(n):
@@ -318,7 +313,8 @@ def probe_table(positions: Sequence[Any], fresh: Callable[[Any], Any], decide: C
     ``rollout_us``, one bare rollout of the playout policy from the same positions (``decide`` with
     ``-reps`` iterations runs ``reps`` rollouts), timed in the same run; and ``ratio`` (iteration_us /
     rollout_us).  ``fresh(position)`` gives the argument a decision starts from (a copy, made outside the
-    timing); ``decide(arg, tree, iterations)`` is the game's own engine ``decide``; ``clock`` times both."""
+    timing); ``decide(arg, tree, iterations)`` is the game's own engine ``decide``, called from Python (the first
+    call compiles it); ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds."""
     import pandas as pd
 
     out = []

@@ -265,19 +265,15 @@ def _playout(g, reward):
 
 @njit(cache=True, nogil=True)
 def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, reward):
-    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
-    mean reward.  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
-    The search's generator is seeded from one draw of the real game's.  With iterations < 0 it runs
-    -iterations bare rollouts of the playout policy from ``real`` instead (the probe's yardstick) and
-    returns -1; with 0 it returns the playout policy's choice."""
+    """The mcts seat's action at ``real``'s decision (tree.search: ``stats``, iterations < 0; with 0 the playout
+    policy's choice).  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
+    The search's generator is seeded from one draw of the real game's."""
     iterations = int(mrow[M_ITER])
     horizon = int(mrow[M_HOR])
     nbids = n_bids(mrow, real.st.shape[0])
     stats[:] = 0.0
-    if iterations > 0:
-        n = candidates(real, buf, nbids, ppol, rules)
-        if n == 1:
-            return buf[0]
+    if iterations > 0 and candidates(real, buf, nbids, ppol, rules) == 1:
+        return buf[0]
     step.copy_world(real, base)
     if iterations == 0:  # the playout policy's choice in the real game (its draws from the real generator)
         step.refresh(base, ppol, tables, rules)
@@ -426,9 +422,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     Position i is game i of the probe's cell after (2 + 5 i) mod 40 decisions with more than one
     candidate, every decision made by the default mcts seat's playout policy (eligibility), so the
-    positions cover bids, direct buys, early and late rounds.  Both are timed by calling the engine's own
-    ``decide`` from Python (the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    positions cover bids, direct buys, early and late rounds.
     """
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)

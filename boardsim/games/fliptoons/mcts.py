@@ -266,7 +266,8 @@ def apply_action(p, a, S, C, O, rng):
 
 # -- the search's hooks (tree.search): g = (p, S, C2, X, U, Wd, O2, rng2, seed, horizon, every, opp, f_round,
 # f_final, f_score); the world stands at a decision between hooks, or its game is over (PH_DONE: _advance returns
-# 0 at once)
+# 0 at once).  With ``opp`` the other seats play the playout policy inside the tree (no node), as does a seat
+# whose only action is ending the turn.
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
@@ -284,8 +285,6 @@ def _world(g, it):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _walk(g, legal):
-    """With ``opp`` the other seats play the playout policy inside the tree too (no node), as does a seat whose
-    only action is ending the turn."""
     p, _S, C2, X, U, Wd, _O2, rng2, _seed, _h, _every, opp, _fr, _ff, _fs = g
     while True:
         q = to_move(Wd)
@@ -320,9 +319,8 @@ def _playout(g, reward):
 @njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
     """Seat p's market action at S's decision (``step._advance`` stopped there); ``C2`` is C with every
-    seat's policy row the playout policy's.  stats (tree.RS_*) = iterations run, the chosen action's root visits
-    and its mean reward.  With iterations < 0 it plays -iterations bare rollouts instead (the probe's
-    comparison) and returns -1; with 0 it returns the playout policy's choice."""
+    seat's policy row the playout policy's (tree.search: ``stats``, iterations < 0; with 0 the playout policy's
+    choice)."""
     iterations = int(mrow[M_ITER])
     stats[:] = 0.0
     if iterations == 0:
@@ -505,9 +503,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     ``ratio``), for the default mcts seat at ``positions`` positions of real games.
 
     Position i is game i of the probe's cell (every seat mcts) after (2 + 5 i) mod 40 decisions, each made
-    by the playout policy, so the positions cover early and late turns.  Both are timed by calling the
-    engine's own ``decide`` from Python (``decide_at``; the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    by the playout policy, so the positions cover early and late turns (``decide_at`` called from Python).
     """
 
     from boardsim.rng import cell_key

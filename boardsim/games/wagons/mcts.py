@@ -148,9 +148,8 @@ def _playout(g, reward):
 
 @njit(cache=True, nogil=True)
 def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, state, stats, user, fast, find):
-    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
-    mean reward.  With iterations < 0 it runs -iterations bare rollouts of the playout policy from ``real``
-    instead (the probe's comparison) and returns -1; with 0 it returns the playout policy's choice."""
+    """The mcts seat's action at ``real``'s decision (tree.search: ``stats``, iterations < 0; with 0 the playout
+    policy's choice)."""
     iterations = int(mrow[M_ITER])
     look = int(mrow[M_LOOK])
     nspots = int(mrow[M_SPOTS])
@@ -159,8 +158,7 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
     if iterations > 0:
         TR.reset(tr)  # a forced move leaves an empty tree (record.py reads it)
         stats[:] = 0.0
-        n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
-        if n == 1:
+        if candidates(real, buf, look, nspots, tab, scr, state, fast, find) == 1:
             return buf[0]
     horizon = int(mrow[M_HOR])
     stop = real.v[step.V_TURN] + horizon if horizon > 0 else 1 << 30
@@ -293,9 +291,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     Position i is game i of the probe's cell after (3 + 7 i) mod 28 decisions, every one made by the
     default mcts seat's playout policy (gain_minus_gift placing with fast), so the positions cover starts,
-    drafts, taken and free placements, early and late.  Both are timed by calling the engine's own
-    ``decide`` from Python (a twin compiled for that call, the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    drafts, taken and free placements, early and late (``decide_python``'s twin called from Python).
     """
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)
