@@ -211,16 +211,11 @@ def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk
     yardstick), -1.  The hooks are the game's jitted functions sharing the context ``g``, called directly (each
     typed as its dispatcher); inlined into its caller (numba IR) so that no dispatcher crosses a call as an
     address, which would make the caller uncacheable."""
-    if iterations < 0:
-        for it in range(-iterations):
-            world(g, it)
-            playout(g, reward)
-        return NONE
     reset(tr)
-    for it in range(iterations):
+    for it in range(abs(iterations)):  # one copy of each hook's code: they are inlined
         world(g, it)
         node = 0
-        while True:
+        while iterations > 0:
             n, player = walk(g, buf)
             if n == 0:
                 break
@@ -235,7 +230,7 @@ def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk
                 break
         playout(g, reward)
         backup(tr, node, reward)
-    return root_choice(tr, iterations, stats)
+    return root_choice(tr, iterations, stats) if iterations > 0 else NONE
 
 
 @njit(cache=True, nogil=True)

@@ -110,12 +110,12 @@ def _over(w, stop):
 # find, look, nspots, me, stop, tot); no determinization (nothing is hidden): each iteration copies the position
 
 
-@njit(cache=True, nogil=True, forceinline=True)
+@njit(cache=True, nogil=True)
 def _world(g, it):
     step.copy_world(g[0], g[1])
 
 
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _walk(g, buf):
     """With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the other plays the playout policy."""
     _real, world, ppol, _rules, tab, scr, dr, rl, scorers, state, user, fast, find, look, nspots, me, stop, _tot = g
@@ -131,13 +131,13 @@ def _walk(g, buf):
     return 0, -1
 
 
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _play(g, buf, n, a):
     step.apply(g[1], a, g[4], g[5])
     return True
 
 
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _playout(g, reward):
     _real, world, ppol, rules, tab, scr, dr, rl, scorers, state, user, fast, find, _look, _ns, _me, stop, tot = g
     while not _over(world, stop):
