@@ -203,14 +203,14 @@ def root_choice(t, iterations, stats):
 
 @njit(cache=True, nogil=True, inline="always")
 def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk, play, playout):
-    """Every game's ISMCTS decision, ``iterations`` times: ``world(g, it)`` makes a scratch world from the root
-    (a copy, determinized); down the tree, ``walk(g, buf)`` plays the moves that are no node and gives (n,
-    seat), the n candidates keyed at ``buf[off:]`` (best first; 0: game or horizon over), and ``play(g, buf, n,
-    key)`` plays one (False: the game ended); one node expanded, ``playout(g, reward)`` rolls out and scores it
-    per seat for ``backup``.  Returns root_choice's key; iterations < 0: -iterations bare rollouts (the probe's
-    yardstick), -1.  The hooks are the game's jitted functions sharing the context ``g``, called directly (each
-    typed as its dispatcher); inlined into its caller (numba IR) so that no dispatcher crosses a call as an
-    address, which would make the caller uncacheable."""
+    """Every game's ISMCTS decision, ``iterations`` times: ``world(g, it)`` copies (determinizes) the root into a
+    scratch world; down the tree ``walk(g, buf)`` plays the moves that are no node and gives (n, seat), n
+    candidates keyed best first at ``buf[off:]`` (0: game or horizon over), ``play(g, buf, n, key)`` plays one
+    (False: the game ended); after one expansion ``playout(g, reward)`` rolls out and scores each seat for
+    ``backup``.  Returns root_choice's key; iterations < 0: -iterations bare rollouts (the probe's yardstick),
+    -1.  The hooks are the game's jitted functions on its context ``g``, each typed as its dispatcher (direct
+    calls); this loop is inlined into its caller (numba IR), since a dispatcher passed across a call is an
+    address, which makes the caller uncacheable."""
     reset(tr)
     for it in range(abs(iterations)):  # one copy of each hook's code: they are inlined
         world(g, it)
@@ -236,10 +236,7 @@ def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk
 @njit(cache=True, nogil=True)
 def pool(mpar, col):
     """A node pool for a cell's searches: ``mpar[:, col]`` is each seat's iterations (0: no search, seat_rows)."""
-    most = 1
-    for p in range(mpar.shape[0]):
-        most = max(most, int(mpar[p, col]))
-    return new_tree(most + 1)
+    return new_tree(max(1, int(mpar[:, col].max())) + 1)
 
 
 @njit(cache=True, nogil=True)
