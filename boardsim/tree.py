@@ -201,6 +201,56 @@ def root_choice(t, iterations, stats):
     return a
 
 
+@njit(cache=True, nogil=True, inline="always")
+def search(g, tr, buf, off, iterations, c, k0, alpha, reward, stats, world, walk, play, playout):
+    """Every game's ISMCTS decision, ``iterations`` times: ``world(g, it)`` copies (determinizes) the root into a
+    scratch world; down the tree ``walk(g, buf)`` plays the moves that are no node and gives (n, seat), n
+    candidates keyed best first at ``buf[off:]`` (0: game or horizon over), ``play(g, buf, n, key)`` plays one
+    (False: the game ended); after one expansion ``playout(g, reward)`` rolls out and scores each seat for
+    ``backup``.  Returns root_choice's key; iterations < 0: -iterations bare rollouts (the probe's yardstick),
+    -1.  The hooks are the game's jitted functions on its context ``g``, each typed as its dispatcher (direct
+    calls); this loop is inlined into its caller (numba IR), since a dispatcher passed across a call is an
+    address, which makes the caller uncacheable."""
+    reset(tr)
+    for it in range(abs(iterations)):  # one copy of each hook's code: they are inlined
+        world(g, it)
+        node = 0
+        while iterations > 0:
+            n, player = walk(g, buf)
+            if n == 0:
+                break
+            n = widened(tr, node, n, k0, alpha)
+            parent = node
+            node, expanded, key = descend(tr, node, buf[off:], n, player, c)
+            live = play(g, buf, n, key)
+            if node < 0:  # the pool is full: roll out from the parent
+                node = parent
+                break
+            if expanded or not live:
+                break
+        playout(g, reward)
+        backup(tr, node, reward)
+    return root_choice(tr, iterations, stats) if iterations > 0 else NONE
+
+
+@njit(cache=True, nogil=True)
+def pool(mpar, col):
+    """A node pool for a cell's searches: ``mpar[:, col]`` is each seat's iterations (0: no search, seat_rows)."""
+    return new_tree(max(1, int(mpar[:, col].max())) + 1)
+
+
+@njit(cache=True, nogil=True)
+def playout_rows(mpar, col, width):
+    """Per seat, its rollouts' policy matrix: every row that seat's playout row ``mpar[p, col:col + width]``."""
+    n = mpar.shape[0]
+    out = np.zeros((n, n, width), dtype=np.float64)
+    for p in range(n):
+        for q in range(n):
+            for j in range(width):
+                out[p, q, j] = mpar[p, col + j]
+    return out
+
+
 # -- parameters, shared by every game's mcts policy -------------------------------------------------------------
 MAX_ITERATIONS = 10_000_000
 # a seat's pools (one per thread) may take at most this much memory; BOARDSIM_MCTS_MEMORY (bytes) overrides it
@@ -255,7 +305,8 @@ def probe_table(positions: Sequence[Any], fresh: Callable[[Any], Any], decide: C
     ``rollout_us``, one bare rollout of the playout policy from the same positions (``decide`` with
     ``-reps`` iterations runs ``reps`` rollouts), timed in the same run; and ``ratio`` (iteration_us /
     rollout_us).  ``fresh(position)`` gives the argument a decision starts from (a copy, made outside the
-    timing); ``decide(arg, tree, iterations)`` is the game's own engine ``decide``; ``clock`` times both."""
+    timing); ``decide(arg, tree, iterations)`` is the game's own engine ``decide``, called from Python (the first
+    call compiles it); ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds."""
     import pandas as pd
 
     out = []

@@ -224,12 +224,18 @@ def rollout(world, stop, rules, ppol, tables, rl):
         step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
-    """One iteration's walk down the tree from the root, playing each node's action in ``world``, until
-    it expands a node (or the pool is full, or the game or the horizon is reached); returns the last node.
-    With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
-    node = 0
+# -- the search's hooks (tree.search): g = (base, world, ppol, rules, tables, rl, nbids, me, stop, rank) --------
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _world(g, it):
+    step.copy_world(g[0], g[1])
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _walk(g, buf):
+    """With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the others play the playout policy."""
+    _base, world, ppol, rules, tables, rl, nbids, me, stop, _rank = g
     while not _over(world, stop):
         if me >= 0 and step.to_move(world) != me:  # an opponent plays the playout policy
             step.apply(world, step.builtin(world, rules, ppol, tables, rl, None), rules, ppol, tables)
@@ -238,68 +244,57 @@ def select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me):
         if n == 1:
             step.apply(world, buf[0], rules, ppol, tables)
             continue
-        n = TR.widened(tr, node, n, k0, ALPHA)
-        parent = node
-        node, expanded, kind = TR.descend(tr, node, buf[BRANCHING:], n, step.to_move(world), c)
-        step.apply(world, action_of(buf, n, kind), rules, ppol, tables)
-        if node < 0:
-            return parent
-        if expanded:
-            break
-    return node
+        return n, step.to_move(world)
+    return 0, -1
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _play(g, buf, n, kind):
+    step.apply(g[1], action_of(buf, n, kind), g[3], g[2], g[4])
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _playout(g, reward):
+    base, world, ppol, rules, tables, rl, _nbids, _me, stop, rank = g
+    rollout(world, stop, rules, ppol, tables, rl)
+    evaluate(world, rules, reward, rank)
+    for i in range(base.scratch.rng.shape[0]):  # the search's stream goes on
+        base.scratch.rng[i] = world.scratch.rng[i]
 
 
 @njit(cache=True, nogil=True)
 def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, reward):
-    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
-    mean reward.  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
-    The search's generator is seeded from one draw of the real game's.  With iterations < 0 it runs
-    -iterations bare rollouts of the playout policy from ``real`` instead (the probe's yardstick) and
-    returns -1; with 0 it returns the playout policy's choice."""
+    """The mcts seat's action at ``real``'s decision (tree.search: ``stats``, iterations < 0; with 0 the playout
+    policy's choice).  ``base`` and ``world`` are scratch worlds whose codes are ``ppol``'s (step.set_codes).
+    The search's generator is seeded from one draw of the real game's."""
     iterations = int(mrow[M_ITER])
-    c = mrow[M_C]
     horizon = int(mrow[M_HOR])
     nbids = n_bids(mrow, real.st.shape[0])
-    k0 = mrow[M_WIDEN]
-    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
     stats[:] = 0.0
-    if iterations > 0:
-        n = candidates(real, buf, nbids, ppol, rules)
-        if n == 1:
-            return buf[0]
-    # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
+    if iterations > 0 and candidates(real, buf, nbids, ppol, rules) == 1:
+        return buf[0]
     step.copy_world(real, base)
+    if iterations == 0:  # the playout policy's choice in the real game (its draws from the real generator)
+        step.refresh(base, ppol, tables, rules)
+        a = step.builtin(base, rules, ppol, tables, rl, None)
+        real.scratch.rng[:] = base.scratch.rng
+        return a
+    # the searching seat's view: the real state with its never-drawn cards in a canonical (sorted) order
     n_deck = base.scratch.ring.shape[0]
     head = base.v[step.V_HEAD]
     if rules[R.R_SHUFFLE] != 0.0 and head < n_deck:
         base.scratch.ring[head:n_deck].sort()
     step.refresh(base, ppol, tables, rules)
     rng.seed_state(rng.next_u64(real.scratch.rng), base.scratch.rng)
-    if iterations == 0:
-        return step.builtin(base, rules, ppol, tables, rl, None)
     stop = base.v[step.V_RND] + horizon if horizon > 0 else 1 << 30
+    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
+    g = (base, world, ppol, rules, tables, rl, nbids, me, stop, mrow[M_RANK])
+    kind = TR.search(g, tr, buf, BRANCHING, iterations, mrow[M_C], mrow[M_WIDEN], ALPHA, reward, stats, _world,
+                     _walk, _play, _playout)
     if iterations < 0:
-        for _it in range(-iterations):
-            step.copy_world(base, world)
-            rollout(world, stop, rules, ppol, tables, rl)
-            evaluate(world, rules, reward, mrow[M_RANK])
-            base.scratch.rng[:] = world.scratch.rng
         return -1
-    TR.reset(tr)
-    for _it in range(iterations):
-        step.copy_world(base, world)
-        node = select(world, tr, buf, nbids, ppol, rules, tables, rl, c, k0, stop, me)
-        rollout(world, stop, rules, ppol, tables, rl)
-        evaluate(world, rules, reward, mrow[M_RANK])
-        TR.backup(tr, node, reward)
-        base.scratch.rng[:] = world.scratch.rng  # the search's stream goes on
-    kind = TR.best_action(tr)
-    ch = TR.child(tr, 0, kind)
-    a = action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
-    stats[TR.RS_ITERATIONS] = iterations
-    stats[TR.RS_VISITS] = tr.stats[ch, TR.T_VISITS]
-    stats[TR.RS_MEAN] = tr.stats[ch, TR.T_VALUE] / max(1.0, tr.stats[ch, TR.T_VISITS])
-    return a
+    return action_of(buf, candidates(real, buf, nbids, ppol, rules), kind)
 
 
 @njit(cache=True, nogil=True)
@@ -315,17 +310,9 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
     base = step.new_world(n_players, n_deck, cap, dmax, 0)
     world = step.new_world(n_players, n_deck, cap, dmax, 0)
     step.set_codes(real, pol, rules)
-    most = 1
-    for p in range(n_players):
-        if int(pol[p, D.COL_CODE]) == step.MCTS:
-            most = max(most, int(mpar[p, M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, M_ITER)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
-    ppol = np.zeros((n_players, n_players, D.POLICY_WIDTH), dtype=np.float64)
-    for p in range(n_players):
-        for q in range(n_players):
-            for j in range(D.POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    ppol = TR.playout_rows(mpar, M_PLAY, D.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     reward = np.zeros(n_players, dtype=np.float64)
     for row in range(lo, hi):
@@ -435,9 +422,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     Position i is game i of the probe's cell after (2 + 5 i) mod 40 decisions with more than one
     candidate, every decision made by the default mcts seat's playout policy (eligibility), so the
-    positions cover bids, direct buys, early and late rounds.  Both are timed by calling the engine's own
-    ``decide`` from Python (the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    positions cover bids, direct buys, early and late rounds.
     """
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)

@@ -174,17 +174,9 @@ def _record_games(key, first, count, rules, deck, pol, tables, rl, scorers, blan
     step.set_codes(real, pol, rules)
     for q in range(n_players):  # stop at every sale turn (see the module's docstring)
         real.scratch.codes[q, CODE_SELLS] = 1
-    most = 1
-    for p in range(n_players):
-        if int(pol[p, D.COL_CODE]) == step.MCTS:
-            most = max(most, int(mpar[p, mcts.M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, mcts.M_ITER)
     buf = np.zeros(2 * mcts.BRANCHING, dtype=np.int64)
-    ppol = np.zeros((n_players, n_players, D.POLICY_WIDTH), dtype=np.float64)
-    for p in range(n_players):
-        for q in range(n_players):
-            for j in range(D.POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, mcts.M_PLAY + j]
+    ppol = TR.playout_rows(mpar, mcts.M_PLAY, D.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     reward = np.zeros(n_players, dtype=np.float64)
     n_rows = 0

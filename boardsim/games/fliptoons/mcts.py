@@ -203,18 +203,6 @@ def _rewards(W, rules, reward):
 
 
 @njit(cache=True, nogil=True)
-def _world(S, Wd, C, horizon, seed, rng2):
-    """The iteration's world: a copy of S, logging off, the horizon set, hidden information resampled with a
-    generator seeded from ``seed``."""
-    _copy_state(S, Wd)
-    sh = Wd.shared
-    sh[LOGON] = 0
-    sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
-    seed_state(seed, rng2)
-    determinize(Wd, C, rng2)
-
-
-@njit(cache=True, nogil=True)
 def _butterfly_target(p, kind, S, C):
     """Whether a Butterfly ``kind`` hired now would find its target face up and dismissable in p's grid."""
     cards, pc = C.cards, S.rows
@@ -276,67 +264,79 @@ def apply_action(p, a, S, C, O, rng):
     return done
 
 
+# -- the search's hooks (tree.search): g = (p, S, C2, X, U, Wd, O2, rng2, seed, horizon, every, opp, f_round,
+# f_final, f_score); the world stands at a decision between hooks, or its game is over (PH_DONE: _advance returns
+# 0 at once).  With ``opp`` the other seats play the playout policy inside the tree (no node), as does a seat
+# whose only action is ending the turn.
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _world(g, it):
+    """Iteration ``it``'s world: a copy of S, logging off, the horizon set, hidden information resampled with a
+    generator seeded from the decision's seed + ``it``."""
+    _p, S, C2, _X, _U, Wd, _O2, rng2, seed, horizon, _every, _opp, _fr, _ff, _fs = g
+    _copy_state(S, Wd)
+    sh = Wd.shared
+    sh[LOGON] = 0
+    sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
+    seed_state(seed + np.uint64(it), rng2)
+    determinize(Wd, C2, rng2)
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _walk(g, legal):
+    p, _S, C2, X, U, Wd, _O2, rng2, _seed, _h, _every, opp, _fr, _ff, _fs = g
+    while True:
+        q = to_move(Wd)
+        m = search_actions(q, Wd, C2, legal)
+        if q != p and opp:
+            a = choose(q, Wd, C2, X, U, rng2)
+        elif m == 1:
+            a = legal[0]
+        else:
+            return m, q
+        if not _play(g, legal, m, a):
+            return 0, -1
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _play(g, legal, n, a):
+    """Play ``a`` and advance to the next decision (resumed with stop 0, _advance plays on as if it had not
+    stopped there); False when the game is over (a solo instant win, or the end)."""
+    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, every, _opp, f_round, f_final, f_score = g
+    if apply_action(to_move(Wd), a, Wd, C2, O2, rng2):
+        return False
+    return _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) != 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def _playout(g, reward):
+    _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, _every, _opp, f_round, f_final, f_score = g
+    _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+    _rewards(Wd, C2.rules, reward)
+
+
 @njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
     """Seat p's market action at S's decision (``step._advance`` stopped there); ``C2`` is C with every
-    seat's policy row the playout policy's.  stats (tree.RS_*) = iterations run, the chosen action's root visits
-    and its mean reward.  With iterations < 0 it plays -iterations bare rollouts instead (the probe's
-    comparison) and returns -1."""
+    seat's policy row the playout policy's (tree.search: ``stats``, iterations < 0; with 0 the playout policy's
+    choice)."""
     iterations = int(mrow[M_ITER])
-    c = mrow[M_C]
-    horizon = int(mrow[M_HOR])
-    opp = mrow[M_OPP] != 0
-    Wd, O2 = L
-    every = (np.int64(1) << np.int64(S.shared[NP])) - 1
     stats[:] = 0.0
-    base = next_u64(rng)  # one draw of the game's generator a decision, whatever the search does
+    if iterations == 0:
+        return choose(p, S, C2, X, U, rng)
+    seed = next_u64(rng)  # one draw of the game's generator a decision, whatever the search does
     f = _favoured(p, S, C)
     if f >= 0:  # a favoured card is affordable: hired without a search (card-strength experiments)
         return f
     U = _search_users(p, C2, U)
-    if iterations < 0:
-        for it in range(-iterations):
-            _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
-            _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
-            _rewards(Wd, C2.rules, reward)
-        return np.int64(-1)
-    n = search_actions(p, S, C, legal)
-    if n == 1:
+    if iterations > 0 and search_actions(p, S, C, legal) == 1:
         return legal[0]
-    TR.reset(tr)
-    for it in range(iterations):
-        _world(S, Wd, C2, horizon, base + np.uint64(it), rng2)
-        node = np.int64(0)
-        q = p
-        live = True
-        while True:
-            m = search_actions(q, Wd, C2, legal)
-            if q != p and opp:  # opponents play the playout policy inside the tree too: no node
-                a = choose(q, Wd, C2, X, U, rng2)
-                expanded = np.int64(0)
-            elif m == 1:  # only ending the turn: no node
-                a = legal[0]
-                expanded = np.int64(0)
-            else:
-                parent = node
-                node, expanded, a = TR.descend(tr, node, legal, m, q, c)
-                if node < 0:  # the pool is full: roll out from the parent
-                    node = parent
-                    expanded = np.int64(1)
-            if apply_action(q, a, Wd, C2, O2, rng2):
-                live = False  # a solo instant win
-                break
-            if expanded:
-                break
-            if _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) == 0:
-                live = False
-                break
-            q = to_move(Wd)
-        if live:
-            _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
-        _rewards(Wd, C2.rules, reward)
-        TR.backup(tr, node, reward)
-    return TR.root_choice(tr, iterations, stats)
+    Wd, O2 = L
+    g = (p, S, C2, X, U, Wd, O2, rng2, seed, int(mrow[M_HOR]), (np.int64(1) << np.int64(S.shared[NP])) - 1,
+         mrow[M_OPP] != 0, f_round, f_final, f_score)
+    return TR.search(g, tr, legal, 0, iterations, mrow[M_C], 0.0, 0.5, reward, stats, _world, _walk, _play,
+                     _playout)
 
 
 @njit(cache=True, nogil=True)
@@ -366,12 +366,7 @@ def decide_at(p, S, C, C2, X, U, L, tr, legal, mrow, rng, stats):
 @njit(cache=True, nogil=True)
 def playout_policies(mpar, P):
     """Per seat, the policy matrix its search's rollouts play: every row that seat's playout row."""
-    ppol = np.zeros((P, P, POLICY_WIDTH), dtype=np.float64)
-    for p in range(P):
-        for q in range(P):
-            for j in range(POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, M_PLAY + j]
-    return ppol
+    return TR.playout_rows(mpar, M_PLAY, POLICY_WIDTH)
 
 
 # -- the engine variant ---------------------------------------------------------------------------------------
@@ -390,11 +385,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
                 maxc)
     outs = Results(score, win, game_out, seat_out, stats, round_fame)
     stop = _search_seats(pol, P)
-    most = 1
-    for p in range(P):
-        if int(pol[p, POLICY_CODE]) == POL_MCTS:
-            most = max(most, int(mpar[p, M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, M_ITER)
     legal = np.empty(EXPAND * (prices.shape[0] + maxc + 1), dtype=np.int64)
     ppol = playout_policies(mpar, P)
     noprio = np.full_like(prio, -1)  # rollouts favour no card (a learned playout would read a favour list)
@@ -512,9 +503,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
     ``ratio``), for the default mcts seat at ``positions`` positions of real games.
 
     Position i is game i of the probe's cell (every seat mcts) after (2 + 5 i) mod 40 decisions, each made
-    by the playout policy, so the positions cover early and late turns.  Both are timed by calling the
-    engine's own ``decide`` from Python (``decide_at``; the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    by the playout policy, so the positions cover early and late turns (``decide_at`` called from Python).
     """
 
     from boardsim.rng import cell_key

@@ -138,11 +138,7 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
     # every feature, as a custom seat does
     V = users((ops, args, meta, np.zeros_like(span), params, rule_flags,
                np.full(seat_flags.shape[0], RF_ALL, dtype=np.int64)), scorers, K, Wd, maxc)
-    most = 1
-    for p in range(P):
-        if int(pol[p, POLICY_CODE]) == POL_MCTS:
-            most = max(most, int(mpar[p, M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, M_ITER)
     legal = np.empty(EXPAND * (Wd + maxc + 1), dtype=np.int64)  # the search's buffer (mcts.decide overwrites it)
     mine = np.empty(Wd + maxc + 1, dtype=np.int64)  # legal_actions' list at the decision
     ppol = playout_policies(mpar, P)

@@ -106,69 +106,71 @@ def _over(w, stop):
     return w.v[step.V_PHASE] == step.PH_OVER or (w.v[step.V_PHASE] == step.PH_DRAFT and w.v[step.V_TURN] >= stop)
 
 
+# -- the search's hooks (tree.search): g = (real, world, ppol, rules, tab, scr, dr, rl, scorers, state, user, fast,
+# find, look, nspots, me, stop, tot); no determinization (nothing is hidden): each iteration copies the position
+
+
+@njit(cache=True, nogil=True)
+def _world(g, it):
+    step.copy_world(g[0], g[1])
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _walk(g, buf):
+    """With ``me`` >= 0 only seat ``me``'s decisions are tree nodes: the other plays the playout policy."""
+    _real, world, ppol, _rules, tab, scr, dr, rl, scorers, state, user, fast, find, look, nspots, me, stop, _tot = g
+    while not _over(world, stop):
+        if me >= 0 and step.to_move(world) != me:  # the opponent plays the playout policy: no node
+            step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+            continue
+        n = candidates(world, buf, look, nspots, tab, scr, state, fast, find)
+        if n == 1:
+            step.apply(world, buf[0], tab, scr)
+            continue
+        return n, step.to_move(world)
+    return 0, -1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _play(g, buf, n, a):
+    step.apply(g[1], a, g[4], g[5])
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _playout(g, reward):
+    _real, world, ppol, rules, tab, scr, dr, rl, scorers, state, user, fast, find, _look, _ns, _me, stop, tot = g
+    while not _over(world, stop):
+        step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+    step.scores(world, tab, scr, tot)
+    step.win_shares(world, rules, tot[0], tot[1], reward)
+
+
 @njit(cache=True, nogil=True)
 def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, state, stats, user, fast, find):
-    """The mcts seat's action at ``real``'s decision; stats (tree.RS_*) = iterations run, the action's visits and
-    mean reward.  With iterations < 0 it runs -iterations bare rollouts of the playout policy from ``real``
-    instead (the probe's comparison) and returns -1; with 0 it returns the playout policy's choice."""
+    """The mcts seat's action at ``real``'s decision (tree.search: ``stats``, iterations < 0; with 0 the playout
+    policy's choice)."""
     iterations = int(mrow[M_ITER])
-    c = mrow[M_C]
-    horizon = int(mrow[M_HOR])
-    nspots = int(mrow[M_SPOTS])
     look = int(mrow[M_LOOK])
-    k0 = mrow[M_WIDEN]
-    stop = real.v[step.V_TURN] + horizon if horizon > 0 else 1 << 30
-    tot = np.zeros(2, dtype=np.int64)
-    reward = np.zeros(2, dtype=np.float64)
+    nspots = int(mrow[M_SPOTS])
     if iterations == 0:  # the playout policy's own choice (the probe's positions)
         return step.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
-    if iterations < 0:
-        for _it in range(-iterations):
-            step.copy_world(real, world)
-            while not _over(world, stop):
-                step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab,
-                           scr)
-            step.scores(world, tab, scr, tot)
-        dr.spot[ST.DS_TAKEN_SET] = 0
-        dr.spot[ST.DS_FREE_SET] = 0
-        return -1
-    TR.reset(tr)
-    stats[:] = 0.0
-    n = candidates(real, buf, look, nspots, tab, scr, state, fast, find)
-    if n == 1:
-        return buf[0]
-    me = step.to_move(real)
-    opp = mrow[M_OPP] != 0
-    for _it in range(iterations):
-        step.copy_world(real, world)
-        node = 0
-        while not _over(world, stop):
-            if opp and step.to_move(world) != me:  # the opponent plays the playout policy: no node
-                step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab,
-                           scr)
-                continue
-            n = candidates(world, buf, look, nspots, tab, scr, state, fast, find)
-            if n == 1:
-                step.apply(world, buf[0], tab, scr)
-                continue
-            n = TR.widened(tr, node, n, k0, ALPHA)
-            parent = node
-            node, expanded, a = TR.descend(tr, node, buf, n, step.to_move(world), c)
-            step.apply(world, a, tab, scr)
-            if node < 0:
-                node = parent
-                break
-            if expanded:
-                break
-        while not _over(world, stop):
-            step.apply(world, step.builtin(world, ppol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
-        step.scores(world, tab, scr, tot)
-        step.win_shares(world, rules, tot[0], tot[1], reward)
-        TR.backup(tr, node, reward)
+    if iterations > 0:
+        TR.reset(tr)  # a forced move leaves an empty tree (record.py reads it)
+        stats[:] = 0.0
+        if candidates(real, buf, look, nspots, tab, scr, state, fast, find) == 1:
+            return buf[0]
+    horizon = int(mrow[M_HOR])
+    stop = real.v[step.V_TURN] + horizon if horizon > 0 else 1 << 30
+    me = step.to_move(real) if mrow[M_OPP] != 0 else -1
+    g = (real, world, ppol, rules, tab, scr, dr, rl, scorers, state, user, fast, find, look, nspots, me, stop,
+         np.zeros(2, dtype=np.int64))
+    a = TR.search(g, tr, buf, 0, iterations, mrow[M_C], mrow[M_WIDEN], ALPHA, np.zeros(2, dtype=np.float64), stats,
+                  _world, _walk, _play, _playout)
     # the real game's draft caches (decide.draft's dr.spot) are stale after the rollouts
     dr.spot[ST.DS_TAKEN_SET] = 0
     dr.spot[ST.DS_FREE_SET] = 0
-    return TR.root_choice(tr, iterations, stats)
+    return a
 
 
 @njit(cache=True, nogil=True)
@@ -180,17 +182,9 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     real = step.new_world()
     world = step.new_world()
-    most = 1
-    for p in range(2):
-        if pol[p, policies.COL_CODE] == policies.MCTS:
-            most = max(most, int(mpar[p, M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, M_ITER)
     buf = np.zeros(BRANCHING, dtype=np.int64)
-    ppol = np.zeros((2, 2, policies.POLICY_WIDTH), dtype=np.float64)
-    for p in range(2):
-        for q in range(2):
-            for j in range(policies.POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, M_PLAY + j]
+    ppol = TR.playout_rows(mpar, M_PLAY, policies.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     for row in range(lo, hi):
         state = rng.new_state(rng.game_seed(key, first + row))
@@ -297,9 +291,7 @@ def probe(budgets: tuple[int, ...] = (100, 1000), positions: int = 20, seed: int
 
     Position i is game i of the probe's cell after (3 + 7 i) mod 28 decisions, every one made by the
     default mcts seat's playout policy (gain_minus_gift placing with fast), so the positions cover starts,
-    drafts, taken and free placements, early and late.  Both are timed by calling the engine's own
-    ``decide`` from Python (a twin compiled for that call, the first call compiles it).
-    ``clock`` times both: wall seconds by default, ``time.thread_time`` for CPU seconds of this thread.
+    drafts, taken and free placements, early and late (``decide_python``'s twin called from Python).
     """
 
     from boardsim.games import get  # the registry, not this package's __init__ (which imports this module)

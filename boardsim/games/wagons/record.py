@@ -101,18 +101,10 @@ def record_range(key, first, count, rules, card_land, card_sym, card_goal, gp, p
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     real = step.new_world()
     world = step.new_world()
-    most = 1
-    for p in range(2):
-        if pol[p, policies.COL_CODE] == policies.MCTS:
-            most = max(most, int(mpar[p, mcts.M_ITER]))
-    tr = TR.new_tree(most + 1)
+    tr = TR.pool(mpar, mcts.M_ITER)
     buf = np.zeros(mcts.BRANCHING, dtype=np.int64)
     # each seat's playout rows (mcts.play_range's: both seats roll out with the searching seat's playout policy)
-    ppol = np.zeros((2, 2, policies.POLICY_WIDTH), dtype=np.float64)
-    for p in range(2):
-        for q in range(2):
-            for j in range(policies.POLICY_WIDTH):
-                ppol[p, q, j] = mpar[p, mcts.M_PLAY + j]
+    ppol = TR.playout_rows(mpar, mcts.M_PLAY, policies.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
     tot = np.zeros(2, dtype=np.int64)
     n = 0
