@@ -19,10 +19,10 @@ from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step
 from boardsim.games.art_deco.engine import LOG_WIDTH, N_GAME, collection_capacity
-from boardsim.games.art_deco.state import HELPERS, N_AUX, N_CODES, N_SEAT, N_V, V_NLOG, Scratch, World
+from boardsim.games.art_deco.state import HELPERS, N_SEAT, V_NLOG, Scratch, World
 from boardsim.games.base import Prepared, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
-from boardsim.rulelist import STACK, RuleArrays, pack_seats
+from boardsim.rulelist import RuleArrays, pack_seats
 
 # the rule arrays and rule tables as Prepared.arrays names
 RULE_KEYS = tuple("rule_" + f for f in RuleArrays._fields)
@@ -50,26 +50,7 @@ def _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers,
 def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
                 game_out, log):
     """Games lo..hi-1 of this batch, sharing one World (its log: ``log``)."""
-    cap = collection_capacity(rules)
-    # One allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros/np.empty
-    # signature compiles a numba implementation of its own (~0.2 s each, cold).
-    scratch = Scratch(
-        np.zeros((1, deck.shape[0]), dtype=np.int64)[0],
-        np.zeros((n_players, cap), dtype=np.int64),
-        np.zeros((n_players, cap), dtype=np.int64),
-        np.zeros((1, n_players), dtype=np.int64)[0],
-        np.zeros((1, int(rules[R.R_DIRECT_MAX]) + 1), dtype=np.int64)[0],
-        np.zeros((n_players, N_AUX), dtype=np.int64),
-        np.zeros((1, 4), dtype=np.uint64)[0],
-        np.zeros((n_players, N_CODES), dtype=np.int64),
-        np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
-        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
-        np.zeros((1, cap + 1), dtype=np.float64)[0],
-        np.zeros((1, STACK), dtype=np.float64)[0],
-    )
-    w = World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros((1, N_V), dtype=np.int64)[0],
-              np.zeros((1, 1), dtype=np.float64)[0], np.zeros((1, n_players), dtype=np.int64)[0],
-              np.zeros((1, n_players), dtype=np.float64)[0], log)
+    w = step.world(n_players, deck.shape[0], collection_capacity(rules), int(rules[R.R_DIRECT_MAX]), log)
     step.set_codes(w, pol, rules)
     n_log = _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
                         game_out, w)

@@ -100,24 +100,33 @@ NONE = -1  # no pending action
 
 
 @njit(cache=True, nogil=True)
-def new_world(n_players, n_deck, cap, direct_max, log_rows):
+def world(n_players, n_deck, cap, direct_max, log):
+    """A World for ``n_players`` seats and a deck of ``n_deck`` cards, writing its log into ``log``.  One
+    allocation signature per dtype, 1-D arrays as the row of a 2-D one: each distinct np.zeros signature
+    compiles a numba implementation of its own (~0.2 s each, cold)."""
     scratch = Scratch(
-        np.zeros(n_deck, dtype=np.int64),
+        np.zeros((1, n_deck), dtype=np.int64)[0],
         np.zeros((n_players, cap), dtype=np.int64),
         np.zeros((n_players, cap), dtype=np.int64),
-        np.zeros(n_players, dtype=np.int64),
-        np.zeros(direct_max + 1, dtype=np.int64),
+        np.zeros((1, n_players), dtype=np.int64)[0],
+        np.zeros((1, direct_max + 1), dtype=np.int64)[0],
         np.zeros((n_players, N_AUX), dtype=np.int64),
-        np.zeros(4, dtype=np.uint64),
+        np.zeros((1, 4), dtype=np.uint64)[0],
         np.zeros((n_players, N_CODES), dtype=np.int64),
         np.zeros((n_players, D.N_FEATURES), dtype=np.float64),
-        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),
-        np.zeros(cap + 1, dtype=np.float64),
-        np.zeros(STACK, dtype=np.float64),
+        np.zeros((cap + 1, D.N_COLUMNS), dtype=np.float64),  # keep, or sell any one card of a collection
+        np.zeros((1, cap + 1), dtype=np.float64)[0],
+        np.zeros((1, STACK), dtype=np.float64)[0],
     )
-    return World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros(N_V, dtype=np.int64),
-                 np.zeros(1, dtype=np.float64), np.zeros(n_players, dtype=np.int64),
-                 np.zeros(n_players, dtype=np.float64), np.zeros((log_rows, E.LOG_WIDTH), dtype=np.int64))
+    return World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros((1, N_V), dtype=np.int64)[0],
+                 np.zeros((1, 1), dtype=np.float64)[0], np.zeros((1, n_players), dtype=np.int64)[0],
+                 np.zeros((1, n_players), dtype=np.float64)[0], log)
+
+
+@njit(cache=True, nogil=True)
+def new_world(n_players, n_deck, cap, direct_max, log_rows):
+    """``world`` with a log of its own, ``log_rows`` events long."""
+    return world(n_players, n_deck, cap, direct_max, np.zeros((log_rows, E.LOG_WIDTH), dtype=np.int64))
 
 
 @njit(cache=True, nogil=True, inline="always", _nrt=False)
