@@ -15,7 +15,7 @@ generation), and every dispatcher compiled in more than one signature.
 
 ``--profile`` instead prints where a 2- and a 4-player fame_per_cost game spends its time: the share of each part
 of a game (flip, Check Fame, market decisions ...) and its cost per call, timed with the CPU's cycle counter
-around each call of the engine's own functions.  The timed loop follows ``step._advance`` for a lean cell of
+around each call of the engine's own functions.  The timed loop follows ``step.advance`` for a lean cell of
 2-4 seats, and its games are checked against ``game.play``'s (same scores), so a change of the engine that
 it does not follow fails loudly instead of timing another game.
 """
@@ -171,7 +171,7 @@ PARTS = ("setup (seed, reset, toon deck)", "flip: shuffle", "flip: place cards",
 
 @njit(nogil=True)
 def _timed_games(cell_key, n, P, C, maxc, toon_size, outs, cyc, calls):
-    """Games 0..n-1 of a lean cell of P >= 2 seats, as step._advance plays them (no log), with the cycles
+    """Games 0..n-1 of a lean cell of P >= 2 seats, as step.advance plays them (no log), with the cycles
     of each part added to cyc[part] and its calls counted in calls[part]."""
     S = _alloc(P, C.cards.shape[0], maxc, toon_size, C.prices.shape[0])
     pc, pv, dism, sh, toon, mk = S

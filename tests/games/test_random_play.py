@@ -42,8 +42,8 @@ from boardsim.games.base import Seat
 from boardsim.games.fliptoons import GAME as FLIPTOONS
 from boardsim.games.fliptoons import cards as FC
 from boardsim.games.fliptoons import state as FS
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.kernel import consts, custom_none, rule_arrays, set_up_game
-from boardsim.games.fliptoons.step import _step_apply, legal_actions
 from boardsim.games.fliptoons.step import to_move as ft_to_move
 from boardsim.games.fliptoons.steps import advance as ft_advance
 from boardsim.games.fliptoons.steps import write_row as ft_write_row
@@ -269,8 +269,8 @@ LOG_ROWS = 1 << 15  # FlipToons: the event log of one game (a few thousand rows 
 
 
 class FlipToons:
-    """FlipToons through boardsim/games/fliptoons/step.py, as kernel.play_stepped drives it: ``_advance`` stops at
-    every seat's market decision (``legal_actions``, ``_step_apply``).
+    """FlipToons through boardsim/games/fliptoons/step.py, as kernel.play_stepped drives it: ``advance`` stops at
+    every seat's market decision (``legal``, ``apply``).
 
     Conservation, per card kind: the table's copies (the toon deck: every market card's copies, the solo copies
     in solo; plus each player's starters) = the toon deck (``toon[:TN]``) + the market + every player's deck and
@@ -284,7 +284,7 @@ class FlipToons:
     (at most 4 banners a round, state.NQ) and one end-of-turn decision; a Peacock hired from the market gives its
     action back (its copies: at most one such hire each, a hired card never returns to the market).
 
-    Solo is played too: its step interface is the same (``_step_apply`` ends a game on an instant solo win).
+    Solo is played too: its step interface is the same (``apply`` ends a game on an instant solo win).
     """
 
     def __init__(self, n_players, rules=None):
@@ -342,11 +342,11 @@ class FlipToons:
         return int(ft_to_move(self.S))
 
     def legal(self):
-        n = legal_actions(ft_to_move(self.S), self.S, self.C, self.buf)
+        n = step.legal(ft_to_move(self.S), self.S, self.C, self.buf)
         return [int(a) for a in self.buf[:n]]
 
     def rules_legal(self):
-        """The rules page's Market actions, in step.legal_actions' documented order: every hire the seat can pay
+        """The rules page's Market actions, in step.legal' documented order: every hire the seat can pay
         (and whose card it does not avoid), every paid dismissal of a face-up, dismissable card it can pay that the
         minimum deck size allows, then ending the turn."""
         S, cards, r = self.S, self.C.cards, self.C.rules
@@ -367,7 +367,7 @@ class FlipToons:
 
     def apply(self, a):
         assert self.legal() == self.rules_legal(), f"{self}: legal actions not in the documented order"
-        _step_apply(np.int64(self.to_move()), np.int64(a), self.S, self.C, self.O, self.gen)
+        step.apply(np.int64(self.to_move()), np.int64(a), self.S, self.C, self.O, self.gen)
         self.check_cards()  # after the action itself, then at the next decision (the driver's check)
         self._advance()
 

@@ -1,7 +1,7 @@
 """FlipToons market decisions: ``choose``, the next market action of a seat (hire a market slot, pay to
 dismiss a grid card, or end the turn), for every policy but the search players (``lookahead.py``, ``mcts.py``).
 
-The game loop (``step._advance``) asks it at every market decision.  It sits above the rules (``engine.py``,
+The game loop (``step.advance``) asks it at every market decision.  It sits above the rules (``engine.py``,
 ``grid.py``) because the synergy policy flips and scores a private grid with them; the sub-choices inside
 banners and hooks, which the rules ask for themselves, are in ``subchoices.py``, below them.
 

@@ -15,6 +15,7 @@ from numba import cfunc, njit, prange, typeof, types
 from boardsim import custom
 from boardsim.games.base import Prepared, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.decide import (
     choose,
     users,
@@ -69,12 +70,7 @@ from boardsim.games.fliptoons.state import (
     _alloc,
     _clear_state,
 )
-from boardsim.games.fliptoons.step import (
-    _advance,
-    _step_apply,
-    legal_actions,
-    to_move,
-)
+from boardsim.games.fliptoons.step import to_move
 from boardsim.rng import game_seed, seed_state
 from boardsim.rulelist import pack_seats
 
@@ -193,19 +189,19 @@ def _play_block(cell_key, start, lo, hi, P, C, S, X, U, L, rng, log, outs, f_rou
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
         if stop == 0:
-            _advance(S, C, O, X, U, rng, np.int64(0), f_round, f_final, f_score)
+            step.advance(S, C, O, X, U, rng, np.int64(0), f_round, f_final, f_score)
         else:
             # the step interface: advance to a search seat's decision, choose, apply
-            while _advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
+            while step.advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
                 p = to_move(S)
                 a = lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score)
-                _step_apply(p, a, S, C, O, rng)
+                step.apply(p, a, S, C, O, rng)
         _game_end(i, S, O, outs)
 
 
 @njit(**INLINE, **INTERNAL)
 def _search_seats(pol, P):
-    """The seat mask of the seats that search (lookahead, and mcts in mcts.py's engine): _advance stops at
+    """The seat mask of the seats that search (lookahead, and mcts in mcts.py's engine): advance stops at
     their decisions."""
     stop = np.int64(0)
     for p in range(P):
@@ -264,7 +260,7 @@ _I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
 _USERS = (_I64_2, _F64_2, _I64_2, _I64_2, _F64_2, _I64_1, _I64_1, custom.SCORERS)
 _OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, ::1], types.int64[:, :, ::1], types.int32[:, :, :, ::1],
          types.int16[:, :, ::1])  # score, win, game_out, seat_out, stats, round_fame
-# _score_player, and _start_round and _final_flip (called through pointers: _advance says why)
+# _score_player, and _start_round and _final_flip (called through pointers: advance says why)
 SCORE_FN = types.int64(types.int64, types.int32[:, :, ::1], types.int32[:, ::1], types.int32[::1], types.int32[:, ::1],
                     types.int32[:, ::1], types.float64[::1])
 _STATE = typeof(State(np.zeros((1, 1, 1), np.int32), *(np.zeros((1, 1), np.int32),) * 2, *(np.zeros(1, np.int32),) * 2,
@@ -300,9 +296,9 @@ def _play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val
 # The lean engine: a cell none of whose seats needs FlipToons.FULL_ENGINE (declared by each Policy's needs) runs
 # _play_range_lean, compiled without the synergy, rule-list, custom-scorer and lookahead code (about a third of
 # the engine's compile time).
-# _advance inlined at the IR level into the lean engine: as a call, LLVM optimised the whole game once in
-# _advance and once more in _play_range (about 6 s of cold compile).  The other entry points call _advance.
-_advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(_advance, "py_func", _advance))
+# advance inlined at the IR level into the lean engine: as a call, LLVM optimised the whole game once in
+# advance and once more in _play_range (about 6 s of cold compile).  The other entry points call advance.
+_advance_inline = njit(cache=True, nogil=True, inline='always')(getattr(step.advance, "py_func", step.advance))
 
 
 @njit(cache=True, nogil=True)
@@ -360,7 +356,7 @@ def batch_kernel(lean: bool = False):
     return kernel
 
 
-# The batch engines' last arguments before the outputs: _advance's start_round, final_flip and score.
+# The batch engines' last arguments before the outputs: advance's start_round, final_flip and score.
 FUNCTIONS = (_start_round, _final_flip, _score_player)
 
 
@@ -416,7 +412,7 @@ def set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
 def first_decision(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size):
     """Game ``index`` advanced to its first lookahead or mcts decision (for latency benchmarks and tests)."""
     S, X, U, L, O, rng = set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size)
-    _advance(S, C, O, X, U, rng, _search_seats(C.policies, P), None, None, None)
+    step.advance(S, C, O, X, U, rng, _search_seats(C.policies, P), None, None, None)
     return S, X, U, L, O, rng
 
 
@@ -434,9 +430,9 @@ def play_stepped(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size, O)
     every = (np.int64(1) << P) - 1
     legal = np.empty(C.prices.shape[0] + maxc + 1, dtype=np.int64)
     bad = np.int64(0)
-    while _advance(S, C, O, X, U, rng, every, None, None, None) == 1:
+    while step.advance(S, C, O, X, U, rng, every, None, None, None) == 1:
         p = to_move(S)
-        n = legal_actions(p, S, C, legal)
+        n = step.legal(p, S, C, legal)
         if int(C.policies[p, POLICY_CODE]) == POL_LOOKAHEAD:
             a = lookahead_choose(p, S, C, X, U, L, rng, None, None, None)
         else:
@@ -447,5 +443,5 @@ def play_stepped(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size, O)
                 ok = True
         if not ok:
             bad += 1
-        _step_apply(p, a, S, C, O, rng)
+        step.apply(p, a, S, C, O, rng)
     return S, bad

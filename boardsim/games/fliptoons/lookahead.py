@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.decide import (
     _cheap_dismiss,
 )
@@ -31,10 +32,6 @@ from boardsim.games.fliptoons.state import (
     WINNER,
     W,
     _hire_ok,
-)
-from boardsim.games.fliptoons.step import (
-    _advance,
-    _copy_state,
 )
 from boardsim.rng import next_u64, seed_state, shuffle
 
@@ -71,14 +68,14 @@ def lookahead_choose(p, S, C, X, U, L, rng, f_round, f_final, f_score):
     for c in range(nc):
         tot = 0.0
         for j in range(n_play):
-            _copy_state(S, S2)
+            step.copy_world(S, S2)
             s2 = S2.shared
             s2[LOGON] = 0
             s2[HORIZON] = sh[ROUND] + horizon if horizon > 0 else 0
             seed_state(base + np.uint64(j), rng2)  # common random numbers across candidates
             shuffle(rng2, S2.toon, np.int64(s2[TN]))  # the toon deck order is unseen
             _apply(p, cands[c], S2, C, O2, rng2)
-            _advance(S2, C, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+            step.advance(S2, C, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
             pv2 = S2.seat
             if s2[END] == END_HORIZON and s2[NP] == 1:
                 tot += 0.5 * min(1.0, pv2[0, MAXFAME] / max(1.0, rules[R_GOAL]))

@@ -1,7 +1,7 @@
 """The ``mcts`` player of FlipToons and the engine variant that runs it (docs/rules/fliptoons.md).
 
-Information-set MCTS (boardsim.tree) over the step interface (step.py: to_move, legal_actions, _step_apply,
-_advance), one tree per decision of the searching seat.
+Information-set MCTS (boardsim.tree) over the step interface (step.py: to_move, legal, apply,
+advance), one tree per decision of the searching seat.
 
 **What the search sees.**  Each iteration starts from a copy of the real state in which
 ``determinize`` resamples, with the search's generator, everything the searching seat cannot see,
@@ -19,7 +19,7 @@ one draw of the game's own generator per decision (plus the iteration number), n
 state's generator, so no future shuffle leaks into the search.  Two states that differ only in hidden
 content and order give the same decision on the same seed (tests/games/fliptoons/test_mcts.py).
 
-**The tree.**  Actions are the market actions ``legal_actions`` lists (every affordable hire, every legal
+**The tree.**  Actions are the market actions ``legal`` lists (every affordable hire, every legal
 paid dismissal, ending the turn) with the sub-choices they lead to spelled out (``search_actions``: a Pig's
 deck when it is hired or dismissed, a Butterfly's free dismissal taken or declined), at the searching
 seat's decisions; the other seats choose with the playout
@@ -37,7 +37,7 @@ rollout with the engine's horizon rule (multiplayer: the final flip, Critic's Ch
 a real end; solo: 0.5 x min(1, best fame / goal)), the same evaluation as ``lookahead``'s.
 
 **The engine variant.**  ``play_range`` plays whole games with the batch loop's own pieces
-(kernel._workspace, _game_start, _game_end and step._advance), stopping at the mcts and lookahead seats'
+(kernel._workspace, _game_start, _game_end and step.advance), stopping at the mcts and lookahead seats'
 decisions; it is compiled only for cells with an mcts seat (FlipToons.play picks it), so the default
 engines compile no search code.  Results depend only on the cell key and the game index: the same on any
 thread count or chunk size.
@@ -57,6 +57,7 @@ from boardsim import games
 from boardsim import tree as TR
 from boardsim.games.base import Seat, pointer_kernel
 from boardsim.games.blocks import block_count, block_range
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.cards import C_CBD, C_HIRED, C_ONDISM, C_SOLO, C_STARTER, C_TARGET
 from boardsim.games.fliptoons.decide import Users, _favoured, choose, users
 from boardsim.games.fliptoons.engine import _final_flip, _start_round
@@ -113,7 +114,7 @@ from boardsim.games.fliptoons.state import (
     Consts,
     Results,
 )
-from boardsim.games.fliptoons.step import _advance, _copy_state, _step_apply, legal_actions, to_move
+from boardsim.games.fliptoons.step import to_move
 from boardsim.rng import next_u64, seed_state, shuffle
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, opponents (1 = playout), then the playout
@@ -123,7 +124,7 @@ M_WIDTH = M_PLAY + POLICY_WIDTH
 # the decision log of a traced game: log row at the decision, seat, action, root visits of it, iterations
 DL_LOGN, DL_SEAT, DL_ACTION, DL_VISITS, DL_ITER = range(5)
 DL_WIDTH = 5
-# An action of the search is step.legal_actions' action a0 with its sub-choice spelled out: a0 + SUB * k.
+# An action of the search is step.legal' action a0 with its sub-choice spelled out: a0 + SUB * k.
 # A hire or paid dismissal of a Pig (whose banner places it in any deck) comes once per deck, k = the deck + 2
 # (k = 1: the toon deck); a Butterfly's hire, when its target is in the grid, comes as take (k = 1) and
 # decline (k = 2) its free dismissal. k = 0 (a plain action) leaves them to the seat's rule (subchoices.py).
@@ -215,14 +216,14 @@ def _butterfly_target(p, kind, S, C):
 
 @njit(cache=True, nogil=True)
 def search_actions(p, S, C, out):
-    """Seat p's legal actions for the search into ``out`` (``legal_size`` long): step.legal_actions' list,
+    """Seat p's legal actions for the search into ``out`` (``legal_size`` long): step.legal' list,
     in its order, each Pig hire or dismissal once per deck and each Butterfly hire with its target present
     as take and decline (see SUB).  Returns how many."""
     cards, mk, pc = C.cards, S.market, S.rows
     P = np.int64(S.shared[NP])
     tail = out.shape[0] - out.shape[0] // EXPAND
     base = out[tail:]
-    m = legal_actions(p, S, C, base)
+    m = step.legal(p, S, C, base)
     n = np.int64(0)
     for j in range(m):
         a = base[j]
@@ -247,7 +248,7 @@ def search_actions(p, S, C, out):
 
 @njit(cache=True, nogil=True)
 def apply_action(p, a, S, C, O, rng):
-    """step._step_apply of a search action (SUB): its sub-choice set for the banner that reads it, then
+    """step.apply of a search action (SUB): its sub-choice set for the banner that reads it, then
     cleared whatever the action did."""
     sh = S.shared
     a0 = a
@@ -258,14 +259,14 @@ def apply_action(p, a, S, C, O, rng):
             sh[PIG_SET] = k
         else:
             sh[FREE_SET] = k
-    done = _step_apply(p, a0, S, C, O, rng)
+    done = step.apply(p, a0, S, C, O, rng)
     sh[PIG_SET] = 0
     sh[FREE_SET] = 0
     return done
 
 
 # -- the search's hooks (tree.search): g = (p, S, C2, X, U, Wd, O2, rng2, seed, horizon, every, opp, f_round,
-# f_final, f_score); the world stands at a decision between hooks, or its game is over (PH_DONE: _advance returns
+# f_final, f_score); the world stands at a decision between hooks, or its game is over (PH_DONE: advance returns
 # 0 at once).  With ``opp`` the other seats play the playout policy inside the tree (no node), as does a seat
 # whose only action is ending the turn.
 
@@ -275,7 +276,7 @@ def _world(g, it):
     """Iteration ``it``'s world: a copy of S, logging off, the horizon set, hidden information resampled with a
     generator seeded from the decision's seed + ``it``."""
     _p, S, C2, _X, _U, Wd, _O2, rng2, seed, horizon, _every, _opp, _fr, _ff, _fs = g
-    _copy_state(S, Wd)
+    step.copy_world(S, Wd)
     sh = Wd.shared
     sh[LOGON] = 0
     sh[HORIZON] = S.shared[ROUND] + horizon if horizon > 0 else 0
@@ -301,24 +302,24 @@ def _walk(g, legal):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _play(g, legal, n, a):
-    """Play ``a`` and advance to the next decision (resumed with stop 0, _advance plays on as if it had not
+    """Play ``a`` and advance to the next decision (resumed with stop 0, advance plays on as if it had not
     stopped there); False when the game is over (a solo instant win, or the end)."""
     _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, every, _opp, f_round, f_final, f_score = g
     if apply_action(to_move(Wd), a, Wd, C2, O2, rng2):
         return False
-    return _advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) != 0
+    return step.advance(Wd, C2, O2, X, U, rng2, every, f_round, f_final, f_score) != 0
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _playout(g, reward):
     _p, _S, C2, X, U, Wd, O2, rng2, _seed, _h, _every, _opp, f_round, f_final, f_score = g
-    _advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
+    step.advance(Wd, C2, O2, X, U, rng2, np.int64(0), f_round, f_final, f_score)
     _rewards(Wd, C2.rules, reward)
 
 
 @njit(cache=True, nogil=True)
 def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_round, f_final, f_score):
-    """Seat p's market action at S's decision (``step._advance`` stopped there); ``C2`` is C with every
+    """Seat p's market action at S's decision (``step.advance`` stopped there); ``C2`` is C with every
     seat's policy row the playout policy's (tree.search: ``stats``, iterations < 0; with 0 the playout policy's
     choice)."""
     iterations = int(mrow[M_ITER])
@@ -395,7 +396,7 @@ def play_range(cell_key, start, lo, hi, P, cards, rules, prices, pol, prio, val,
     nd = 0
     for i in range(lo, hi):
         O = _game_start(cell_key, start, lo, i, P, C, S, X, rng, log, outs)
-        while _advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
+        while step.advance(S, C, O, X, U, rng, stop, f_round, f_final, f_score) == 1:
             p = to_move(S)
             if int(pol[p, POLICY_CODE]) == POL_MCTS:
                 C2 = Consts(cards, rules, prices, ppol[p], noprio, val)
@@ -487,11 +488,11 @@ def position(cell_key, index, P, C, C2, seat_rules, scorers, maxc, toon_size, de
     S, X, U, L, O, rng = set_up_game(cell_key, index, P, C, seat_rules, scorers, maxc, toon_size)
     stop = _search_seats(C.policies, P)
     k = 0
-    while _advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
+    while step.advance(S, C, O, X, U, rng, stop, None, None, None) == 1:
         if k >= decisions:
             break
         p = to_move(S)
-        if _step_apply(p, choose(p, S, C2, X, U, rng), S, C, O, rng):
+        if step.apply(p, choose(p, S, C2, X, U, rng), S, C, O, rng):
             break
         k += 1
     return S, X, U, L, O, rng

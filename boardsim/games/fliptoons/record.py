@@ -18,7 +18,7 @@ one row per decision, for every seat:
 plus ``score`` and ``win`` (count, P) of the games.  The view is built by decide.py's own ``_user_choice`` (the
 function that builds it for a rules or custom seat), on a second set of its buffers asked for every feature and
 no rules, so the recorded row is exactly what a scorer seat would receive, whatever the acting seat's policy.
-Row r's action is ``legal_actions``' r-th (decide.py's ``U.actions`` lists them in that order; the recorder checks
+Row r's action is ``legal``' r-th (decide.py's ``U.actions`` lists them in that order; the recorder checks
 it at every decision), so a scorer putting its top score on row r plays the action recorded on row r.
 """
 
@@ -32,6 +32,7 @@ from numba import njit, types
 
 from boardsim import tree as TR
 from boardsim.games.base import Prepared
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.decide import (
     CANDIDATE_COLUMNS,
     DECISION_FEATURES,
@@ -60,13 +61,13 @@ from boardsim.games.fliptoons.lookahead import lookahead_choose
 from boardsim.games.fliptoons.mcts import EXPAND, M_ITER, SUB, apply_action, decide, playout_policies
 from boardsim.games.fliptoons.policies import POLICY_CODE
 from boardsim.games.fliptoons.state import POL_LOOKAHEAD, POL_MCTS, POL_RULES, Consts
-from boardsim.games.fliptoons.step import _advance, legal_actions, to_move
+from boardsim.games.fliptoons.step import to_move
 
 KIND_NAMES = ("market",)  # the decision kinds: FlipToons asks a scorer only for its market action
 KIND_MARKET = 0
 # _record_range's progress vector: the games finished, the rows written (in and out), and an error code
 PR_GAMES, PR_ROWS, PR_ERROR = range(3)
-ERR_VIEW, ERR_ACTION = 1, 2  # the view's actions are not legal_actions'; a chosen or searched action has no row
+ERR_VIEW, ERR_ACTION = 1, 2  # the view's actions are not legal'; a chosen or searched action has no row
 ROWS_PER_GAME = 16  # the buffers' first size, per game and seat; they double when a game would pass their end
 
 
@@ -80,7 +81,7 @@ def view_names(prepared: Prepared) -> tuple[tuple[str, ...], tuple[str, ...], tu
 
 @njit(cache=True, nogil=True)
 def _base_action(a):
-    """The market action (step.legal_actions') of a search action: its sub-choice (mcts.SUB) dropped."""
+    """The market action (step.legal') of a search action: its sub-choice (mcts.SUB) dropped."""
     return a - SUB * (a // SUB) if a >= SUB else a
 
 
@@ -140,7 +141,7 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
                np.full(seat_flags.shape[0], RF_ALL, dtype=np.int64)), scorers, K, Wd, maxc)
     tr = TR.pool(mpar, M_ITER)
     legal = np.empty(EXPAND * (Wd + maxc + 1), dtype=np.int64)  # the search's buffer (mcts.decide overwrites it)
-    mine = np.empty(Wd + maxc + 1, dtype=np.int64)  # legal_actions' list at the decision
+    mine = np.empty(Wd + maxc + 1, dtype=np.int64)  # legal' list at the decision
     ppol = playout_policies(mpar, P)
     rng2 = np.empty(4, dtype=np.uint64)
     reward = np.zeros(P, dtype=np.float64)
@@ -154,9 +155,9 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
     for i in range(progress[PR_GAMES], count):
         first = pos
         S, X, U, L, O, rng = set_up_game(cell_key, np.int64(start + i), P, C, seat_rules, scorers, maxc, toon_size)
-        while _advance(S, C, O, X, U, rng, every, f_round, f_final, f_score) == 1:
+        while step.advance(S, C, O, X, U, rng, every, f_round, f_final, f_score) == 1:
             p = to_move(S)
-            n = legal_actions(p, S, C, mine)
+            n = step.legal(p, S, C, mine)
             keep = n >= 2  # a scorer is asked only then (decide._user_choice)
             r = pos
             if keep:
@@ -267,7 +268,7 @@ def record(prepared: Prepared, cell_key: int, start: int, count: int) -> dict[st
         fn(np.uint64(cell_key), np.int64(start), np.int64(count), np.int64(P), *consts, np.int64(maxc),
            np.int64(toon_size), *users_, mpar, *FUNCTIONS, score, win, *bufs, progress)
         if progress[PR_ERROR]:
-            what = ("the decision view's actions differ from legal_actions'" if progress[PR_ERROR] == ERR_VIEW
+            what = ("the decision view's actions differ from legal'" if progress[PR_ERROR] == ERR_VIEW
                     else "a chosen or searched action is not among the legal actions")
             raise RuntimeError(f"game {start + int(progress[PR_GAMES])}: {what}")
         if progress[PR_GAMES] >= count:

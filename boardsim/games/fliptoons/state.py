@@ -188,7 +188,7 @@ class Lookahead(NamedTuple):
 # forceinline=False is spelled out because numba passes forceinline on to callees compiled from an
 # inlined function.
 # Two more cuts (issue 17): a cell with no seat needing FlipToons.FULL_ENGINE runs _play_range_lean, never compiling
-# the synergy, rule-list, custom and lookahead code; and _advance calls _start_round, _final_flip and
+# the synergy, rule-list, custom and lookahead code; and advance calls _start_round, _final_flip and
 # _score_player through function pointers (FUNCTIONS) in the batch engines.  Inlining more at the IR level
 # did not pay: numba's inlining pass grew by as much as the separate compiles it saved.
 INLINE = dict(cache=True, nogil=True, _nrt=False, forceinline=True)

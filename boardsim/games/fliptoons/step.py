@@ -1,12 +1,12 @@
 """FlipToons one decision at a time: the step interface the search players (``lookahead``, ``mcts``) use.
 
-- ``_advance`` runs the game forward to the next market decision of a seat in a seat mask (every other
+- ``advance`` runs the game forward to the next market decision of a seat in a seat mask (every other
   seat choosing with ``decide.choose``), or to its end;
-- ``to_move`` is the seat to choose there, ``legal_actions`` its legal market actions;
-- ``_step_apply`` plays one of them;
-- ``_copy_state`` copies a state into another preallocated one.
+- ``to_move`` is the seat to choose there, ``legal`` its legal market actions;
+- ``apply`` plays one of them;
+- ``copy_world`` copies a state into another preallocated one.
 
-The batch kernels (``kernel.py``) play whole games through the same ``_advance``: a game played here choosing
+The batch kernels (``kernel.py``) play whole games through the same ``advance``: a game played here choosing
 what ``decide.choose`` chooses is the batch kernel's game exactly (tests/games/fliptoons/test_step.py).
 """
 
@@ -64,16 +64,16 @@ from boardsim.games.fliptoons.state import (
 )
 
 
-# -- the step interface: to_move, legal_actions, step_apply (with _advance to stop at decisions, _copy_state) --
+# -- the step interface: to_move, legal, apply (with advance to stop at decisions, copy_world) ------------
 @njit(**INLINE)
 def to_move(S):
-    """The seat whose market decision _advance stopped at."""
+    """The seat whose market decision advance stopped at."""
     sh = S.shared
     return np.int64((sh[FIRST] + sh[TURN]) % sh[NP])
 
 
 @njit(**INLINE)
-def legal_actions(p, S, C, out):
+def legal(p, S, C, out):
     """Seat p's legal market actions into ``out`` (at least W + grid cards + 1 long): every affordable hire
     (slot order), every legal paid dismissal (A_DISMISS + grid index, grid order), then ending the turn
     (A_END, always legal).  Returns how many."""
@@ -92,9 +92,9 @@ def legal_actions(p, S, C, out):
 
 
 @njit(**INLINE)
-def _step_apply(p, a, S, C, O, rng):
+def apply(p, a, S, C, O, rng):
     """Play seat p's market action ``a`` (the step interface's *apply*); returns True when it ended the game
-    (a solo instant win), after which _advance returns 0."""
+    (a solo instant win), after which advance returns 0."""
     _apply(p, a, S, C, O, rng)
     pv, rules = S.seat, C.rules
     if S.shared[NP] == 1 and rules[R_SOLO_WIN] != 0 and pv[0, SPEND] >= rules[R_GOAL]:
@@ -139,9 +139,9 @@ def _final_phase_by_type(fn, S, C, O, rng, score):
 
 
 @njit(**CALL, **INTERNAL)
-def _advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
+def advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
     """Run the game forward (the step interface's *advance*).  Returns 1 when seat p = ``to_move(S)`` must choose
-    a market action and bit p of the seat mask ``stop`` is set (then list its actions with ``legal_actions``
+    a market action and bit p of the seat mask ``stop`` is set (then list its actions with ``legal``
     and play one with ``step_apply``), else 0: the game is over.  ``stop = 0`` plays the whole game, every
     seat choosing with ``decide.choose``.
 
@@ -178,7 +178,7 @@ def _advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
                 if stop != 0 and (stop >> p) & 1:
                     return 1
                 a = choose(p, S, C, X, U, rng)
-                if _step_apply(p, a, S, C, O, rng):
+                if apply(p, a, S, C, O, rng):
                     return 0
             _end_turn(p, S, C, O, X, rng)
         elif ph == PH_CLEANUP:
@@ -189,7 +189,7 @@ def _advance(S, C, O, X, U, rng, stop, start_round, final_flip, score):
 
 
 @njit(**CALL, **INTERNAL)
-def _copy_state(src, dst):
+def copy_world(src, dst):
     # element loops: an array-to-array slice copy (or ravel) needs NRT, which this kernel runs without
     a, b = src[0], dst[0]
     for x in range(a.shape[0]):

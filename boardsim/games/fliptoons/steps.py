@@ -1,5 +1,5 @@
 """FlipToons stepped from Python: the Game contract's step API (``Game.steps``) over step.py's jitted functions,
-driven as ``kernel.play_stepped`` drives them: ``_advance`` stops at every seat's market decision."""
+driven as ``kernel.play_stepped`` drives them: ``advance`` stops at every seat's market decision."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from numba import njit
 
 from boardsim.games.base import Prepared
 from boardsim.games.fliptoons import state as FS
+from boardsim.games.fliptoons import step
 from boardsim.games.fliptoons.kernel import _write_row, consts, custom_none, rule_arrays, set_up_game
-from boardsim.games.fliptoons.step import _advance, _step_apply, legal_actions, to_move
+from boardsim.games.fliptoons.step import to_move
 
 
 @njit(cache=True, nogil=True)
 def advance(S, C, O, X, U, gen, stop):
-    """step._advance as kernel.play_stepped calls it (no phase function pointers), callable from Python."""
-    return _advance(S, C, O, X, U, gen, stop, None, None, None)
+    """step.advance as kernel.play_stepped calls it (no phase function pointers), callable from Python."""
+    return step.advance(S, C, O, X, U, gen, stop, None, None, None)
 
 
 @njit(cache=True, nogil=True)
@@ -65,11 +66,11 @@ class Steps:
         return not self.decision
 
     def legal(self) -> list[int]:
-        n = legal_actions(to_move(self.S), self.S, self.C, self.buf)
+        n = step.legal(to_move(self.S), self.S, self.C, self.buf)
         return [int(a) for a in self.buf[:n]]
 
     def apply(self, action: int) -> None:
-        _step_apply(np.int64(self.to_move()), np.int64(action), self.S, self.C, self.O, self.gen)
+        step.apply(np.int64(self.to_move()), np.int64(action), self.S, self.C, self.O, self.gen)
         self._advance()
 
     def returns(self) -> tuple[np.ndarray, np.ndarray]:

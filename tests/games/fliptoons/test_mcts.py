@@ -12,7 +12,7 @@ from boardsim import cli
 from boardsim import tree as TR
 from boardsim.errors import BadInput
 from boardsim.games.base import Seat
-from boardsim.games.fliptoons import GAME
+from boardsim.games.fliptoons import GAME, step
 from boardsim.games.fliptoons.kernel import consts, custom_none, first_decision, rule_arrays
 from boardsim.games.fliptoons.mcts import (
     SUB,
@@ -39,7 +39,7 @@ from boardsim.games.fliptoons.state import (
     Outputs,
     State,
 )
-from boardsim.games.fliptoons.step import legal_actions, to_move
+from boardsim.games.fliptoons.step import to_move
 from boardsim.rng import seed_state
 
 
@@ -251,7 +251,7 @@ def test_golden_solo_position_where_every_hire_loses_at_once():
     for index in range(6):
         S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
                                          custom_none(), maxc, toon_size, np.int64(0))
-        n = legal_actions(0, S, C, legal)
+        n = step.legal(0, S, C, legal)
         hires = [a for a in legal[:n] if 0 <= a < A_DISMISS]
         if not hires:
             continue
@@ -279,7 +279,7 @@ def test_golden_solo_position_where_ending_the_turn_wins_at_once():
         S, X, U, L, _O, rng = position(np.uint64(9), np.int64(index), 1, C, C2, rule_arrays(prep),
                                          custom_none(), maxc, toon_size, np.int64(0))
         S.seat[0, SPEND] = int(C.rules[R_GOAL])
-        n = legal_actions(0, S, C, legal)
+        n = step.legal(0, S, C, legal)
         assert any(0 <= a < A_DISMISS for a in legal[:n])  # hires are affordable now
         stats = np.zeros(3)
         a = decide_at(0, S, C, C2, X, U, L, TR.new_tree(31), legal, mpar[0].copy(), rng, stats)

@@ -1,5 +1,5 @@
-"""The step interface (issue 25): games played decision by decision through step.to_move, legal_actions,
-_step_apply and _advance (stopping at every seat's decision), choosing what each seat's policy chooses, are
+"""The step interface (issue 25): games played decision by decision through step.to_move, legal,
+apply and advance (stopping at every seat's decision), choosing what each seat's policy chooses, are
 the batch kernel's games exactly: the same final state (scores, wins, counters, decks) and statistics."""
 
 from __future__ import annotations
