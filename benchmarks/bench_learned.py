@@ -147,12 +147,13 @@ def main() -> None:
 
 
 def write(new: pd.DataFrame, out: Path) -> None:
-    """``new`` into ``out``, in place of the rows of the games and player counts it measured (the others'
-    rows stay: a run of one game does not erase the rest)."""
+    """``new`` into ``out``, in place of the rows it measured again (same game, players, kind and opponent;
+    the others stay: a run of one game, or without ``--search``, does not erase the rest)."""
+    key = ["game", "players", "kind", "against"]
     if out.exists():
         old = pd.read_csv(out)
-        done = set(zip(new["game"], new["players"], strict=True))
-        keep = [(g, p) not in done for g, p in zip(old["game"], old["players"], strict=True)]
+        done = set(new[key].itertuples(index=False, name=None))
+        keep = [k not in done for k in old[key].itertuples(index=False, name=None)]
         new = pd.concat([old[keep], new], ignore_index=True).sort_values(["game", "players"], kind="stable")
     new.to_csv(out, index=False)
 
