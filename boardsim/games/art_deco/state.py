@@ -76,15 +76,16 @@ class Scratch(NamedTuple):
 
 
 # A game in progress, one decision at a time (step.py, the mcts player): the engine's Scratch, the seat
-# counters, and the play's own counters ``v`` (V_*): the phase (PH_*: whose decision it is about), round,
-# start players, pile head and tail, the auction's high bidder and bid, passes, the decision's seat, the
-# shown cards and the one being decided, unsold count, end reason, log rows, the auction's bid range.
+# counters, and the play's own counters ``v`` (V_*): the phase (PH_*: whose decision it is about), round
+# (at the end, the rounds played), start players, pile head and tail, the auction's high bidder and bid,
+# passes, the decision's seat, the shown cards and the one being decided, unsold count, end reason, log
+# rows, the auction's bid range.
 PH_BID, PH_BUY, PH_SELL, PH_OVER = range(4)
 # where step.play resumes between decisions (never a decision): the deal, a round's start, the scoring
 PH_DEAL, PH_ROUND, PH_END = range(4, 7)
-(V_PHASE, V_RND, V_ROUNDS, V_START, V_NEXT, V_ROT, V_HEAD, V_TAIL, V_ACTIVE, V_HIGH, V_BID, V_NPASS, V_SEAT,
- V_NSHOWN, V_K, V_UNSOLD, V_END, V_NLOG, V_MINOPEN, V_TOP) = range(20)
-N_V = 20
+(V_PHASE, V_RND, V_START, V_NEXT, V_ROT, V_HEAD, V_TAIL, V_ACTIVE, V_HIGH, V_BID, V_NPASS, V_SEAT,
+ V_NSHOWN, V_K, V_UNSOLD, V_END, V_NLOG, V_MINOPEN, V_TOP) = range(19)
+N_V = 19
 
 
 class World(NamedTuple):

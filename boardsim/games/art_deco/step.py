@@ -81,7 +81,6 @@ from boardsim.games.art_deco.state import (  # noqa: F401  (World and its V_*, P
     V_PHASE,
     V_RND,
     V_ROT,
-    V_ROUNDS,
     V_SEAT,
     V_START,
     V_TAIL,
@@ -488,7 +487,6 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
             ph = PH_OVER
     v[V_PHASE] = ph
     v[V_RND] = rnd
-    v[V_ROUNDS] = rnd
     v[V_HEAD] = head
     v[V_TAIL] = tail
     v[V_ACTIVE] = c
@@ -601,7 +599,7 @@ def outputs(w, row, score, win, seat_out, game_out):
 @njit(cache=True, nogil=True, inline="always")
 def game_counters(w, row, game_out):
     """A finished game's row of ``game_out`` (engine.G_*)."""
-    game_out[row, E.G_ROUNDS] = w.v[V_ROUNDS]
+    game_out[row, E.G_ROUNDS] = w.v[V_RND]
     game_out[row, E.G_FIRST] = 0
     game_out[row, E.G_END] = w.v[V_END]
     game_out[row, E.G_PILE_LEFT] = w.v[V_TAIL] - w.v[V_HEAD]
