@@ -116,23 +116,10 @@ class FlipToons(Game):
                               int(numba.config.NUMBA_NUM_THREADS),
                               lambda v: self.policy_matrix([Seat(v["playout"])], POLICY_WIDTH)[0])
 
-    @staticmethod
-    def _user_seats(seats: Sequence[Seat]) -> list[Seat]:
-        """The seats as the users arrays see them: an mcts seat whose rollouts play ``learned`` carries that
-        model in its scorer slot (its own decisions are the search's, so the slot is free; mcts.decide gives
-        every seat inside its search that seat's scorer).  A model named without ``playout = "learned"``
-        would play nowhere, so it is refused rather than ignored."""
-        for i, s in enumerate(seats):
-            if s.policy == "mcts" and s.params.get("model") and s.params.get("playout") != "learned":
-                raise BadInput(f"seats[{i}].params.model", "a model is read only by the rollouts of "
-                               "mcts(playout=\"learned\"); allowed: add playout=\"learned\" or drop model")
-        return [Seat("learned", {"model": s.params.get("model", "")})
-                if s.policy == "mcts" and s.params.get("playout") == "learned" else s for s in seats]
-
     def _user_arrays(self, seats: Sequence[Seat], names: Sequence[str]) -> dict[str, np.ndarray]:
         """The rules seats' compiled rules and every open seat's $params (kernel.RULE_ARRAYS); checks custom
         scorers too, so a bad function fails here, before any game."""
-        seats = self._user_seats(seats)
+        seats = self.search_user_seats(seats)
         arrays = self.seat_rules(seats, decide.rule_actions(names), decide.decision_features(names), names)
         self.seat_scorers(seats)
         custom_seats = [i for i, s in enumerate(seats) if s.policy in ("custom", "learned")]
@@ -141,7 +128,7 @@ class FlipToons(Game):
 
     def _users(self, prepared: Prepared) -> tuple:
         """The rule arrays and the four seats' scorers, in the engine's argument order."""
-        return (*kernel.rule_arrays(prepared), self.seat_scorers(self._user_seats(prepared.seats)))
+        return (*kernel.rule_arrays(prepared), self.seat_scorers(self.search_user_seats(prepared.seats)))
 
     # the seats the lean engine plays: none needs the rule arrays, scorers, private flips or lookahead state
     FULL_ENGINE = frozenset({USER, SCRATCH, LOOKAHEAD})

@@ -343,7 +343,7 @@ def decide(p, S, C, C2, X, U, L, tr, legal, mrow, rng, rng2, reward, stats, f_ro
 @njit(cache=True, nogil=True)
 def _search_users(p, C2, U):
     """The Users every seat plays inside seat p's search: U itself, or with ``learned`` rollouts (a custom code
-    in the playout row) every seat given seat p's scorer, model and flags (FlipToons._user_seats put them
+    in the playout row) every seat given seat p's scorer, model and flags (Game.search_user_seats put them
     there), so each rollout seat asks the model with its own decision view."""
     if int(C2.policies[p, POLICY_CODE]) != POL_CUSTOM:
         return U

@@ -111,9 +111,10 @@ class Wagons(Game):
         card_land, card_sym, card_goal = _cards.encode_deck(deck)
         rules_vec = game_rules.encode_rules(resolved)
         pol = policy_matrix(seats)
-        rl = self.seat_rules(seats, cards=deck)
+        users = self.search_user_seats(seats)  # an mcts seat with learned rollouts carries the model
+        rl = self.seat_rules(users, cards=deck)
         decide.fill_needs(pol, rl)
-        self.seat_scorers(seats)  # a scorer that cannot be imported or compiled fails before any game
+        self.seat_scorers(users)  # a scorer that cannot be imported or compiled fails before any game
         arrays = {
             "mcts": _mcts_rows(seats),
             "rules": rules_vec,
@@ -132,7 +133,8 @@ class Wagons(Game):
         """The batch kernel's fixed signature: the rule vector, cards, policies, rule lists and scorers."""
         names = ("rules", "card_land", "card_sym", "card_goal", "goal_params", "policies")
         rl = RuleArrays(*(np.ascontiguousarray(prepared[f"rule_{name}"]) for name in RuleArrays._fields))
-        return (*(np.ascontiguousarray(prepared[k]) for k in names), rl, self.seat_scorers(prepared.seats))
+        return (*(np.ascontiguousarray(prepared[k]) for k in names), rl,
+                self.seat_scorers(self.search_user_seats(prepared.seats)))
 
     def learned_view(self, cards: Any = None) -> LearnedView:
         """The draft's decision features and candidate columns (docs/rules/circle-the-wagons.md); one weight per
@@ -147,6 +149,8 @@ class Wagons(Game):
         needs = super().seat_needs(prepared, seat)
         if prepared["policies"][seat, policies.COL_PLACE] >= policies.PLACE_FAST:
             needs = needs | {FAST}
+        if prepared.seats[seat].policy == "mcts" and prepared.seats[seat].params.get("playout") == "learned":
+            needs = needs | {USER}  # its rollouts ask the model (the scorer code of the user variant)
         return needs
 
     def _flags(self, prepared: Prepared) -> tuple[bool | None, bool | None]:
@@ -206,7 +210,16 @@ def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:
 
     return tree.seat_rows(seats, next(p for p in POLICIES if p.name == "mcts"), mcts, mcts.BRANCHING,
                           int(numba.config.NUMBA_NUM_THREADS),
-                          lambda v: policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0], extra)
+                          _playout_row, extra)
+
+
+def _playout_row(v: Mapping[str, Any]) -> np.ndarray:
+    """An mcts seat's playout policy row; a learned playout scores with every decision feature (as fill_needs
+    marks a learned seat)."""
+    row = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0]
+    if row[policies.COL_CODE] == policies.CUSTOM:
+        row[policies.COL_NEEDS] = decide.NEED_ALL
+    return row
 
 
 def _with_visits(text: str, visits: np.ndarray, events: np.ndarray) -> str:

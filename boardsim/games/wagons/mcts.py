@@ -48,6 +48,7 @@ from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
 from boardsim.games.wagons.kernel import BLOCK, OUTS, RULE_ARRAYS, TABLES, twin
 from boardsim.games.wagons.rules import RULES_WIDTH
+from boardsim.rulelist import RuleArrays
 
 # a seat's mcts row (tree.seat_rows): iterations, c, horizon, spots, lookahead, widening k0, opponents
 # (1 = playout), then the playout policy's policy-matrix row (policies.POLICY_WIDTH columns)
@@ -147,12 +148,27 @@ def _playout(g, reward):
 
 
 @njit(cache=True, nogil=True)
+def _search_users(p, ppol, rl, scorers):
+    """The rule arrays and scorers every seat plays inside seat p's search: as given, or with ``learned``
+    rollouts (a custom code in the playout row) every seat given seat p's scorer and model
+    (Game.search_user_seats put them there), so each rollout seat asks the model with its own view."""
+    if ppol[p, policies.COL_CODE] != policies.CUSTOM:
+        return rl, scorers
+    params = np.empty_like(rl.params)
+    for q in range(params.shape[0]):
+        params[q, :] = rl.params[p, :]
+    s = scorers[p]
+    return RuleArrays(rl.ops, rl.args, rl.meta, rl.span, params), (s, s, s, s)
+
+
+@njit(cache=True, nogil=True)
 def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, state, stats, user, fast, find):
     """The mcts seat's action at ``real``'s decision (tree.search: ``stats``, iterations < 0; with 0 the playout
     policy's choice)."""
     iterations = int(mrow[M_ITER])
     look = int(mrow[M_LOOK])
     nspots = int(mrow[M_SPOTS])
+    rl, scorers = _search_users(step.to_move(real), ppol, rl, scorers)
     if iterations == 0:  # the playout policy's own choice (the probe's positions)
         return step.builtin(real, ppol, rl, scorers, tab, scr, dr, state, user, fast, find)
     if iterations > 0:

@@ -124,7 +124,8 @@ POLICIES = (
            "(candidate spots from the fast estimate), rollouts by a built-in policy",
            # c = 0.3: at 300 iterations against gain_minus_gift it scored 70.0% against 62.5% at 0.7 and 52.9% at 1.5;
            # opponents = tree: playout opponents make it a best response to gain_minus_gift (weaker against gain)
-           _tree.params(1000, ("first", "gain", "gain_minus_gift", "random"), "gain_minus_gift", default_c=0.3,
+           _tree.params(1000, ("first", "gain", "gain_minus_gift", "random", "learned"), "gain_minus_gift",
+                        default_c=0.3,
                         extra=(
                Option("placement", "fast", "how the rollouts' playout policy places cards (its own placement "
                       "parameter)", "choice", choices=PLACEMENTS),
@@ -135,6 +136,9 @@ POLICIES = (
                       "ceil(k0 * (visits + 1) ** 0.5) candidates (0 = all)", "float", 0.0, 100.0),
                Option("opponents", "tree", "the opponent's decisions inside the search: tree nodes of its own "
                       "(tree) or the playout policy's choices (playout)", "choice", choices=("tree", "playout")),
+               # playout = "learned": the rollouts' model (expert iteration: boardsim learn's later rounds)
+               Option("model", "", "with playout = learned, the model file its rollouts play (empty: the bundled "
+                      "model for the table's player count)", "model"),
            )), rollouts="iterations", needs=frozenset({NEEDS_SEARCH})),
 )
 _COLUMNS = {"placement": COL_PLACE, "start": COL_START, "lookahead": COL_LOOK, "gift_weight": COL_GIFT,

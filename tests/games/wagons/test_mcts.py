@@ -252,3 +252,32 @@ def test_play_traces_mcts_choices(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "mcts" in out and "visits)" in out and "takes" in out
+
+
+def test_learned_rollouts_play_the_model_in_every_seat_and_name_a_bad_model():
+    """playout = "learned": every seat inside the search asks the mcts seat's model (the bundled one, or
+    ``model``), so the searches differ from gain_minus_gift rollouts on the same deals, the bundled file named
+    explicitly plays as the default, a model of another game is one error naming the seat's ``model``, and
+    ``learn`` makes such a search its next teacher (expert iteration)."""
+    from boardsim.analysis.learn import playout_teacher
+    from boardsim.errors import BadInput
+    from boardsim.learned import bundled_path
+
+    def prep(mcts_params):
+        return _prep(("mcts", {"iterations": 12, **mcts_params}), "gain_minus_gift")
+
+    def games(mcts_params):
+        return GAME.play(prep(mcts_params), 31, 0, 4)
+
+    learned, named, gmg = (games({"playout": "learned"}),
+                           games({"playout": "learned", "model": str(bundled_path("wagons", 2))}), games({}))
+    assert all(np.array_equal(learned[k], named[k]) for k in learned)
+    assert any(not np.array_equal(learned[k], gmg[k]) for k in learned)
+    with pytest.raises(BadInput) as e:
+        games({"playout": "learned", "model": str(bundled_path("fliptoons", 2))})
+    assert e.value.key == "seats[0].params.model"
+    with pytest.raises(BadInput) as e:  # a model the rollouts would never read is refused, not ignored
+        games({"model": str(bundled_path("wagons", 2))})
+    assert e.value.key == "seats[0].params.model" and 'playout="learned"' in str(e.value)
+    teacher = playout_teacher(GAME, Seat("mcts", {"iterations": 1000}), bundled_path("wagons", 2))
+    assert teacher.params == {"iterations": 1000, "playout": "learned", "model": str(bundled_path("wagons", 2))}
