@@ -12,6 +12,7 @@ Public API::
     boardsim.patch("fliptoons", players=[2, 3, 4])                 # docs/patch.md
     boardsim.learn("art_deco", players=2, games=200)              # docs/guide/learned.md
     boardsim.cards("fliptoons", players=[2, 3]).strength          # docs/guide/measure-a-card.md
+    boardsim.meta("reports/ladder-wagons").shares                  # docs/guide/metagame.md
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "cards", "custom_policy", "games", "ladder", "learn", "load_scenario", "optimize", "patch",
+__all__ = ["BadInput", "cards", "custom_policy", "games", "ladder", "learn", "load_scenario", "meta", "optimize",
+           "patch",
            "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
@@ -63,6 +65,10 @@ def __getattr__(name: str):
         from boardsim.analysis.learn import learn
 
         return learn
+    if name == "meta":
+        from boardsim.analysis.jobs import meta
+
+        return meta
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

@@ -243,6 +243,14 @@ def build_parser() -> argparse.ArgumentParser:
     le.add_argument("--fresh", action="store_true", help="ignore games recorded by an earlier run")
     le.add_argument("--quiet", action="store_true", help="no progress bar")
 
+    me = sub.add_parser("meta", help="where a round robin's metagame settles: Nash, alpha-Rank and replicator "
+                                     "shares with intervals over deals (a tournament or ladder folder)")
+    me.add_argument("folder", help="a folder written by tournament (round_robin) or ladder")
+    me.add_argument("--draws", type=_int_at_least(10, "a whole number from 10 to 100000", 100_000), default=200,
+                    help="bootstrap resamples of the deals (default 200)")
+    me.add_argument("--seed", type=_seed, default=None,
+                    help="seed of the resamples (default: the tournament's)")
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -493,6 +501,19 @@ def cmd_learn(args) -> int:
     return 0
 
 
+def cmd_meta(args) -> int:
+    from boardsim.analysis.jobs import meta_job
+
+    job = meta_job(args.folder, draws=args.draws, seed=args.seed)
+    cols = ["policy", "nash", "nash_lo", "nash_hi", "alpha_rank", "replicator"]
+    print(job.result[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    split = job.extra["split"].iloc[0]
+    print(f"transitive share {split['transitive']:.1%} [{split['transitive_lo']:.1%}, {split['transitive_hi']:.1%}], "
+          f"cyclic {split['cyclic']:.1%}; alpha-Rank alpha = {job.result['alpha'].iloc[0]:g}")
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
+    return 0
+
+
 def cmd_report(args) -> int:
     from pathlib import Path
 
@@ -547,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "ladder": cmd_ladder,
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch,
-               "learn": cmd_learn}[args.command]
+               "learn": cmd_learn, "meta": cmd_meta}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None

@@ -32,6 +32,7 @@ from boardsim.runner import simulate
 from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
+from boardsim.stats.metagame import DRAWS, metagame
 from boardsim.stats.ratings import bradley_terry
 from boardsim.version import __version__
 
@@ -119,6 +120,8 @@ class TournamentResult:
     ratings: pd.DataFrame  # Bradley-Terry, one row per policy, strongest first
     seed: int
     cycles: pd.DataFrame = dc_field(default_factory=pd.DataFrame)  # non-transitive triples (intervals exclude 0.5)
+    # per deal, how often each policy's seat finished ahead of each other's (comparisons): what ``meta`` reads
+    per_deal: np.ndarray | None = None
 
     def matrix(self, value: str = "win_rate") -> pd.DataFrame:
         """Policy x opponent table of ``value`` (``win_rate``, ``win_lo``, ``win_hi``, ``games``)."""
@@ -254,7 +257,8 @@ def run_tournament(
         pair = pair[pair["policy"] != names[-1]].reset_index(drop=True)
         pair["fair_share"] = 0.5
     ratings = bradley_terry(per_deal.sum(axis=0), names, per_deal)
-    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed, cycles(pair))
+    return TournamentResult(g.name, players, mode, labels, matches, pair, ratings, seed, cycles(pair),
+                            per_deal if mode == "round_robin" else None)
 
 
 def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat: Seat | None, mode: str, k: int,
@@ -318,3 +322,24 @@ def write_tournament(result: TournamentResult, out_dir: Path) -> None:
     safe_io.write_csv(result.ratings, out_dir / "tournament_ratings.csv")
     safe_io.write_csv(result.matches, out_dir / "tournament_matches.csv")
     safe_io.write_csv(result.cycles, out_dir / "tournament_cycles.csv")
+    if result.per_deal is not None:
+        write_metagame(result.per_deal, result.policies, out_dir, result.seed)
+
+
+PER_DEAL = "tournament_per_deal.npz"  # a round robin's per-deal comparisons (``meta`` reads them back)
+
+
+def write_metagame(per_deal: np.ndarray, names: Sequence[str], out_dir: Path, seed: int, draws: int = DRAWS,
+                   keep: bool = True) -> None:
+    """A round robin's metagame tables (stats.metagame): meta_shares.csv, meta_split.csv and
+    meta_replicator.csv; with ``keep``, also its per-deal comparisons (PER_DEAL), which ``meta`` reads."""
+    if keep:
+        def fill(f: Any) -> None:
+            np.savez_compressed(f, per_deal=np.asarray(per_deal, dtype=np.float64), names=np.asarray(list(names)),
+                                seed=np.int64(seed))
+
+        safe_io.write_with(out_dir / PER_DEAL, fill)
+    mg = metagame(per_deal, names, seed, draws)
+    safe_io.write_csv(mg.shares, out_dir / "meta_shares.csv")
+    safe_io.write_csv(mg.split, out_dir / "meta_split.csv")
+    safe_io.write_csv(mg.trajectory, out_dir / "meta_replicator.csv")

@@ -1,5 +1,5 @@
-"""Whole analysis workflows that write a results folder: a tournament, a skill ladder, a tuning run and a
-card-strength study (the patch search is ``boardsim.analysis.patch_job``).
+"""Whole analysis workflows that write a results folder: a tournament, a skill ladder, a tuning run, a
+card-strength study and a round robin's metagame (the patch search is ``boardsim.analysis.patch_job``).
 
 Each one checks every input and the output folder before it plays a game or touches the folder, plays,
 writes its tables, ``run.json`` and report, and returns what it found with the files it wrote; the CLI only
@@ -8,17 +8,22 @@ parses flags, calls one of these and prints.  Errors name the parameter (``out``
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from boardsim import safe_io
 from boardsim.errors import BadInput, BadParameter
 from boardsim.folders import writing
 from boardsim.games.base import Game
+from boardsim.stats.metagame import DRAWS
+
+MIN_DRAWS, MAX_DRAWS = 10, 100_000  # meta's bootstrap resamples
 
 
 @dataclass
@@ -118,7 +123,7 @@ def ladder_job(
     from boardsim.analysis.ladder import run_ladder
     from boardsim.report.build import write_meta
     from boardsim.runner import executing
-    from boardsim.tournaments import MatchStore
+    from boardsim.tournaments import MatchStore, write_metagame
 
     g = _game(game)
     players = players or max(2, g.min_players)
@@ -135,6 +140,8 @@ def ladder_job(
         safe_io.write_csv(result.tournament.matrix().reset_index(), out_dir / "matrix.csv")
         safe_io.write_csv(result.tournament.pairwise, out_dir / "tournament_pairwise.csv")
         safe_io.write_csv(result.tournament.ratings, out_dir / "tournament_ratings.csv")
+        if result.tournament.per_deal is not None:
+            write_metagame(result.tournament.per_deal, result.tournament.policies, out_dir, seed)
         files = write_meta(out_dir, f"{g.title}: skill ladder at {players} players",
                            "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
                            "(every deal in every seating); each rung also plays itself in every seat for the "
@@ -345,3 +352,73 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
 
 __all__ = ["Cards", "Job", "cards", "cards_job", "ladder_job", "optimize_job", "out_folder",
            "tournament_job"]
+
+
+def meta_job(folder: str | Path, draws: int = DRAWS, seed: int | None = None) -> Job:
+    """The metagame of a round robin (stats.metagame) from the per-deal comparisons its folder keeps
+    (``tournament_per_deal.npz``, written by ``tournament`` in round-robin mode and by ``ladder``): its tables
+    (meta_shares.csv, meta_split.csv, meta_replicator.csv) are written into that folder and its report is drawn
+    again.  ``draws`` bootstrap resamples of the deals; ``seed`` for them (default: the tournament's)."""
+    from boardsim.report.build import build_report
+    from boardsim.tournaments import PER_DEAL, write_metagame
+
+    d = Path(folder)
+    if not d.is_dir():
+        raise BadParameter("folder", f"got {str(d)!r}, which is not a folder; allowed: a tournament or ladder "
+                                     "folder")
+    if isinstance(draws, bool) or not isinstance(draws, int) or not MIN_DRAWS <= draws <= MAX_DRAWS:
+        raise BadParameter("draws", f"got {draws!r}; allowed: a whole number from {MIN_DRAWS} to {MAX_DRAWS}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise BadParameter("seed", f"got {seed!r}; allowed: a whole number >= 0")
+    per_deal, names, saved_seed = _per_deal(d / PER_DEAL)
+    with safe_io.FolderLock(d):
+        write_metagame(per_deal, names, d, saved_seed if seed is None else seed, draws, keep=False)
+        files = build_report(d)
+    mg = pd.read_csv(d / "meta_shares.csv")
+    return Job(mg, d, files, {"split": pd.read_csv(d / "meta_split.csv")})
+
+
+def _per_deal(path: Path) -> tuple[np.ndarray, list[str], int]:
+    """The round robin's per-deal comparisons, policy names and seed from ``path``; BadInput naming it when it
+    is missing or is not such a file."""
+    if not path.is_file():
+        raise BadInput("folder", f"no {path.name}: meta reads the per-deal comparisons of a round robin, which "
+                                 "tournament (mode round_robin) and ladder write; allowed: such a folder",
+                       str(path.parent))
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            per_deal = np.asarray(z["per_deal"], dtype=np.float64)
+            names = [str(x) for x in z["names"]]
+            seed = int(z["seed"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        raise BadInput("per_deal", f"not a per-deal comparison file ({type(e).__name__}); allowed: the file "
+                                   "tournament and ladder write", str(path)) from None
+    k = len(names)
+    if (per_deal.ndim != 3 or per_deal.shape[1:] != (k, k) or per_deal.shape[0] < 2 or k < 2
+            or not np.isfinite(per_deal).all() or (per_deal < 0).any()):
+        raise BadInput("per_deal", f"shape {per_deal.shape} for {k} policies; allowed: (deals >= 2, {k}, {k}) "
+                                   "non-negative counts", str(path))
+    won = per_deal.sum(axis=0)
+    if ((won + won.T) + np.eye(k) == 0).any():
+        raise BadInput("per_deal", "some pair of policies never met; allowed: a round robin's file", str(path))
+    return per_deal, names, seed
+
+
+def meta(source: Any, draws: int = DRAWS, seed: int | None = None) -> Any:
+    """The metagame (stats.metagame.Metagame: Nash, alpha-Rank and replicator shares with bootstrap intervals,
+    the replicator's path, the transitive/cyclic split) of a round robin: a ``boardsim.tournament`` or
+    ``boardsim.ladder`` result, or the folder one of them wrote (docs/guide/metagame.md).  Writes nothing."""
+    from boardsim.stats.metagame import metagame
+    from boardsim.tournaments import PER_DEAL
+
+    result = getattr(source, "tournament", source)  # a ladder holds its round robin
+    if isinstance(draws, bool) or not isinstance(draws, int) or not MIN_DRAWS <= draws <= MAX_DRAWS:
+        raise BadParameter("draws", f"got {draws!r}; allowed: a whole number from {MIN_DRAWS} to {MAX_DRAWS}")
+    if isinstance(source, (str, Path)):
+        per_deal, names, saved = _per_deal(Path(source) / PER_DEAL)
+    elif getattr(result, "per_deal", None) is not None:
+        per_deal, names, saved = result.per_deal, result.policies, result.seed
+    else:
+        raise BadParameter("source", "no per-deal comparisons; allowed: a round-robin tournament or ladder result, "
+                                     "or the folder it wrote")
+    return metagame(per_deal, names, saved if seed is None else seed, draws)

@@ -297,3 +297,34 @@ def caveats(summary: pd.DataFrame, read: Callable[[str], pd.DataFrame]) -> list[
     if correlational:
         out.append("Correlational, not causal: " + "; ".join(correlational) + ".")
     return out
+
+
+def meta_answer(shares: pd.DataFrame, split: pd.DataFrame) -> list[str]:
+    """Which policies survive in the metagame's equilibrium and at what share, what alpha-Rank and the
+    replicator dynamics say, and how much of the head-to-head table is a cycle."""
+    if shares.empty:
+        return []
+    s = shares.sort_values("nash", ascending=False, kind="stable")
+    alive = s[s["nash"] > 0.005]
+    out = ["Metagame: the Nash equilibrium of the head-to-head table mixes "
+           + ", ".join(f"{r['policy']} {pct(r['nash'])} {interval(r['nash_lo'], r['nash_hi'])}"
+                       for _, r in alive.iterrows())
+           + (_no_share(list(s[s["nash"] <= 0.005]["policy"])) if len(alive) < len(s) else "")
+           + "."]
+    top_a = shares.loc[shares["alpha_rank"].idxmax()]
+    top_r = shares.loc[shares["replicator"].idxmax()]
+    out.append(f"alpha-Rank (alpha = {float(shares['alpha'].iloc[0]):g}) puts {pct(top_a['alpha_rank'])} "
+               f"{interval(top_a['alpha_rank_lo'], top_a['alpha_rank_hi'])} on {top_a['policy']}; the replicator "
+               f"dynamics from equal shares spend {pct(top_r['replicator'])} "
+               f"{interval(top_r['replicator_lo'], top_r['replicator_hi'])} of their time on {top_r['policy']}.")
+    if not split.empty:
+        r = split.iloc[0]
+        out.append(f"The head-to-head table is {pct(r['transitive'])} "
+                   f"{interval(r['transitive_lo'], r['transitive_hi'])} transitive (a rating explains it) and "
+                   f"{pct(r['cyclic'])} cyclic (meta_split.csv).")
+    return out
+
+
+def _no_share(names: list[str]) -> str:
+    return f"; {names[0]} gets no share" if len(names) == 1 else \
+        f"; {', '.join(names[:-1])} and {names[-1]} get no share"

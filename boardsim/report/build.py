@@ -32,6 +32,12 @@ TABLE_CAPTIONS = {
     "tournament_ratings.csv": "tournament: Bradley-Terry ratings with 95% intervals",
     "tournament_matches.csv": "tournament: each match's seats and win rates",
     "tournament_cycles.csv": "tournament: non-transitive triples whose pairwise intervals all exclude 0.5",
+    "meta_shares.csv": "metagame: each policy's share in the symmetric Nash equilibrium (maximum entropy), in "
+                       "alpha-Rank's stationary distribution and in the replicator dynamics' time average from "
+                       "equal shares, each with a 95% bootstrap interval over deals",
+    "meta_split.csv": "metagame: the share of the head-to-head table a rating explains (transitive) and the rest "
+                      "(cyclic), with a 95% bootstrap interval over deals",
+    "meta_replicator.csv": "metagame: the replicator dynamics' path from equal shares (time, policy, share)",
     "ladder.csv": "skill ladder: rungs strongest first, Bradley-Terry rating and Elo with 95% intervals, and the "
                   "share of comparisons won against the next rung down with a deal-level interval",
     "skill.csv": "skill summary: skill depth, Elo span, and the share of outcomes skill decides with its interval",
@@ -175,6 +181,8 @@ def build_report(out_dir: str | Path) -> list[str]:
                                frames["ladder.csv"])
         sentences += answer.tournament_answer(_read(d / "tournament_ratings.csv"), pair,
                                               _read(d / "tournament_cycles.csv"), _tournament_players(d))
+        sentences += _draw(d / "meta_shares.csv", answer.meta_answer, _read(d / "meta_shares.csv"),
+                           _read(d / "meta_split.csv"))
         strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
         if not strength.empty:
             sentences += answer.cards_answer(strength, _read(d / "card_verdicts.csv"))
@@ -215,6 +223,10 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     ratings = _read(d / "tournament_ratings.csv")
     if not ratings.empty:
         images.append(_draw(d / "tournament_ratings.csv", plots.write_ratings, ratings, s, title))
+    shares = _read(d / "meta_shares.csv")
+    if not shares.empty:
+        images.append(_draw(d / "meta_shares.csv", plots.write_metagame, shares, _read(d / "meta_replicator.csv"),
+                            s, title))
     verification = _read(d / "patch_verification.csv")
     if not verification.empty:
         images.append(_draw(d / "patch_verification.csv", patch_report.write_effects, verification, s, title))

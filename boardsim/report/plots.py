@@ -673,3 +673,52 @@ def write_fame_curves(curve: pd.DataFrame, out_dir, title: str) -> tuple[str, st
     save(fig, out_dir / "fame_curves.png")
     return "fame_curves.png", ("Mean fame per round for each seat, over the games still running in that round, "
                                "one panel per grid cell.")
+
+
+# -- metagame -------------------------------------------------------------------------------------------
+
+META_KINDS = (("nash", "Nash equilibrium (max entropy)"), ("alpha_rank", "alpha-Rank"),
+              ("replicator", "replicator, time average"))
+
+
+def write_metagame(shares: pd.DataFrame, trajectory: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
+    """Each policy's share under the three readings of the metagame, with intervals, beside the replicator
+    dynamics' path from equal shares."""
+    names = list(shares["policy"])
+    k = len(names)
+    fig = new_figure(12.0, 0.45 * k * 3 + 2.5)
+    left, right = fig.subplots(1, 2, width_ratios=[1.1, 1.0])
+    y = np.arange(k)
+    height = 0.8 / len(META_KINDS)
+    for n, (col, label) in enumerate(META_KINDS):
+        v = shares[col].to_numpy(float)
+        err = np.vstack([v - shares[f"{col}_lo"].to_numpy(float), shares[f"{col}_hi"].to_numpy(float) - v])
+        left.barh(y + (n - 1) * height, v, height, xerr=np.clip(err, 0, None), label=label, capsize=2)
+    left.axvline(1.0 / k, **FAIR_STYLE, label=f"equal shares (1/{k})")
+    left.set_yticks(y)
+    left.set_yticklabels([short_text(s, 24) for s in names], fontsize=8)
+    left.invert_yaxis()
+    left.set_xlim(0, 1)
+    left.set_xlabel("share of the population (95% bootstrap interval over deals)")
+    left.set_ylabel("policy")
+    left.legend(fontsize=7, loc="lower right")
+    for name in names:
+        t = trajectory[trajectory["policy"] == name]
+        right.plot(t["time"].to_numpy(float)[1:], t["share"].to_numpy(float)[1:], label=short_text(name, 24))
+    right.set_xscale("log")
+    right.set_ylim(0, 1)
+    right.axhline(1.0 / k, **FAIR_STYLE)
+    right.set_xlabel("time (replicator dynamics, log scale)")
+    right.set_ylabel("share of the population")
+    legend_outside(right)
+    fig.suptitle(heading(title, "where the metagame settles: shares of each policy, and the replicator path "
+                                "from equal shares"), fontsize=TITLE_SIZE)
+    save(fig, out_dir / "metagame.png")
+    alpha = float(shares["alpha"].iloc[0]) if "alpha" in shares.columns else float("nan")
+    return "metagame.png", (
+        "Metagame of the round robin's head-to-head table. Left: each policy's share in the symmetric Nash "
+        "equilibrium (the mix no single policy beats; the one of maximum entropy where several exist), in "
+        f"alpha-Rank's stationary distribution (alpha = {alpha:g}) and in the replicator dynamics' time average "
+        "from equal shares, each with a 95% interval from resampling the deals; the dashed line is equal shares. "
+        "Right: the replicator dynamics' path from equal shares (a policy that wins more than the population's "
+        "mean grows). Every number comes from the head-to-head table of paired deals.")
