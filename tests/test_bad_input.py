@@ -326,6 +326,8 @@ CASES = {
     "patch into a locked folder": lambda t: (_locked(t) and _patch(t, "fliptoons", "--max-edits", "0",
                                                                    "--games", "40"), "out", "--out"),
     "report not a results folder": lambda t: (["report", str(t / "out")], "out", "folder"),
+    "meta without per-deal comparisons": lambda t: ((t / "out").mkdir() or ["meta", str(t / "out")], "out",
+                                                    "tournament_per_deal.npz"),
     "list unknown game": lambda t: (["list", "nogame"], "", "game"),
 }
 
