@@ -27,8 +27,9 @@ from boardsim.games import get  # noqa: E402
 from boardsim.games.base import Seat  # noqa: E402
 from boardsim.learned import bundled_path  # noqa: E402
 
-# (game, players): (teacher, games per round, rounds); one round where a second of the same teacher (no search
-# uses learned playouts yet) did not pay for its time on two cores.  Art Deco at 3 players (300 games) won
+# (game, players): (teacher, games per round, rounds); one round where a second of the same teacher did not pay
+# for its time on two cores.  A second round searches with round 1's model in its rollouts where the game's mcts
+# takes playout = "learned" (FlipToons, Circle the Wagons: expert iteration).  Art Deco at 3 players (300 games) won
 # 26.4% [24.6, 28.3] against two eligibility seats (fair 33.3%) and is not bundled (docs/guide/learned.md)
 PLAN = {
     ("art_deco", 2): ("mcts", 400, 2),
