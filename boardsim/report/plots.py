@@ -701,7 +701,7 @@ def write_metagame(shares: pd.DataFrame, trajectory: pd.DataFrame, out_dir, titl
     left.set_xlim(0, 1)
     left.set_xlabel("share of the population (95% bootstrap interval over deals)")
     left.set_ylabel("policy")
-    left.legend(fontsize=7, loc="lower right")
+    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)  # below: never on a bar
     for name in names:
         t = trajectory[trajectory["policy"] == name]
         right.plot(t["time"].to_numpy(float)[1:], t["share"].to_numpy(float)[1:], label=short_text(name, 24))

@@ -30,7 +30,8 @@ def test_a_round_robin_writes_its_metagame_and_the_report_opens_with_it(folder):
     html = (folder / "index.html").read_text()
     assert "Metagame: the Nash equilibrium of the head-to-head table mixes" in html
     with np.load(folder / PER_DEAL) as z:
-        assert z["per_deal"].shape == (150, 3, 3)  # 300 games a match: 150 deals x 2 seatings and list(z["names"]) == ["par", "eligibility", "multiple"]
+        assert z["per_deal"].shape == (150, 3, 3)  # 300 games a match: 150 deals x 2 seatings
+        assert list(z["names"]) == ["par", "eligibility", "multiple"]
 
 
 def test_meta_reads_the_folder_back_and_equals_the_api(folder, capsys):
