@@ -32,7 +32,7 @@ from boardsim.runner import simulate
 from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
-from boardsim.stats.metagame import DRAWS, metagame
+from boardsim.stats.metagame import DRAWS, Metagame, metagame
 from boardsim.stats.ratings import bradley_terry
 from boardsim.version import __version__
 
@@ -330,8 +330,8 @@ PER_DEAL = "tournament_per_deal.npz"  # a round robin's per-deal comparisons (``
 
 
 def write_metagame(per_deal: np.ndarray, names: Sequence[str], out_dir: Path, seed: int, draws: int = DRAWS,
-                   keep: bool = True) -> None:
-    """A round robin's metagame tables (stats.metagame): meta_shares.csv, meta_split.csv and
+                   keep: bool = True) -> Metagame:
+    """A round robin's metagame (stats.metagame), written as meta_shares.csv, meta_split.csv and
     meta_replicator.csv; with ``keep``, also its per-deal comparisons (PER_DEAL), which ``meta`` reads."""
     if keep:
         def fill(f: Any) -> None:
@@ -343,3 +343,4 @@ def write_metagame(per_deal: np.ndarray, names: Sequence[str], out_dir: Path, se
     safe_io.write_csv(mg.shares, out_dir / "meta_shares.csv")
     safe_io.write_csv(mg.split, out_dir / "meta_split.csv")
     safe_io.write_csv(mg.trajectory, out_dir / "meta_replicator.csv")
+    return mg

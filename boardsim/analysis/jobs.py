@@ -366,16 +366,20 @@ def meta_job(folder: str | Path, draws: int = DRAWS, seed: int | None = None) ->
     if not d.is_dir():
         raise BadParameter("folder", f"got {str(d)!r}, which is not a folder; allowed: a tournament or ladder "
                                      "folder")
+    _check_meta(draws, seed)
+    per_deal, names, saved_seed = _per_deal(d / PER_DEAL)
+    with safe_io.FolderLock(d):
+        mg = write_metagame(per_deal, names, d, saved_seed if seed is None else seed, draws, keep=False)
+        files = build_report(d)
+    return Job(mg.shares, d, files, {"split": mg.split})
+
+
+def _check_meta(draws: Any, seed: Any) -> None:
+    """BadParameter ``draws`` or ``seed`` unless they are whole numbers in meta's ranges."""
     if isinstance(draws, bool) or not isinstance(draws, int) or not MIN_DRAWS <= draws <= MAX_DRAWS:
         raise BadParameter("draws", f"got {draws!r}; allowed: a whole number from {MIN_DRAWS} to {MAX_DRAWS}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise BadParameter("seed", f"got {seed!r}; allowed: a whole number >= 0")
-    per_deal, names, saved_seed = _per_deal(d / PER_DEAL)
-    with safe_io.FolderLock(d):
-        write_metagame(per_deal, names, d, saved_seed if seed is None else seed, draws, keep=False)
-        files = build_report(d)
-    mg = pd.read_csv(d / "meta_shares.csv")
-    return Job(mg, d, files, {"split": pd.read_csv(d / "meta_split.csv")})
 
 
 def _per_deal(path: Path) -> tuple[np.ndarray, list[str], int]:
@@ -412,8 +416,7 @@ def meta(source: Any, draws: int = DRAWS, seed: int | None = None) -> Any:
     from boardsim.tournaments import PER_DEAL
 
     result = getattr(source, "tournament", source)  # a ladder holds its round robin
-    if isinstance(draws, bool) or not isinstance(draws, int) or not MIN_DRAWS <= draws <= MAX_DRAWS:
-        raise BadParameter("draws", f"got {draws!r}; allowed: a whole number from {MIN_DRAWS} to {MAX_DRAWS}")
+    _check_meta(draws, seed)
     if isinstance(source, (str, Path)):
         per_deal, names, saved = _per_deal(Path(source) / PER_DEAL)
     elif getattr(result, "per_deal", None) is not None:

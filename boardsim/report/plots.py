@@ -714,7 +714,7 @@ def write_metagame(shares: pd.DataFrame, trajectory: pd.DataFrame, out_dir, titl
     fig.suptitle(heading(title, "where the metagame settles: shares of each policy, and the replicator path "
                                 "from equal shares"), fontsize=TITLE_SIZE)
     save(fig, out_dir / "metagame.png")
-    alpha = float(shares["alpha"].iloc[0]) if "alpha" in shares.columns else float("nan")
+    alpha = float(shares["alpha"].iloc[0])
     return "metagame.png", (
         "Metagame of the round robin's head-to-head table. Left: each policy's share in the symmetric Nash "
         "equilibrium (the mix no single policy beats; the one of maximum entropy where several exist), in "

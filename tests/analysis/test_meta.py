@@ -47,6 +47,18 @@ def test_meta_reads_the_folder_back_and_equals_the_api(folder, capsys):
     assert int(pd.read_csv(folder / "meta_split.csv")["draws"].iloc[0]) == 20
 
 
+def test_bad_meta_arguments_name_the_parameter(folder):
+    from boardsim.errors import BadInput
+
+    for kw, key in (({"seed": -1}, "seed"), ({"draws": 5}, "draws"), ({"draws": True}, "draws")):
+        with pytest.raises(BadInput) as e:
+            boardsim.meta(str(folder), **kw)
+        assert e.value.key == key
+    with pytest.raises(BadInput) as e:
+        boardsim.meta(object())
+    assert e.value.key == "source"
+
+
 def test_a_field_tournament_keeps_no_comparisons(tmp_path):
     out = tmp_path / "f"
     tournament_job("art_deco", ["par", "multiple"], games=100, mode="field", field="eligibility", out=out,
