@@ -554,17 +554,22 @@ class Game(ABC):
         return pack_seats(per_seat, values)
 
     @staticmethod
+    def learned_rollouts(seat: Seat) -> bool:
+        """Whether ``seat`` is an mcts seat whose rollouts play ``learned``."""
+        return seat.policy == "mcts" and seat.params.get("playout") == "learned"
+
+    @staticmethod
     def search_user_seats(seats: Sequence[Seat]) -> list[Seat]:
         """The seats as the rule arrays and scorers see them: an mcts seat whose rollouts play ``learned``
         carries that model in its scorer slot (its own decisions are the search's, so the slot is free; the
         game's mcts gives every seat inside its search that seat's scorer and model).  A model named without
         ``playout = "learned"`` would play nowhere, so it is refused rather than ignored."""
         for i, s in enumerate(seats):
-            if s.policy == "mcts" and s.params.get("model") and s.params.get("playout") != "learned":
+            if s.policy == "mcts" and s.params.get("model") and not Game.learned_rollouts(s):
                 raise BadInput(f"seats[{i}].params.model", "a model is read only by the rollouts of "
                                "mcts(playout=\"learned\"); allowed: add playout=\"learned\" or drop model")
-        return [Seat("learned", {"model": s.params.get("model", "")})
-                if s.policy == "mcts" and s.params.get("playout") == "learned" else s for s in seats]
+        return [Seat("learned", {"model": s.params.get("model", "")}) if Game.learned_rollouts(s) else s
+                for s in seats]
 
     def seat_scorers(self, seats: Sequence[Seat]) -> tuple:
         """The four scorers an engine call takes (``custom.no_scorer`` for seats without one), checked; a

@@ -149,7 +149,7 @@ class Wagons(Game):
         needs = super().seat_needs(prepared, seat)
         if prepared["policies"][seat, policies.COL_PLACE] >= policies.PLACE_FAST:
             needs = needs | {FAST}
-        if prepared.seats[seat].policy == "mcts" and prepared.seats[seat].params.get("playout") == "learned":
+        if self.learned_rollouts(prepared.seats[seat]):
             needs = needs | {USER}  # its rollouts ask the model (the scorer code of the user variant)
         return needs
 
@@ -214,12 +214,11 @@ def _mcts_rows(seats: Sequence[Seat]) -> np.ndarray:
 
 
 def _playout_row(v: Mapping[str, Any]) -> np.ndarray:
-    """An mcts seat's playout policy row; a learned playout scores with every decision feature (as fill_needs
-    marks a learned seat)."""
-    row = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])[0]
-    if row[policies.COL_CODE] == policies.CUSTOM:
-        row[policies.COL_NEEDS] = decide.NEED_ALL
-    return row
+    """An mcts seat's playout policy row, its needs filled as for a seat of that policy (a learned playout
+    scores with every decision feature); a playout is never a rule list, so no rule arrays are read."""
+    rows = policy_matrix([Seat(v["playout"], {"placement": v["placement"]})])
+    decide.fill_needs(rows, None)
+    return rows[0]
 
 
 def _with_visits(text: str, visits: np.ndarray, events: np.ndarray) -> str:
