@@ -299,14 +299,15 @@ def caveats(summary: pd.DataFrame, read: Callable[[str], pd.DataFrame]) -> list[
     return out
 
 
-def meta_answer(shares: pd.DataFrame, split: pd.DataFrame) -> list[str]:
+def meta_answer(shares: pd.DataFrame, split: pd.DataFrame, players: int | None = None) -> list[str]:
     """Which policies survive in the metagame's equilibrium and at what share, what alpha-Rank and the
     replicator dynamics say, and how much of the head-to-head table is a cycle."""
     if shares.empty:
         return []
     s = shares.sort_values("nash", ascending=False, kind="stable")
     alive = s[s["nash"] > 0.005]
-    out = ["Metagame: the Nash equilibrium of the head-to-head table mixes "
+    at = f" at {players} players" if players else ""
+    out = [f"Metagame{at}: the Nash equilibrium of the head-to-head table mixes "
            + ", ".join(f"{r['policy']} {pct(r['nash'])} {interval(r['nash_lo'], r['nash_hi'])}"
                        for _, r in alive.iterrows())
            + (_no_share(list(s[s["nash"] <= 0.005]["policy"])) if len(alive) < len(s) else "")

@@ -182,7 +182,7 @@ def build_report(out_dir: str | Path) -> list[str]:
         sentences += answer.tournament_answer(_read(d / "tournament_ratings.csv"), pair,
                                               _read(d / "tournament_cycles.csv"), _tournament_players(d))
         sentences += _draw(d / "meta_shares.csv", answer.meta_answer, _read(d / "meta_shares.csv"),
-                           _read(d / "meta_split.csv"))
+                           _read(d / "meta_split.csv"), _tournament_players(d))
         strength = balance.get(d / "balance_card_strength.csv", pd.DataFrame())
         if not strength.empty:
             sentences += answer.cards_answer(strength, _read(d / "card_verdicts.csv"))

@@ -28,7 +28,7 @@ def test_a_round_robin_writes_its_metagame_and_the_report_opens_with_it(folder):
     assert list(shares["policy"]) == ["par", "eligibility", "multiple"]
     assert shares["nash"].sum() == pytest.approx(1.0)
     html = (folder / "index.html").read_text()
-    assert "Metagame: the Nash equilibrium of the head-to-head table mixes" in html
+    assert "Metagame at 2 players: the Nash equilibrium of the head-to-head table mixes" in html
     with np.load(folder / PER_DEAL) as z:
         assert z["per_deal"].shape == (150, 3, 3)  # 300 games a match: 150 deals x 2 seatings
         assert list(z["names"]) == ["par", "eligibility", "multiple"]

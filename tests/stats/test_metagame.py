@@ -103,3 +103,11 @@ def test_nash_share_intervals_cover_the_known_equilibrium():
         hits += int(((lo <= truth) & (truth <= hi)).sum())
         total += truth.size
     assert hits / total >= 0.85, hits / total
+
+
+def test_the_shares_do_not_depend_on_the_order_the_policies_are_listed_in():
+    per_deal = _sample(UNEVEN, 300, 5)
+    order = [2, 0, 1]
+    a = M.metagame(per_deal, ["r", "p", "s"], seed=1, draws=30).shares.set_index("policy")
+    b = M.metagame(per_deal[:, order][:, :, order], ["s", "r", "p"], seed=1, draws=30).shares.set_index("policy")
+    assert np.allclose(a.loc[["r", "p", "s"]].to_numpy(), b.loc[["r", "p", "s"]].to_numpy(), atol=1e-6)
