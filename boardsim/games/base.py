@@ -207,6 +207,9 @@ class Prepared:
     rules: dict[str, Any]
     arrays: dict[str, np.ndarray]
     rules_hash: str
+    # record each seat's progress measure at the end of every round (``play``'s ``progress`` output, what
+    # ``feel`` reads); a cell without it passes the engine a zero-round array: nothing recorded, no new compile
+    progress: bool = False
 
     def __getitem__(self, name: str) -> np.ndarray:
         return self.arrays[name]
@@ -414,6 +417,16 @@ class Game(ABC):
         for i in range(prepared.n_players):
             out |= self.seat_needs(prepared, i)
         return out
+
+    # -- feel: the score over time (docs/guide/feel.md) -----------------------
+    # what ``play``'s ``progress`` output holds: (n, P, R) each seat's progress measure after each round (R the
+    # most rounds a game of the cell can have; rounds after the game's last (its ``rounds``) are not read)
+    progress_measure: str = "score"
+
+    def standing(self, out: Mapping[str, np.ndarray], rules: Mapping[str, Any]) -> np.ndarray:
+        """(n, P, R) keys: after round r the seat with the highest key leads (it would win if the game ended
+        there; equal highest keys: nobody leads).  Default: the progress measure itself."""
+        return np.asarray(out["progress"], dtype=np.float64)
 
     # -- game-specific analysis (optional) -----------------------------------
     # A game's balance module, or None.

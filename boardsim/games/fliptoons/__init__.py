@@ -38,6 +38,7 @@ class FlipToons(Game):
     options = game_rules.OPTIONS
     policies = policies(_DEFAULT_NAMES)
     default_policy = "fame_per_cost"
+    progress_measure = "fame at each round's Check Fame"
     patch_default_fields = ("fame",)  # a card's own fame: the field that moves its strength most directly
     seat_counters = state.SEAT_COUNTERS
     game_counters = state.GAME_COUNTERS
@@ -145,14 +146,14 @@ class FlipToons(Game):
         if SEARCH in needs:  # the mcts engine variant (mcts.py), compiled only for such cells
             mcts.run(cell_key, start, P, _consts(prepared), maxc, T, self._users(prepared), prepared["mcts"],
                      (score, win, game_out, seat_out, stats, round_fame))
-            return self._outputs(score, win, game_out, seat_out, stats, round_fame)
+            return self._outputs(score, win, game_out, seat_out, stats, round_fame, prepared.progress)
         lean = not needs & self.FULL_ENGINE
         kernel.batch_kernel(lean)(
             kernel.engine(lean), np.uint64(cell_key), np.int64(start), P, prepared["cards"], prepared["rules"],
             prepared["prices"], prepared["policies"], prepared["priority"], prepared["values"], maxc, T,
             *self._users(prepared), *kernel.FUNCTIONS, score, win, game_out, seat_out, stats, round_fame,
         )
-        return self._outputs(score, win, game_out, seat_out, stats, round_fame)
+        return self._outputs(score, win, game_out, seat_out, stats, round_fame, prepared.progress)
 
     def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """``play``'s games through the step interface alone (kernel.play_stepped: every seat stopped at each
@@ -176,7 +177,7 @@ class FlipToons(Game):
         return self.result_arrays(score, win, game_out, seat_out)
 
     def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
-                 stats: np.ndarray, round_fame: np.ndarray) -> dict[str, np.ndarray]:
+                 stats: np.ndarray, round_fame: np.ndarray, progress: bool = False) -> dict[str, np.ndarray]:
         out = self.result_arrays(score, win, game_out, seat_out)
         # views into the kernel's one stats block (a copy of each cost about 3% of a sweep)
         out["owned"] = stats[:, state.ST_OWNED]
@@ -185,6 +186,8 @@ class FlipToons(Game):
         out["kind_fame"] = stats[:, state.ST_FAME]
         out["appearances"] = stats[:, state.ST_APPEAR]  # face-up in a Check Fame
         out["round_fame"] = round_fame
+        if progress:  # feel's progress measure: fame at each Check Fame, recorded in every cell (balance reads it)
+            out["progress"] = round_fame
         return out
 
     def favour(self, card: str, base: Seat | None = None) -> Seat:
