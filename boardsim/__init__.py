@@ -13,6 +13,7 @@ Public API::
     boardsim.learn("art_deco", players=2, games=200)              # docs/guide/learned.md
     boardsim.cards("fliptoons", players=[2, 3]).strength          # docs/guide/measure-a-card.md
     boardsim.meta("reports/ladder-wagons").shares                  # docs/guide/metagame.md
+    boardsim.feel("wagons", levels=["gain_minus_gift"]).answer()   # docs/guide/feel.md
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from boardsim.custom import custom_policy, rules_policy  # noqa: E402
 from boardsim.errors import BadInput  # noqa: E402
 from boardsim.runner import simulate  # noqa: E402
 
-__all__ = ["BadInput", "cards", "custom_policy", "games", "ladder", "learn", "load_scenario", "meta", "optimize",
-           "patch",
+__all__ = ["BadInput", "cards", "custom_policy", "feel", "games", "ladder", "learn", "load_scenario", "meta",
+           "optimize", "patch",
            "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
@@ -69,6 +70,10 @@ def __getattr__(name: str):
         from boardsim.analysis.jobs import meta
 
         return meta
+    if name == "feel":
+        from boardsim.analysis.feel import feel
+
+        return feel
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

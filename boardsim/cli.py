@@ -251,6 +251,25 @@ def build_parser() -> argparse.ArgumentParser:
     me.add_argument("--seed", type=_seed, default=None,
                     help="seed of the resamples (default: the tournament's)")
 
+    fe = sub.add_parser("feel", help="how a game feels at each skill level: length, lead changes, the leader-wins "
+                                     "curve, comebacks, drama and security, with deal-level intervals")
+    fe.add_argument("target", metavar="GAME_OR_SCENARIO", help="a game name or a scenario .toml (its game, rules, "
+                                                              "cards, seed and [feel] table)")
+    fe.add_argument("--players", type=_player_counts, help="player counts, comma-separated (default: every count "
+                                                          "from 2 the game allows)")
+    fe.add_argument("--levels", help="the policies, each played in every seat, comma-separated as --policies "
+                                     "(default: the default heuristic, learned where bundled, mcts(iterations=100))")
+    fe.add_argument("--deals", type=_games, help="deals per fast level (default 20000)")
+    fe.add_argument("--search-deals", type=_games, help="deals per search level (default 200)")
+    fe.add_argument("--comeback", type=float, help="comeback margin, a share of the winner's score (default 0.1)")
+    fe.add_argument("--blowout", type=float, help="blowout margin, a share of the winner's score (default 0.25)")
+    fe.add_argument("--seed", type=_seed, help="base seed (default: the scenario's, else 0)")
+    fe.add_argument("--out", help="output folder (default reports/feel-<game or scenario>/)")
+    fe.add_argument("--threads", type=_positive, help="Numba threads (default: all cores)")
+    fe.add_argument("--quiet", action="store_true", help="no progress bar")
+    fe.add_argument("--force", action="store_true", help="write into a folder that holds another run's results")
+    _executor_options(fe)
+
     r = sub.add_parser("report", help="redraw the charts and index.html of a results folder")
     r.add_argument("folder")
 
@@ -514,6 +533,21 @@ def cmd_meta(args) -> int:
     return 0
 
 
+def cmd_feel(args) -> int:
+    from boardsim.analysis.feel import feel_job
+
+    executor, workers = _executor_flags(args)
+    levels = _policy_list(args.levels, "--levels") if args.levels else None
+    job = feel_job(args.target, players=args.players, levels=levels, deals=args.deals, search_deals=args.search_deals,
+                   seed=args.seed, comeback=args.comeback, blowout=args.blowout, threads=args.threads, out=args.out,
+                   progress=False if args.quiet else None, force=args.force, executor=executor, workers=workers,
+                   scheduler=args.scheduler, scheduler_file=args.scheduler_file)
+    for sentence in job.result.answer():
+        print(sentence)
+    print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
+    return 0
+
+
 def cmd_report(args) -> int:
     from pathlib import Path
 
@@ -568,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "ladder": cmd_ladder,
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch,
-               "learn": cmd_learn, "meta": cmd_meta}[args.command]
+               "learn": cmd_learn, "meta": cmd_meta, "feel": cmd_feel}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None

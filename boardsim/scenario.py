@@ -43,11 +43,13 @@ TOP_KEYS = {
     "tournament": "a [tournament] table: policies, players, games, mode, field",
     "skill": "a [skill] table: levels = [policy, ...]; each level plays every seat, one grid axis (skill=...)",
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
+    "feel": "a [feel] table for the feel command: players, levels, deals, search_deals, comeback, blowout",
 }
 # how a tournament forms its matches: every policy against every other, or each against one field policy
 TOURNAMENT_MODES = ("round_robin", "field")
 OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
 TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field", "seating")
+FEEL_KEYS = ("players", "levels", "deals", "search_deals", "comeback", "blowout")  # [feel]: the feel command
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")
 
 
@@ -74,6 +76,7 @@ class Scenario:
     optimize: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
     skill: dict[str, Seat] = field(default_factory=dict)  # grid value "skill" -> the seat every seat plays
+    feel: dict[str, Any] | None = None  # the [feel] table (checked by feel itself, which reads it)
 
     def grid_points(self) -> list[dict[str, Any]]:
         keys = list(self.grid)
@@ -340,6 +343,13 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             # a seat of the scenario's table (a players grid may change the count; every cell is checked
             # against it in cells() below)
             _positive_int(opt, "seat", 0, low=0, high=players - 1, prefix="optimize.")
+        feel = raw.get("feel")
+        if feel is not None:
+            if not isinstance(feel, Mapping):
+                raise _type_error("feel", feel, f"a table with {', '.join(FEEL_KEYS)}")
+            for key in feel:
+                if key not in FEEL_KEYS:
+                    raise BadInput(f"feel.{key}", f"unknown key (known: {', '.join(FEEL_KEYS)})")
         for key in ("name", "title", "description"):
             if key in raw and not isinstance(raw[key], str):
                 raise _type_error(key, raw[key], "a string")
@@ -364,6 +374,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             tournament=tournament,
             optimize=dict(opt) if opt is not None else None,
             skill=skill,
+            feel=dict(feel) if feel is not None else None,
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None

@@ -18,6 +18,7 @@ import pandas as pd
 from boardsim import games, safe_io
 from boardsim.errors import BadInput
 from boardsim.report import answer, html, plots, skill
+from boardsim.report import feel as feel_report
 from boardsim.report import patch as patch_report
 
 # file -> caption, in the order the index lists them
@@ -62,6 +63,11 @@ TABLE_CAPTIONS = {
                       "candidate move",
     "optimize_check.csv": "optimizer: start and best parameters re-measured on fresh seeds, 95% intervals",
     "optimize_history.csv": "optimizer: best win rate found after each generation",
+    "feel.csv": "how the game feels: per player count, skill level and metric (length, lead changes against a "
+                "fair random walk, comeback and blowout rates, final margin, drama, security, decisiveness round), "
+                "the mean over games with a deal-level 95% interval",
+    "leader_wins.csv": "the leader-wins curve: per player count, skill level and round, the share of games the "
+                       "leader after that round wins, with a deal-level 95% interval",
     "run.json": "provenance: version, seed, games, hashes, date",
 }
 
@@ -82,6 +88,8 @@ REQUIRED = {
     "patch_verification.csv": ("table", "base", "players", "card", "effect", "effect_lo", "effect_hi", "flag"),
     "patch_history.csv": ("round", "objective", "edits"),
     "patch_candidates.csv": ("round", "objective", "share_of_search_deals"),
+    "feel.csv": ("players", "level", "metric", "mean", "lo", "hi"),
+    "leader_wins.csv": ("players", "level", "round", "leader_wins", "lo", "hi", "games"),
 }
 
 
@@ -175,6 +183,8 @@ def build_report(out_dir: str | Path) -> list[str]:
                           list(meta.get("provenance", {}).get("search limits", [])),
                           _read(d / "patch_verification.csv")) if not patch_objective.empty else []
         sentences += _draw(d / "positions.csv", answer.skill_answer, frames["positions.csv"])
+        if not frames["feel.csv"].empty:
+            sentences += _draw(d / "feel.csv", feel_report.feel_answer, frames["feel.csv"], frames["leader_wins.csv"])
         sentences += answer.sweep_answer(summary)
         if not frames["skill.csv"].empty and not frames["ladder.csv"].empty:  # a ladder: its answer comes first
             sentences += _draw(d / "skill.csv", answer.ladder_answer, frames["skill.csv"], frames["first_player.csv"],
@@ -234,6 +244,8 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     if not patch_history.empty:
         images.append(_draw(d / "patch_history.csv", patch_report.write_search, patch_history,
                             _read(d / "patch_candidates.csv"), s, title))
+    if not frames["leader_wins.csv"].empty:
+        images.append(_draw(d / "leader_wins.csv", feel_report.write_leader_wins, frames["leader_wins.csv"], s, title))
     history = _read(d / "optimize_history.csv")
     if not history.empty:
         images.append(_draw(d / "optimize_history.csv", plots.write_convergence, history,

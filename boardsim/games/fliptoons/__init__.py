@@ -38,7 +38,7 @@ class FlipToons(Game):
     options = game_rules.OPTIONS
     policies = policies(_DEFAULT_NAMES)
     default_policy = "fame_per_cost"
-    progress_measure = "fame at each round's Check Fame"
+    progress_measure = "fame at each round's Check Fame (the last round: the final score, after the Final Flip)"
     patch_default_fields = ("fame",)  # a card's own fame: the field that moves its strength most directly
     seat_counters = state.SEAT_COUNTERS
     game_counters = state.GAME_COUNTERS
@@ -186,8 +186,13 @@ class FlipToons(Game):
         out["kind_fame"] = stats[:, state.ST_FAME]
         out["appearances"] = stats[:, state.ST_APPEAR]  # face-up in a Check Fame
         out["round_fame"] = round_fame
-        if progress:  # feel's progress measure: fame at each Check Fame, recorded in every cell (balance reads it)
-            out["progress"] = round_fame
+        if progress:
+            # feel's progress measure: fame at each Check Fame (recorded in every cell: balance reads it), the last
+            # round's replaced by the final score, which the Final Flip (and any tie re-flip) settles after it
+            prog = round_fame.astype(np.int64)
+            last = np.clip(out["rounds"] - 1, 0, prog.shape[2] - 1)
+            prog[np.arange(len(score)), :, last] = score
+            out["progress"] = prog
         return out
 
     def favour(self, card: str, base: Seat | None = None) -> Seat:

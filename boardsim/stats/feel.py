@@ -1,0 +1,253 @@
+"""How a game feels, from each seat's progress after every round: length, lead changes against a fair random
+walk, the leader-wins curve and the decisiveness round, comebacks, blowouts, the final margin, drama and
+security.  Every figure is a mean over games with a deal-level interval (docs/guide/feel.md has the formulas).
+
+The per-game values come from ``game_values`` (numpy over a chunk of games); ``DealSums`` adds them up per
+deal, the unit of replication (a deal is played in every seating, and its games share their cards); ``summary``
+turns the per-deal sums into means, intervals and the leader-wins curve.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+# the defaults of the documented margins, as shares of the winner's final score (docs/guide/feel.md)
+COMEBACK = 0.10  # the winner trailed the leader by at least this after the middle round
+BLOWOUT = 0.25  # the winner's final lead over the runner-up is at least this
+DECISIVE = 0.90  # the decisiveness round: the first round after which the leader wins more than this
+REACHED = 0.10  # ... among the rounds at least this share of the games reach
+NULL_WALKS = 200_000  # fair random walks simulated for the lead-change null at 3 or more seats
+# the per-game means feel reports, in report order: (name, what it says)
+METRICS = (
+    ("rounds", "game length in rounds"),
+    ("lead_changes", "lead changes per game"),
+    ("null_lead_changes", "lead changes of a fair random walk of the same length"),
+    ("excess_lead_changes", "lead changes above the fair random walk"),
+    ("comeback_rate", "share of decided games whose winner trailed after the middle round"),
+    ("blowout_rate", "share of decided games won by a blowout"),
+    ("final_margin", "winner's final lead over the runner-up, as a share of the winner's score"),
+    ("drama", "drama: how far behind the eventual winner was, while behind"),
+    ("security", "security: the leader's average lead, as a share of the winner's score"),
+)
+
+
+def leaders(keys: np.ndarray, rounds: np.ndarray) -> np.ndarray:
+    """(n, R) the seat that leads after each round (the highest standing key), -1 where two or more seats share
+    the highest key or the game ended before that round."""
+    n, P, R = keys.shape
+    best = keys.max(axis=1)
+    top = keys == best[:, None, :]
+    lead = np.where(top.sum(axis=1) == 1, top.argmax(axis=1), -1)
+    lead[np.arange(R)[None, :] >= np.asarray(rounds)[:, None]] = -1
+    return lead
+
+
+def lead_changes(lead: np.ndarray) -> np.ndarray:
+    """Per game, how often the leader changed: consecutive rounds that have a leader, counted when the
+    leaders differ (a round with a shared lead is skipped, not a change)."""
+    n, R = lead.shape
+    changes = np.zeros(n, dtype=np.int64)
+    last = np.full(n, -1)
+    for r in range(R):
+        here = lead[:, r]
+        has = here >= 0
+        changes += has & (last >= 0) & (here != last)
+        last = np.where(has, here, last)
+    return changes
+
+
+def null_lead_changes_two(length: int) -> float:
+    """Expected lead changes of a fair +-1 walk of the score difference over ``length`` rounds (two seats).
+
+    The lead can only change at round k+1 when the walk is level after round k (k even), and then it changes
+    with probability 1/2; so E = 1/2 * sum over even k, 2 <= k <= length-1, of P(S_k = 0) = C(k, k/2) / 2^k.
+    """
+    return 0.5 * sum(math.comb(k, k // 2) / 2.0 ** k for k in range(2, length, 2))
+
+
+@lru_cache(maxsize=256)
+def null_lead_changes(players: int, length: int) -> float:
+    """Expected lead changes in ``length`` rounds of a fair race: each round one seat, drawn uniformly, scores
+    a point (at 2 seats the score difference is a fair +-1 walk).  The closed form at 2 seats, a fixed-seed
+    simulation of NULL_WALKS races at 3 or more."""
+    if length <= 1 or players < 2:
+        return 0.0
+    if players == 2:
+        return null_lead_changes_two(length)
+    rng = np.random.default_rng(players * 1000 + length)
+    total = 0
+    for start in range(0, NULL_WALKS, 20_000):
+        m = min(20_000, NULL_WALKS - start)
+        scorer = rng.integers(0, players, size=(m, 1, length))
+        walks = np.cumsum(scorer == np.arange(players)[None, :, None], axis=2, dtype=np.int16)
+        total += int(lead_changes(leaders(walks, np.full(m, length))).sum())
+    return total / NULL_WALKS
+
+
+def game_values(progress: np.ndarray, keys: np.ndarray, rounds: np.ndarray, win: np.ndarray,
+                score: np.ndarray, comeback: float = COMEBACK, blowout: float = BLOWOUT) -> dict[str, np.ndarray]:
+    """Each game's feel values (nan where a value is not defined for that game).
+
+    ``progress`` (n, P, R): each seat's progress measure after each round; ``keys``: the standing keys
+    (``Game.standing``); ``rounds`` (n,): rounds played; ``win`` (n, P): win shares; ``score`` (n, P): final
+    scores.  Returns per-game arrays named as METRICS, plus ``leader_win`` (n, R): the win share of the seat
+    leading after round r (nan: no sole leader, or the game ended before r).
+    """
+    progress = np.asarray(progress, dtype=np.float64)
+    n, P, R = progress.shape
+    rounds = np.minimum(np.asarray(rounds, dtype=np.int64), R)
+    lead = leaders(keys, rounds)
+    changes = lead_changes(lead).astype(np.float64)
+    null = np.array([null_lead_changes(P, int(L)) for L in rounds]) if n else np.zeros(0)
+    has_lead = lead >= 0
+    leader_win = np.full((n, R), np.nan)
+    rows = np.nonzero(has_lead)
+    leader_win[rows] = win[rows[0], lead[rows]]
+    # a decided game: one seat takes the whole win (a shared or missing win has no eventual winner)
+    winner = np.argmax(win, axis=1)
+    decided = win[np.arange(n), winner] == 1.0
+    final = np.asarray(score, dtype=np.float64)
+    scale = np.maximum(1.0, np.abs(final[np.arange(n), winner]))
+    others = final.copy()
+    others[np.arange(n), winner] = -np.inf
+    margin = (final[np.arange(n), winner] - others.max(axis=1)) / scale
+    # the leader's progress against the winner's and the runner-up's, round by round
+    top = progress.max(axis=1)
+    second = np.sort(progress, axis=1)[:, -2, :] if P > 1 else top
+    mine = progress[np.arange(n), winner, :]
+    played = np.arange(R)[None, :] < rounds[:, None]
+    behind = played & has_lead & (lead != winner[:, None]) & (top > mine)
+    deficit = np.where(behind, np.sqrt(np.maximum(top - mine, 0.0) / scale[:, None]), 0.0)
+    trailing = behind.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        drama = np.where(trailing > 0, deficit.sum(axis=1) / np.maximum(trailing, 1), 0.0)
+        security = np.where(played, (top - second) / scale[:, None], 0.0).sum(axis=1) / np.maximum(rounds, 1)
+    middle = np.maximum((rounds + 1) // 2 - 1, 0)  # round ceil(L/2), 0-based
+    mid_lead = lead[np.arange(n), middle]
+    gap = top[np.arange(n), middle] - mine[np.arange(n), middle]
+    came_back = (mid_lead >= 0) & (mid_lead != winner) & (gap >= comeback * scale)
+    undecided = ~decided
+    out = {
+        "rounds": rounds.astype(np.float64),
+        "lead_changes": changes,
+        "null_lead_changes": null,
+        "excess_lead_changes": changes - null,
+        "comeback_rate": np.where(undecided, np.nan, came_back.astype(np.float64)),
+        "blowout_rate": np.where(undecided, np.nan, (margin >= blowout).astype(np.float64)),
+        "final_margin": np.where(undecided, np.nan, margin),
+        "drama": np.where(undecided, np.nan, drama),
+        "security": security,
+        "leader_win": leader_win,
+    }
+    return out
+
+
+class DealSums:
+    """Per-deal sums of every feel value and of how many games define it: what the intervals need.
+
+    ``add`` takes a chunk's per-game values with each game's deal index; deals may arrive in any order and
+    any chunking (the sums are exact in float64 for the counts a run has)."""
+
+    def __init__(self, deals: int, rounds: int):
+        self.deals, self.rounds = deals, rounds
+        self.total = {name: np.zeros(deals) for name, _ in METRICS}
+        self.count = {name: np.zeros(deals) for name, _ in METRICS}
+        self.curve_total = np.zeros((deals, rounds))
+        self.curve_count = np.zeros((deals, rounds))
+
+    def add(self, values: Mapping[str, np.ndarray], deal: np.ndarray) -> None:
+        for name, _ in METRICS:
+            v = values[name]
+            ok = ~np.isnan(v)
+            np.add.at(self.total[name], deal[ok], v[ok])
+            np.add.at(self.count[name], deal[ok], 1.0)
+        lw = values["leader_win"][:, : self.rounds]
+        ok = ~np.isnan(lw)
+        np.add.at(self.curve_total, deal, np.where(ok, lw, 0.0))
+        np.add.at(self.curve_count, deal, ok.astype(np.float64))
+
+
+def ratio_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Sum(num) / sum(den) over deals with a deal-level (cluster) interval: the delta method's standard error
+    of a ratio of per-deal totals, on a t with deals - 1 degrees of freedom.  (nan, nan, nan) without data."""
+    from scipy import stats
+
+    keep = den > 0
+    num, den = num[keep], den[keep]
+    d = len(den)
+    if d == 0:
+        return math.nan, math.nan, math.nan
+    est = num.sum() / den.sum()
+    if d < 2:
+        return float(est), math.nan, math.nan
+    resid = num - est * den
+    se = math.sqrt(d / (d - 1) * float((resid * resid).sum())) / float(den.sum())
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, d - 1)) * se
+    return float(est), float(est - half), float(est + half)
+
+
+def decisive_round(p: np.ndarray, reached: np.ndarray, threshold: float = DECISIVE) -> float:
+    """The first round (1-based) after which the leader's win rate ``p`` exceeds ``threshold``, among the rounds
+    that at least REACHED of the games with a leader in round 1 or later reach (``reached``: the share per
+    round), so that a late round few games play cannot decide it; nan if none."""
+    above = np.nonzero((np.nan_to_num(p, nan=-1.0) > threshold) & (reached >= REACHED))[0]
+    return float(above[0] + 1) if len(above) else math.nan
+
+
+@dataclass
+class Feel:
+    """One lineup's feel: ``metrics`` (metric, mean, lo, hi, games), ``curve`` (round, leader_wins, lo, hi,
+    games) and the decisiveness round with a bootstrap interval over deals."""
+
+    metrics: pd.DataFrame
+    curve: pd.DataFrame
+    decisive: float
+    decisive_lo: float
+    decisive_hi: float
+
+
+def summary(sums: DealSums, draws: int = 200, seed: int = 0, threshold: float = DECISIVE) -> Feel:
+    """Means with deal-level 95% intervals, the leader-wins curve and the decisiveness round.
+
+    The decisiveness round's interval is a percentile bootstrap over deals (``draws`` resamples): it is a
+    first crossing, which the delta method does not cover."""
+    rows = []
+    for name, text in METRICS:
+        est, lo, hi = ratio_interval(sums.total[name], sums.count[name])
+        if name.endswith("_rate"):
+            lo, hi = max(0.0, lo), min(1.0, hi)
+        rows.append({"metric": name, "mean": est, "lo": lo, "hi": hi, "games": int(sums.count[name].sum()),
+                     "meaning": text})
+    curve = []
+    for r in range(sums.rounds):
+        est, lo, hi = ratio_interval(sums.curve_total[:, r], sums.curve_count[:, r])
+        curve.append({"round": r + 1, "leader_wins": est, "lo": max(0.0, lo) if lo == lo else lo,
+                      "hi": min(1.0, hi) if hi == hi else hi, "games": int(sums.curve_count[:, r].sum())})
+    curve_df = pd.DataFrame(curve)
+    curve_df = curve_df[curve_df["games"] > 0].reset_index(drop=True)
+    point = decisive_round(*_curve(sums.curve_total, sums.curve_count), threshold)
+    rng = np.random.default_rng(seed)
+    boot = []
+    d = sums.deals
+    for _ in range(draws if d > 1 else 0):
+        w = rng.multinomial(d, np.full(d, 1.0 / d)).astype(np.float64)
+        boot.append(decisive_round(*_curve(sums.curve_total * w[:, None], sums.curve_count * w[:, None]),
+                                   threshold))
+    b = np.array(boot)
+    # a resample with no decisive round is past the last round: it counts as R + 1 in the interval
+    b = np.where(np.isnan(b), sums.rounds + 1, b)
+    lo, hi = (float(np.percentile(b, 2.5)), float(np.percentile(b, 97.5))) if len(b) else (math.nan, math.nan)
+    return Feel(pd.DataFrame(rows), curve_df, point, lo, hi)
+
+
+def _curve(total: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The leader-wins curve and each round's share of the most-played round's games."""
+    t, c = total.sum(axis=0), count.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(c > 0, t / c, np.nan), c / max(float(c.max()), 1.0)
