@@ -97,7 +97,7 @@ def check_settings(g: Game, players: Any, levels: Any, deals: Any, search_deals:
 def run_feel(g: Game, players: Sequence[int], levels: Sequence[Seat] | None = None, deals: int = DEALS,
              search_deals: int = SEARCH_DEALS, seed: int = 0, rules: Mapping[str, Any] | None = None,
              cards: Any = None, comeback: float = F.COMEBACK, blowout: float = F.BLOWOUT,
-             progress: bool | None = None, executor: Any = None) -> FeelResult:
+             progress: bool | None = None, executor: Any = None, chunk_size: int = 50_000) -> FeelResult:
     """Play every (player count, level) table and measure its feel (the cells are all made, so every level
     is checked, before any game is played)."""
     from boardsim.runner import _policies_cell, run_cell
@@ -116,15 +116,15 @@ def run_feel(g: Game, players: Sequence[int], levels: Sequence[Seat] | None = No
     metrics, curves, played = [], [], {}
     for P, label, cell, n in plan:
         sink = _Sink(cell, n, comeback, blowout)
-        run_cell(cell, seed, n * len(cell.prepared), sink.add, progress=progress, executor=executor,
-                 label=f"{P}p {label}")
+        run_cell(cell, seed, n * len(cell.prepared), sink.add, chunk_size=chunk_size, progress=progress,
+                 executor=executor, label=f"{P}p {label}")
         sums = sink.sums
         assert sums is not None
         f = F.summary(sums, seed=seed)
         m = f.metrics.assign(players=P, level=label, deals=n)
         m = pd.concat([m, pd.DataFrame([{"metric": "decisive_round", "mean": f.decisive, "lo": f.decisive_lo,
                                          "hi": f.decisive_hi, "games": int(sums.curve_count[:, 0].sum()),
-                                         "meaning": f"first round after which the leader wins more than "
+                                         "meaning": f"first round from which on the leader wins more than "
                                                     f"{F.DECISIVE:.0%} (bootstrap interval over deals)",
                                          "players": P, "level": label, "deals": n}])], ignore_index=True)
         metrics.append(m)
@@ -177,8 +177,13 @@ def feel_job(target: str | Game, players: Any = None, levels: Any = None, deals:
     owner = f"feel {g.name}"
     out_dir = out_folder(out, f"reports/feel-{name}", owner, force)
     with executing(executor, workers, scheduler, scheduler_file, threads) as ex:
-        result = run_feel(g, counts, seats, s["deals"], s["search_deals"], s["seed"], rules, cards, s["comeback"],
-                          s["blowout"], progress, ex)
+        try:  # every level is made into a cell, and so checked at its table, before a game is played
+            result = run_feel(g, counts, seats, s["deals"], s["search_deals"], s["seed"], rules, cards,
+                              s["comeback"], s["blowout"], progress, ex)
+        except BadInput as e:
+            if levels is None and "levels" in settings and e.key.startswith("levels"):  # the scenario's levels
+                raise BadInput("feel." + e.key, e.message, str(target)) from None
+            raise
     with writing(out_dir):
         safe_io.write_csv(result.metrics, out_dir / "feel.csv")
         safe_io.write_csv(result.curve, out_dir / "leader_wins.csv")

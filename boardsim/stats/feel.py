@@ -20,7 +20,7 @@ import pandas as pd
 # the defaults of the documented margins, as shares of the winner's final score (docs/guide/feel.md)
 COMEBACK = 0.10  # the winner trailed the leader by at least this after the middle round
 BLOWOUT = 0.25  # the winner's final lead over the runner-up is at least this
-DECISIVE = 0.90  # the decisiveness round: the first round after which the leader wins more than this
+DECISIVE = 0.90  # the decisiveness round: the first round from which on the leader wins more than this
 REACHED = 0.10  # ... among the rounds at least this share of the games reach
 NULL_WALKS = 200_000  # fair random walks simulated for the lead-change null at 3 or more seats
 # the per-game means feel reports, in report order: (name, what it says)
@@ -193,11 +193,17 @@ def ratio_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95) -
 
 
 def decisive_round(p: np.ndarray, reached: np.ndarray, threshold: float = DECISIVE) -> float:
-    """The first round (1-based) after which the leader's win rate ``p`` exceeds ``threshold``, among the rounds
-    that at least REACHED of the games with a leader in round 1 or later reach (``reached``: the share per
-    round), so that a late round few games play cannot decide it; nan if none."""
-    above = np.nonzero((np.nan_to_num(p, nan=-1.0) > threshold) & (reached >= REACHED))[0]
-    return float(above[0] + 1) if len(above) else math.nan
+    """The first round (1-based) from which on the leader's win rate ``p`` stays above ``threshold``, counting
+    only the rounds that at least REACHED of the most-played round's games reach (``reached``: that share per
+    round), so that a late round few games play cannot decide it; nan if the last such round is not above it."""
+    counted = np.nonzero(reached >= REACHED)[0]
+    if not len(counted):
+        return math.nan
+    above = np.nan_to_num(p[counted], nan=-1.0) > threshold
+    if not above[-1]:
+        return math.nan
+    below = np.nonzero(~above)[0]
+    return float(counted[below[-1] + 1] + 1) if len(below) else float(counted[0] + 1)
 
 
 @dataclass
