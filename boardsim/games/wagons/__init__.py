@@ -43,6 +43,7 @@ class Wagons(Game):
     options = game_rules.OPTIONS
     policies = POLICIES
     default_policy = "gain_minus_gift"
+    progress_measure = "town points (land groups + the three goals) after each turn"
     patch_default_fields = ("a", "b")  # the goals' signed points
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
@@ -161,22 +162,33 @@ class Wagons(Game):
 
     def play(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """Result arrays (base.py); ``goal0..goal2`` are the 0-based rows of the goals in play and
-        the seat counters ``goal0_points..goal2_points`` split ``goal_points`` by them."""
+        the seat counters ``goal0_points..goal2_points`` split ``goal_points`` by them.  With
+        ``prepared.progress``, also ``progress``: (count, 2, 15) int64, each seat's town points (lands and
+        goals, as the final scoring counts them) at the end of turn r + 1, the final score after the last turn."""
         if SEARCH in self.cell_needs(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
             return self.play_stepped(prepared, cell_key, start, count)
         score, win, seat_out, game_out = self.new_results(count, 2)
         goal_out = np.zeros((count, 2, engine.N_GOALS_IN_PLAY), dtype=np.int64)
+        progress = kernel.progress_array(count, prepared.progress)  # zero-size when off: the same signature
         fast, user = self._flags(prepared)
         kernel.batch_kernel(fast, user)(kernel.play_range_for(fast, user), np.uint64(cell_key), int(start),
-                                        *self._args(prepared), score, win, seat_out, game_out, goal_out, user, fast,
-                                        policies.search)
-        return self.result_arrays(score, win, game_out, seat_out)
+                                        *self._args(prepared), score, win, seat_out, game_out, goal_out, progress,
+                                        user, fast, policies.search)
+        return self._outputs(score, win, game_out, seat_out, progress, prepared.progress)
 
     def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """The mcts variant's games: every draft, starting card and placement through step.py, each seat
         choosing as in ``play``."""
-        out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count, self._flags(prepared)[1])
-        return self.result_arrays(out[0], out[1], out[3], out[2])
+        out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count, self._flags(prepared)[1],
+                       prepared.progress)
+        return self._outputs(out[0], out[1], out[3], out[2], out[7], prepared.progress)
+
+    def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
+                 progress: np.ndarray, on: bool) -> dict[str, np.ndarray]:
+        out = self.result_arrays(score, win, game_out, seat_out)
+        if on:
+            out["progress"] = progress
+        return out
 
     def _trace_game(self, prepared: Prepared, cell_key: int, index: int) -> tuple[np.ndarray, ...]:
         if SEARCH in self.cell_needs(prepared):

@@ -27,7 +27,12 @@ _I64_2, _F64_1, _F64_2 = types.int64[:, ::1], types.float64[::1], types.float64[
 RULE_ARRAYS = types.NamedTuple((_I64_2, _F64_2, _I64_2, _I64_2, _F64_2), RuleArrays)
 # rules .. scorers (Wagons._args): the rule vector, the cards, the policy matrix, the seats' rules and scorers
 TABLES = (_F64_1, _I64_2, _I64_2, types.int64[::1], _I64_2, _F64_2, RULE_ARRAYS, custom.SCORERS)
-OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1])
+# score, win, seat_out, game_out, goal_out, progress: each seat's town points after every turn, (n, 2, N_TURNS)
+# when the cell records progress (Prepared.progress), else (0, 2, N_TURNS): one type, so one signature either way
+OUTS = (types.int64[:, ::1], _F64_2, types.int64[:, :, ::1], types.int64[:, ::1], types.int64[:, :, ::1],
+        types.int64[:, :, ::1])
+# the most turns a game can have (a turn takes one circle card): progress's last axis
+N_TURNS = N_CIRCLE
 # Four engine variants, told apart by the arguments ``user`` and ``fast`` (Wagons._flags, from the needs): None
 # leaves out the code of rules and custom seats (decide.draft's) or of fast placement (numba prunes it,
 # policies.THIN's note), True keeps it.  Each variant has its own dispatchers, compiled on first use for
@@ -50,21 +55,25 @@ PLAY_RANGE, PLAY_BATCH = _signatures(None, None)  # the default seats' variant
 
 @njit(cache=True, nogil=True)
 def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                seat_out, game_out, goal_out, events, user, fast, find):
+                seat_out, game_out, goal_out, progress, events, user, fast, find):
     """Games first+lo .. first+hi-1 of a cell into output rows lo..hi-1, every decision through the step
     functions (step.py, the game's one rules loop) and every choice from decide.py (``step.builtin``: ``rl`` and
     ``scorers`` serve its rules and custom seats; ``user`` and ``fast`` are None in the engine variants without
     their code, see ``Wagons._flags``; ``find`` is policies.search).  ``events`` receives the last game's
-    placements."""
+    placements; ``progress``, unless zero-size, each seat's points after every turn (step.record_progress)."""
     _town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     w = step.new_world()
+    pws, pdetail = step.progress_scratch(progress, scr)
     for row in range(lo, hi):
         state = rng.new_state(rng.game_seed(key, first + row))
         step.setup(w, key, first + row, rules, tab, dr, state)
         while w.v[step.V_PHASE] != step.PH_OVER:
+            turn = w.v[step.V_TURN]
             step.apply(w, step.builtin(w, pol, rl, scorers, tab, scr, dr, state, user, fast, find), tab, scr)
+            step.record_progress(w, turn, row, tab, pws, pdetail, progress)
         step.finish(w, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
+        step.fill_progress(w, row, progress)
     for i in range(events.shape[0]):
         for j in range(events.shape[1]):
             events[i, j] = w.events[i, j]
@@ -73,14 +82,23 @@ def _play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, p
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play_range, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-               seat_out, game_out, goal_out, user, fast, find):
+               seat_out, game_out, goal_out, progress, user, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows."""
     n = score.shape[0]
     for b in prange(block_count(n, BLOCK)):
         lo, hi = block_range(b, n, BLOCK)
         events = np.zeros((N_CIRCLE, EV_WIDTH), dtype=np.int64)
         play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, score, win,
-                   seat_out, game_out, goal_out, events, user, fast, find)
+                   seat_out, game_out, goal_out, progress, events, user, fast, find)
+
+
+def progress_array(count: int, on: bool) -> np.ndarray:
+    """The engines' ``progress`` output: (count, 2, N_TURNS) when ``on``, else zero-size (nothing recorded)."""
+    return np.zeros((count if on else 0, 2, N_TURNS), dtype=np.int64)
+
+
+def no_progress() -> np.ndarray:
+    return progress_array(0, False)
 
 
 def twin(dispatcher: Any, **flags: Any) -> Any:
@@ -137,5 +155,5 @@ def trace_game(fast, user, key, index, rules, card_land, card_sym, card_goal, gp
     batch_kernel(fast, user)  # compiles (or loads) the variant's engine for its signature, the types passed here
     play_range_for(fast, user)(np.uint64(key), np.int64(index), np.int64(0), np.int64(1), rules, card_land,
                                card_sym, card_goal, gp, pol, rl, scorers, score, win, seat_out, game_out, goal_out,
-                               events, user, fast, policies.search)
+                               no_progress(), events, user, fast, policies.search)
     return score, win, seat_out, game_out, goal_out, events

@@ -46,7 +46,7 @@ from boardsim.games.wagons import fast as F
 from boardsim.games.wagons import policies, step
 from boardsim.games.wagons import state as ST
 from boardsim.games.wagons import town as TW
-from boardsim.games.wagons.kernel import BLOCK, OUTS, RULE_ARRAYS, TABLES, twin
+from boardsim.games.wagons.kernel import BLOCK, OUTS, RULE_ARRAYS, TABLES, progress_array, twin
 from boardsim.games.wagons.rules import RULES_WIDTH
 from boardsim.rulelist import RuleArrays
 
@@ -191,9 +191,10 @@ def decide(real, world, tr, buf, mrow, ppol, rules, tab, scr, dr, rl, scorers, s
 
 @njit(cache=True, nogil=True)
 def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
-               seat_out, game_out, goal_out, events, visits, user, fast, find):
-    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs); ``events``
-    and ``visits`` (per placement: the mcts choice's visits, 0 for other seats) keep the last game's log."""
+               seat_out, game_out, goal_out, progress, events, visits, user, fast, find):
+    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs, ``progress``
+    recorded as there: the real game's turns only, never the search's); ``events`` and ``visits`` (per
+    placement: the mcts choice's visits, 0 for other seats) keep the last game's log."""
     _town, scr, dr = ST.new_state()
     tab = ST.Tables(card_land, card_sym, card_goal, gp)
     real = step.new_world()
@@ -202,12 +203,14 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
     buf = np.zeros(BRANCHING, dtype=np.int64)
     ppol = TR.playout_rows(mpar, M_PLAY, policies.POLICY_WIDTH)
     stats = np.zeros(TR.N_ROOT_STATS, dtype=np.float64)
+    pws, pdetail = step.progress_scratch(progress, scr)
     for row in range(lo, hi):
         state = rng.new_state(rng.game_seed(key, first + row))
         step.setup(real, key, first + row, rules, tab, dr, state)
         for i in range(visits.shape[0]):
             visits[i] = 0
         while real.v[step.V_PHASE] != step.PH_OVER:
+            turn = real.v[step.V_TURN]
             p = step.to_move(real)
             if pol[p, policies.COL_CODE] == policies.MCTS:
                 a = decide(real, world, tr, buf, mpar[p], ppol[p], rules, tab, scr, dr, rl, scorers, state, stats,
@@ -217,7 +220,9 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
             else:
                 a = step.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
             step.apply(real, a, tab, scr)
+            step.record_progress(real, turn, row, tab, pws, pdetail, progress)
         step.finish(real, row, rules, tab, scr, score, win, seat_out, game_out, goal_out)
+        step.fill_progress(real, row, progress)
     for i in range(events.shape[0]):
         for j in range(events.shape[1]):
             events[i, j] = real.events[i, j]
@@ -226,7 +231,7 @@ def play_range(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, po
 
 @njit(cache=True, nogil=True, parallel=True)
 def play_batch(play, key, first, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
-               seat_out, game_out, goal_out, events_out, visits_out, user, fast, find):
+               seat_out, game_out, goal_out, progress, events_out, visits_out, user, fast, find):
     """Games first..first+n-1 of a cell; each game writes only its own rows (a one-game batch also its log)."""
     n = score.shape[0]
     n_blocks = (n + BLOCK - 1) // BLOCK
@@ -236,14 +241,14 @@ def play_batch(play, key, first, rules, card_land, card_sym, card_goal, gp, pol,
         events = np.zeros((ST.N_CIRCLE, E.EV_WIDTH), dtype=np.int64)
         visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
         play(key, first, lo, hi, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, mpar, score, win,
-             seat_out, game_out, goal_out, events, visits, user, fast, find)
+             seat_out, game_out, goal_out, progress, events, visits, user, fast, find)
         if n == 1:
             events_out[:, :] = events
             visits_out[:] = visits
 
 
 _C2F, _C1I, _C2I = types.float64[:, ::1], types.int64[::1], types.int64[:, ::1]
-_OUT_ARGS = (*OUTS, _C2I, _C1I)  # score, win, seat_out, game_out, goal_out, events, visits
+_OUT_ARGS = (*OUTS, _C2I, _C1I)  # score, win, seat_out, game_out, goal_out, progress, events, visits
 
 
 def _signatures(user: bool | None) -> tuple[Any, Any]:
@@ -282,8 +287,9 @@ def kernel(user: bool | None) -> tuple[Any, Any]:
 
 
 def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, count: int,
-        user: bool | None) -> tuple[np.ndarray, ...]:
-    """Play games start..start+count-1: (score, win, seat_out, game_out, goal_out, events, visits)."""
+        user: bool | None, progress: bool = False) -> tuple[np.ndarray, ...]:
+    """Play games start..start+count-1: (score, win, seat_out, game_out, goal_out, events, visits, progress);
+    ``progress`` (count, 2, kernel.N_TURNS) with ``progress`` on, else zero-size."""
     score = np.zeros((count, 2), dtype=np.int64)
     win = np.zeros((count, 2), dtype=np.float64)
     seat_out = np.zeros((count, 2, E.N_SEAT), dtype=np.int64)
@@ -291,10 +297,11 @@ def run(args: tuple[Any, ...], mpar: np.ndarray, cell_key: int, start: int, coun
     goal_out = np.zeros((count, 2, E.N_GOALS_IN_PLAY), dtype=np.int64)
     events = np.full((ST.N_CIRCLE, E.EV_WIDTH), -1, dtype=np.int64)
     visits = np.zeros(ST.N_CIRCLE, dtype=np.int64)
+    turns = progress_array(count, progress)
     batch, play = kernel(user)
     batch(play, np.uint64(cell_key), np.int64(start), *args, np.ascontiguousarray(mpar, dtype=np.float64), score,
-          win, seat_out, game_out, goal_out, events, visits, user, True, policies.search)
-    return score, win, seat_out, game_out, goal_out, events, visits
+          win, seat_out, game_out, goal_out, turns, events, visits, user, True, policies.search)
+    return score, win, seat_out, game_out, goal_out, events, visits, turns
 
 
 # -- the probe (benchmarks/bench_mcts.py) -----------------------------------------------------------------------

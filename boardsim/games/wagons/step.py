@@ -259,6 +259,42 @@ def scores(w, tab, scr, out):
 
 
 @njit(cache=True, nogil=True)
+def progress_scratch(progress, scr):
+    """(ws, detail): ``record_progress``'s own town.score scratch, shaped as ``scr``'s (zero-size when
+    ``progress`` is: nothing is recorded)."""
+    on = progress.shape[0] > 0
+    return (np.zeros((scr.ws.shape[0] if on else 0, scr.ws.shape[1]), dtype=np.int64),
+            np.zeros(scr.detail.shape[0] if on else 0, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def record_progress(w, turn, row, tab, ws, detail, progress):
+    """After an ``apply`` that started during turn ``turn``: when that turn is now over and ``progress`` is not
+    zero-size (the cell records progress, ``Prepared.progress``), both towns' totals (``scores``' rule: lands and
+    the three goals, majority goals against the other town as it stands) into progress[row, :, turn].
+    ``ws`` and ``detail`` are scratch of the recording's own, so the recording changes nothing a seat reads."""
+    if progress.shape[0] == 0 or w.v[V_TURN] == turn:
+        return
+    town = w.town
+    for p in range(2):
+        q = 1 - p
+        progress[row, p, turn] = TW.score(town.land[p], town.sym[p], town.idx[p], town.cx[p], town.cy[p],
+                                          town.meta[p, TW.META_N], w.goals, tab.gp, town.cnt[q], np.bool_(True),
+                                          ws, detail)
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
+def fill_progress(w, row, progress):
+    """A finished game's turns after its last (``rounds`` .. R - 1) get its final totals (not read by anyone)."""
+    if progress.shape[0] == 0:
+        return
+    last = w.v[V_TURN] - 1
+    for p in range(2):
+        for r in range(last + 1, progress.shape[2]):
+            progress[row, p, r] = progress[row, p, last]
+
+
+@njit(cache=True, nogil=True)
 def win_shares(w, rules, s0, s1, out):
     """The engine's win shares from totals s0, s1 (tie_break rule) into out[0:2]."""
     E.tie_rule(rules, s0, s1, w.town.cnt[0, TW.GUN], w.town.cnt[1, TW.GUN], out)
