@@ -145,11 +145,12 @@ class _Sink:
         self.sums: F.DealSums | None = None
 
     def add(self, out: Mapping[str, np.ndarray]) -> None:
-        prog = out["progress"]
+        g = self.cell.game
+        prog, rounds, turns = g.feel_rounds(out)
         if self.sums is None:
             self.sums = F.DealSums(self.deals, prog.shape[2])
-        values = F.game_values(prog, self.cell.game.standing(out, self.rules), out["rounds"], out["win"],
-                               out["score"], self.comeback, self.blowout)
+        keys = g.standing({**out, "progress": prog, "rounds": rounds}, self.rules)
+        values = F.game_values(prog, keys, rounds, out["win"], out["score"], self.comeback, self.blowout, turns)
         self.sums.add(values, np.asarray(out["game"], dtype=np.int64))
 
 

@@ -423,6 +423,12 @@ class Game(ABC):
     # most rounds a game of the cell can have; rounds after the game's last (its ``rounds``) are not read)
     progress_measure: str = "score"
 
+    def feel_rounds(self, out: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(progress (n, P, R), rounds (n,), turns (n,)) as feel reads a game: by default the engine's rounds,
+        every seat taking one turn in each.  A game whose rounds are single turns groups them (Wagons)."""
+        P = out["progress"].shape[1]
+        return out["progress"], out["rounds"], out["rounds"] * P
+
     def standing(self, out: Mapping[str, np.ndarray], rules: Mapping[str, Any]) -> np.ndarray:
         """(n, P, R) keys: after round r the seat with the highest key leads (it would win if the game ended
         there; equal highest keys: nobody leads).  Default: the progress measure itself."""

@@ -26,6 +26,7 @@ NULL_WALKS = 200_000  # fair random walks simulated for the lead-change null at 
 # the per-game means feel reports, in report order: (name, what it says)
 METRICS = (
     ("rounds", "game length in rounds"),
+    ("turns", "game length in turns"),
     ("lead_changes", "lead changes per game"),
     ("null_lead_changes", "lead changes of a fair random walk of the same length"),
     ("excess_lead_changes", "lead changes above the fair random walk"),
@@ -91,13 +92,15 @@ def null_lead_changes(players: int, length: int) -> float:
 
 
 def game_values(progress: np.ndarray, keys: np.ndarray, rounds: np.ndarray, win: np.ndarray,
-                score: np.ndarray, comeback: float = COMEBACK, blowout: float = BLOWOUT) -> dict[str, np.ndarray]:
+                score: np.ndarray, comeback: float = COMEBACK, blowout: float = BLOWOUT,
+                turns: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Each game's feel values (nan where a value is not defined for that game).
 
     ``progress`` (n, P, R): each seat's progress measure after each round; ``keys``: the standing keys
     (``Game.standing``); ``rounds`` (n,): rounds played; ``win`` (n, P): win shares; ``score`` (n, P): final
-    scores.  Returns per-game arrays named as METRICS, plus ``leader_win`` (n, R): the win share of the seat
-    leading after round r (nan: no sole leader, or the game ended before r).
+    scores; ``turns`` (n,): turns played (default: rounds x seats).  Returns per-game arrays named as METRICS,
+    plus ``leader_win`` (n, R): the win share of the seat leading after round r (nan: no sole leader, or the
+    game ended before r).
     """
     progress = np.asarray(progress, dtype=np.float64)
     n, P, R = progress.shape
@@ -135,6 +138,7 @@ def game_values(progress: np.ndarray, keys: np.ndarray, rounds: np.ndarray, win:
     undecided = ~decided
     out = {
         "rounds": rounds.astype(np.float64),
+        "turns": (rounds * P if turns is None else np.asarray(turns)).astype(np.float64),
         "lead_changes": changes,
         "null_lead_changes": null,
         "excess_lead_changes": changes - null,

@@ -117,3 +117,17 @@ def test_api_refuses_bad_settings_by_name():
         with pytest.raises(BadInput) as e:
             boardsim.feel("fliptoons", **kw)
         assert e.value.key == key
+
+
+def test_wagons_rounds_are_pairs_of_turns():
+    from boardsim.games import get
+
+    turns = np.array([9, 15])
+    prog = np.zeros((2, 2, 15), dtype=np.int64)
+    prog[:, 0, :] = np.arange(1, 16)  # seat 0's points after turn t are t (filled past the last turn)
+    prog[0, 0, 9:] = 9
+    p, rounds, t = get("wagons").feel_rounds({"progress": prog, "rounds": turns})
+    assert rounds.tolist() == [5, 8] and t.tolist() == [9, 15]
+    assert p[0, 0, :5].tolist() == [2, 4, 6, 8, 9] and p[1, 0].tolist() == [2, 4, 6, 8, 10, 12, 14, 15]
+    p, rounds, t = get("fliptoons").feel_rounds({"progress": prog, "rounds": turns})
+    assert rounds.tolist() == [9, 15] and t.tolist() == [18, 30]

@@ -43,7 +43,8 @@ class Wagons(Game):
     options = game_rules.OPTIONS
     policies = POLICIES
     default_policy = "gain_minus_gift"
-    progress_measure = "town points (land groups + the three goals) after each turn"
+    progress_measure = ("town points (land groups + the three goals) after each turn; feel's rounds are pairs of "
+                        "turns")
     patch_default_fields = ("a", "b")  # the goals' signed points
     seat_counters = engine.SEAT_COUNTERS
     game_counters = engine.GAME_COUNTERS
@@ -182,6 +183,14 @@ class Wagons(Game):
         out = mcts.run(self._args(prepared), prepared["mcts"], cell_key, start, count, self._flags(prepared)[1],
                        prepared.progress)
         return self._outputs(out[0], out[1], out[3], out[2], out[7], prepared.progress)
+
+    def feel_rounds(self, out: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Feel's rounds are pairs of turns (both seats have drafted): after single turns, the lead mostly
+        follows whoever just took a card.  Round k is turn 2k (the last round: the last turn)."""
+        prog, turns = out["progress"], out["rounds"]
+        R = prog.shape[2]
+        idx = np.minimum(np.arange(1, R + 1, 2), R - 1)
+        return prog[:, :, idx], (turns + 1) // 2, turns
 
     def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
                  progress: np.ndarray, on: bool) -> dict[str, np.ndarray]:
