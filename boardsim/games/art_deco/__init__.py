@@ -45,6 +45,9 @@ class ArtDeco(Game):
     options = game_rules.OPTIONS
     policies = POLICIES
     default_policy = "eligibility"
+    # feel (docs/rules/art-deco.md, "Progress per round (feel)"): ``play``'s ``progress``, and ``standing``
+    progress_measure = ("score (cash + values held) after each round; the leader is who would win if the game "
+                        "ended then: an eligible seat first, then the higher score, then more cards")
     patch_default_fields = ("value", "copies")
     # the first player's edge is Art Deco's measured imbalance (docs/patch.md); --objective cards judges values
     patch_default_objective = "first_player"
@@ -143,7 +146,7 @@ class ArtDeco(Game):
         arrays = {**prepared.arrays, "rules": prepared["rules"].copy()}
         arrays["rules"][game_rules.R_DEBUG] = 1.0
         return Prepared(prepared.game, prepared.n_players, list(prepared.seats), dict(prepared.rules), arrays,
-                        prepared.rules_hash)
+                        prepared.rules_hash, prepared.progress)
 
     def seat_needs(self, prepared: Prepared, seat: int) -> frozenset[str]:
         """The declared needs, but a ``rules`` seat is asked at each decision only when ``rule_tables`` could
@@ -159,17 +162,43 @@ class ArtDeco(Game):
         if SEARCH in self.cell_needs(prepared):  # the mcts engine variant (mcts.py), compiled only for such cells
             return self.play_stepped(prepared, cell_key, start, count)
         score, win, seat_out, game_out = self.new_results(count, prepared.n_players)
+        progress = kernel.progress_arrays(count, prepared.n_players, _progress_rounds(prepared))
         kernel.play_batch(
             np.uint64(cell_key), start, prepared.n_players, *_inputs(prepared), self._scorers(prepared),
-            score, win, seat_out, game_out,
+            score, win, seat_out, game_out, *progress,
         )
-        return self.result_arrays(score, win, game_out, seat_out)
+        return self._outputs(prepared, score, win, seat_out, game_out, *progress)
 
     def play_stepped(self, prepared: Prepared, cell_key: int, start: int, count: int) -> dict[str, np.ndarray]:
         """The mcts variant's games: every decision through step.py, each seat choosing as in ``play``."""
-        score, win, seat_out, game_out = mcts.run(_inputs(prepared), self._scorers(prepared), prepared["mcts"],
-                                                  cell_key, start, count, prepared.n_players)
-        return self.result_arrays(score, win, game_out, seat_out)
+        results = mcts.run(_inputs(prepared), self._scorers(prepared), prepared["mcts"], cell_key, start, count,
+                           prepared.n_players, _progress_rounds(prepared))
+        return self._outputs(prepared, *results)
+
+    def _outputs(self, prepared: Prepared, score: np.ndarray, win: np.ndarray, seat_out: np.ndarray,
+                 game_out: np.ndarray, progress: np.ndarray, progress_cards: np.ndarray) -> dict[str, np.ndarray]:
+        """The result dict; with ``prepared.progress`` also ``progress`` and ``progress_cards``: (n, P, rounds)
+        int64, each seat's score (cash + held value) and cards held at the end of each round, the rounds after
+        the game's last holding its end (so the last round's progress is ``score``)."""
+        out = self.result_arrays(score, win, game_out, seat_out)
+        if prepared.progress:
+            out["progress"] = progress
+            out["progress_cards"] = progress_cards
+        return out
+
+    def standing(self, out: Mapping[str, np.ndarray], rules: Mapping[str, Any]) -> np.ndarray:
+        """(n, P, R) float64 keys of the game's own win rule (engine.win_shares) after each round: eligible
+        (cards held >= the ``min_cards_to_win`` rule) first, then the higher score, then more cards.
+
+        key = eligible x 2^52 + (score + 2^31) x 2^20 + cards, with the score clipped to [-2^31, 2^31) and the
+        cards to [0, 2^20): a whole number below 2^53, so exact in a float64 (equal keys are equal standings)
+        and lexicographic in (eligible, score, cards) for any score and card count a game can reach."""
+        need = int(rules.get("min_cards_to_win", _MIN_CARDS_DEFAULT))
+        score = np.clip(np.asarray(out["progress"], dtype=np.int64), -_SCORE_SPAN, _SCORE_SPAN - 1) + _SCORE_SPAN
+        cards = np.clip(np.asarray(out["progress_cards"], dtype=np.int64), 0, _CARD_SPAN - 1)
+        eligible = (cards >= need).astype(np.int64)
+        # each term and their sum below 2^53: the int64 sum converts to float64 exactly
+        return ((eligible << 52) + score * _CARD_SPAN + cards).astype(np.float64)
 
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         if SEARCH in self.cell_needs(prepared):
@@ -192,6 +221,17 @@ class ArtDeco(Game):
     def _scorers(self, prepared: Prepared) -> tuple | None:
         """The engine's scorer tuple, or None when no seat is asked at each decision (the faster kernel)."""
         return self.seat_scorers(prepared.seats) if USER in self.cell_needs(prepared) else None
+
+
+# standing's key: the score and card count spans (see ArtDeco.standing)
+_SCORE_SPAN = 1 << 31
+_CARD_SPAN = 1 << 20
+_MIN_CARDS_DEFAULT = next(o.default for o in game_rules.OPTIONS if o.name == "min_cards_to_win")
+
+
+def _progress_rounds(prepared: Prepared) -> int:
+    """Rounds of progress the cell's games record: the ``rounds`` rule (the most a game can have), 0 when off."""
+    return int(prepared.rules["rounds"]) if prepared.progress else 0
 
 
 def _mcts_rows(game: Game, seats: Sequence[Seat]) -> np.ndarray:

@@ -106,6 +106,17 @@ def _add_card(cval, cround, st, p, value, rnd):
     st[p, C_HELD_VAL] += value
 
 
+@helper(types.void(_C2I, _C2I, _C2I, _I64, _I64))
+def _record(progress, progress_cards, st, first, last):
+    """Rounds ``first + 1`` .. ``last`` of the game's progress (its ``progress`` columns first .. last - 1): each
+    seat's score (cash + held value, as ``win_shares`` scores it) and cards held now (World.progress)."""
+    for p in range(st.shape[0]):
+        now = st[p, C_CASH] + st[p, C_HELD_VAL]
+        for r in range(first, last):
+            progress[p, r] = now
+            progress_cards[p, r] = st[p, C_CARDS]
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _remove_card(cval, cround, st, p, k):
     last = st[p, C_CARDS] - 1

@@ -33,13 +33,15 @@ BLOCK = 256
 
 
 @njit(cache=True, nogil=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out, w):
+def _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out,
+                progress, progress_cards, w):
     """The allocation-free game loop of ``_play_range``: compiled without NRT, so passing the
     arrays costs no reference counting.  ``play`` is ``step.run`` (the rules loop, a whole game with every seat
     asked of decide.py) as a function pointer: LLVM optimises the game once, not again in each caller."""
     for i in range(lo, hi):
-        # the game's seat counters, score and win shares are played in their rows of the outputs: no copy
-        g = World(w.scratch, seat_out[i], w.v, w.r, score[i], win[i], w.log)
+        # the game's seat counters, score, win shares and progress (0 rounds: none) are played in their rows of
+        # the outputs: no copy
+        g = World(w.scratch, seat_out[i], w.v, w.r, score[i], win[i], w.log, progress[i], progress_cards[i])
         step.deal(g, rng.game_seed(key, first + i), deck)
         play(g, None, rules, pol, tables, rl, scorers, None, None)
         step.game_counters(g, i, game_out)
@@ -48,12 +50,12 @@ def _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers,
 
 @njit(cache=True, nogil=True)
 def _play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-                game_out, log):
+                game_out, progress, progress_cards, log):
     """Games lo..hi-1 of this batch, sharing one World (its log: ``log``)."""
     w = step.world(n_players, deck.shape[0], collection_capacity(rules), int(rules[R.R_DIRECT_MAX]), log)
     step.set_codes(w, pol, rules)
     n_log = _play_games(play, key, first, lo, hi, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-                        game_out, w)
+                        game_out, progress, progress_cards, w)
     return n_log
 
 
@@ -72,18 +74,23 @@ RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
                                           np.zeros((1, 1, 1), np.int64)))
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, tables, rl
-_OUT = (_C2I, _C2F, types.int64[:, :, ::1], _C2I)  # score, win, seat_out, game_out
+_C3I = types.int64[:, :, ::1]
+# score, win, seat_out, game_out, progress, progress_cards.  The progress arrays are (n, P, R) when the cell
+# records them (Prepared.progress) and (n, P, 0) when not: the same types, so one signature serves both and a
+# cell without progress compiles nothing new; the rules loop records only when R > 0 (World.progress).
+_OUT = (_C2I, _C2F, _C3I, _C2I, _C3I, _C3I)
 _SCORERS = {True: custom.SCORERS, False: types.none}
 _ARRAY = {(n, t): np.zeros((1,) * n, t) for n in (1, 2) for t in (np.int64, np.uint64, np.float64)}
 WORLD = numba.typeof(World(Scratch(*(_ARRAY[k] for k in (
     (1, np.int64), (2, np.int64), (2, np.int64), (1, np.int64), (1, np.int64), (2, np.int64), (1, np.uint64),
     (2, np.int64), (2, np.float64), (2, np.float64), (1, np.float64), (1, np.float64)))),
     *(_ARRAY[k] for k in ((2, np.int64), (1, np.int64), (1, np.float64), (1, np.int64), (1, np.float64),
-                          (2, np.int64)))))
+                          (2, np.int64), (2, np.int64), (2, np.int64)))))
 # step.run(world, pending = None, rules, deck, pol, tables, rl, scorers, stop = None, stop_round = None)
 GAME_SIG = {k: types.void(WORLD, types.none, *_IN[:1], *_IN[2:], sc, types.none, types.none)
             for k, sc in _SCORERS.items()}
-# play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log
+# play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out, game_out,
+# progress, progress_cards, log
 RANGE_SIG = {k: _I64(types.FunctionType(GAME_SIG[k]), types.uint64, _I64, _I64, _I64, _I64, *_IN, sc, *_OUT, _C2I)
              for k, sc in _SCORERS.items()}
 BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(GAME_SIG[k]), types.uint64, _I64,
@@ -92,7 +99,7 @@ BATCH_SIG = {k: types.void(types.FunctionType(RANGE_SIG[k]), types.FunctionType(
 
 
 def _batch(play_range, play, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-           game_out):
+           game_out, progress, progress_cards):
     """Games first..first+n-1 of a cell in blocks; each writes only its own rows.  ``play_range`` is
     ``_play_range`` and ``play`` is ``step.run``, both as function pointers: the kernel does not link (and
     re-optimise) the engine's code."""
@@ -101,7 +108,7 @@ def _batch(play_range, play, key, first, n_players, rules, deck, pol, tables, rl
     for b in prange(block_count(n, BLOCK)):
         lo, hi = block_range(b, n, BLOCK)
         play_range(play, key, first, lo, hi, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-                   game_out, no_log)
+                   game_out, progress, progress_cards, no_log)
 
 
 # one dispatcher per scorer variant: a pointer kernel is compiled for exactly one signature
@@ -136,15 +143,18 @@ def _engine(asks: bool) -> tuple:
 
 
 def play_batch(key, first, n_players, rules, deck, pol, tables: D.RuleTables, rl: RuleArrays, scorers, score, win,
-               seat_out, game_out):
+               seat_out, game_out, progress, progress_cards):
     """Play games ``first..first+n-1`` of a cell into the result arrays (n = ``score.shape[0]``).
+
+    ``progress`` and ``progress_cards`` (``progress_arrays``) are (n, P, R) to record each round's scores and
+    cards held, (n, P, 0) to record nothing.
 
     ``scorers`` is the four-scorer tuple, or None when no seat is asked at each decision
     (``ArtDeco.seat_needs``: the ``user`` need): the engine compiled for None has no code for such seats.
     """
     kernel, engine = _engine(scorers is not None)
     kernel(engine, step.run, key, first, n_players, rules, deck, pol, tables, rl, scorers, score, win, seat_out,
-           game_out)
+           game_out, progress, progress_cards)
 
 
 def trace_game(key, index, n_players, rules, deck, pol, tables: D.RuleTables, rl: RuleArrays, scorers, max_events):
@@ -157,8 +167,15 @@ def trace_game(key, index, n_players, rules, deck, pol, tables: D.RuleTables, rl
     game_out = np.zeros((1, N_GAME), dtype=np.int64)
     log = np.zeros((max_events, LOG_WIDTH), dtype=np.int64)
     n_log = engine(step.run, np.uint64(key), np.int64(index), np.int64(0), np.int64(1), np.int64(n_players), rules,
-                   deck, pol, tables, rl, scorers, score, win, seat_out, game_out, log)
+                   deck, pol, tables, rl, scorers, score, win, seat_out, game_out, *progress_arrays(1, n_players, 0),
+                   log)
     return score[0], win[0], seat_out[0], game_out[0], log[:n_log]
+
+
+def progress_arrays(count: int, n_players: int, rounds: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed (progress, progress_cards), int64 (count, n_players, rounds): ``rounds`` = 0 records nothing."""
+    return (np.zeros((count, n_players, rounds), dtype=np.int64),
+            np.zeros((count, n_players, rounds), dtype=np.int64))
 
 
 def inputs(prepared: Prepared) -> tuple:

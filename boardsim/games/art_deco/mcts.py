@@ -49,7 +49,7 @@ from boardsim.games.art_deco import decide as D
 from boardsim.games.art_deco import engine as E
 from boardsim.games.art_deco import rules as R
 from boardsim.games.art_deco import step
-from boardsim.games.art_deco.kernel import _C1F, _C1I, _C2F, _C2I, _IN, _OUT
+from boardsim.games.art_deco.kernel import _C1F, _C1I, _C2F, _C2I, _IN, _OUT, progress_arrays
 from boardsim.games.art_deco.state import A_MAX, C_CARDS, C_CASH, C_HELD_VAL, HELPERS, price
 from boardsim.games.blocks import block_count, block_range
 
@@ -298,18 +298,19 @@ def decide(real, base, world, tr, buf, mrow, ppol, rules, tables, rl, stats, rew
 
 
 @njit(cache=True, nogil=True)
-def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log,
-               visits):
-    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs); ``log`` and
-    ``visits`` (per log row: the mcts choice's root visits, 0 for other rows) keep the last game's."""
+def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out,
+               progress, progress_cards, log, visits):
+    """Games first+lo .. first+hi-1 through the step interface (kernel._play_range's outputs, the progress arrays
+    included: (n, P, 0) records nothing); ``log`` and ``visits`` (per log row: the mcts choice's root visits, 0
+    for other rows) keep the last game's.  The search's own worlds never record progress."""
     n_players = pol.shape[0]
     n_deck = deck.shape[0]
     cap = int(rules[R.R_HAND]) + int(rules[R.R_ROUNDS]) * (1 + int(rules[R.R_DIRECT_MAX])) + 1
     dmax = int(rules[R.R_DIRECT_MAX])
-    real = step.new_world(n_players, n_deck, cap, dmax, log.shape[0])
+    game = step.new_world(n_players, n_deck, cap, dmax, log.shape[0])
     base = step.new_world(n_players, n_deck, cap, dmax, 0)
     world = step.new_world(n_players, n_deck, cap, dmax, 0)
-    step.set_codes(real, pol, rules)
+    step.set_codes(game, pol, rules)
     tr = TR.pool(mpar, M_ITER)
     buf = np.zeros(2 * BRANCHING, dtype=np.int64)
     ppol = TR.playout_rows(mpar, M_PLAY, D.POLICY_WIDTH)
@@ -318,6 +319,9 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
     for row in range(lo, hi):
         for i in range(visits.shape[0]):
             visits[i] = 0
+        # the real game records its progress into its rows of the outputs (0 rounds: nothing)
+        real = step.World(game.scratch, game.st, game.v, game.r, game.score, game.win, game.log, progress[row],
+                          progress_cards[row])
         step.setup(real, rng.game_seed(key, first + row), rules, deck, pol, tables)
         while real.v[step.V_PHASE] != step.PH_OVER:
             p = step.to_move(real)
@@ -332,23 +336,24 @@ def play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, 
                 a = step.builtin(real, rules, pol, tables, rl, scorers)
             step.apply(real, a, rules, pol, tables)
         step.outputs(real, row, score, win, seat_out, game_out)
-    n = real.v[step.V_NLOG]
+    n = game.v[step.V_NLOG]
     for i in range(n):
         for j in range(E.LOG_WIDTH):
-            log[i, j] = real.log[i, j]
+            log[i, j] = game.log[i, j]
     return n
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def play_batch(key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out):
+def play_batch(key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, progress,
+               progress_cards):
     """Games first..first+n-1 of a cell in blocks; each game writes only its own rows."""
     n = score.shape[0]
     for b in prange(block_count(n, BLOCK)):
         lo, hi = block_range(b, n, BLOCK)
         log = np.zeros((0, E.LOG_WIDTH), dtype=np.int64)
         visits = np.zeros(0, dtype=np.int64)
-        play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log,
-                   visits)
+        play_range(key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out,
+                   progress, progress_cards, log, visits)
 
 
 _LOCK = threading.Lock()
@@ -357,9 +362,10 @@ _LOCK = threading.Lock()
 # into function pointers (as kernel.py's engine), so a custom or learned seat can sit beside an mcts seat;
 # both entry points are compiled for the two variants and then refuse any other.
 _SC = (custom.SCORERS, types.none)
-# key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out
+# key, first, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, progress, progress_cards
 BATCH_SIGS = tuple(types.void(types.uint64, types.int64, *_IN, sc, _C2F, *_OUT) for sc in _SC)
-# key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, log, visits
+# key, first, lo, hi, rules, deck, pol, tables, rl, scorers, mpar, score, win, seat_out, game_out, progress,
+# progress_cards, log, visits
 RANGE_SIGS = tuple(types.int64(types.uint64, types.int64, types.int64, types.int64, *_IN, sc, _C2F, *_OUT, _C2I,
                                _C1I) for sc in _SC)
 assert _C1F is _IN[0]  # rules: the kernel's input types are this module's
@@ -383,17 +389,20 @@ def _helpers() -> None:
 
 
 def run(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int, start: int, count: int,
-        n_players: int) -> tuple[np.ndarray, ...]:
-    """Play games start..start+count-1 (``inputs``: rules, deck, pol, tables, rl): score, win, seat_out, game_out."""
+        n_players: int, rounds: int = 0) -> tuple[np.ndarray, ...]:
+    """Play games start..start+count-1 (``inputs``: rules, deck, pol, tables, rl): score, win, seat_out, game_out,
+    progress, progress_cards (``rounds`` > 0: each seat's score and cards after each of the first ``rounds``
+    rounds; 0: (count, P, 0), nothing recorded)."""
     _helpers()
     score = np.zeros((count, n_players), dtype=np.int64)
     win = np.zeros((count, n_players), dtype=np.float64)
     seat_out = np.zeros((count, n_players, E.N_SEAT), dtype=np.int64)
     game_out = np.zeros((count, E.N_GAME), dtype=np.int64)
+    progress, progress_cards = progress_arrays(count, n_players, rounds)
     rules, deck, pol, tables, rl = inputs
     play_batch(np.uint64(cell_key), np.int64(start), rules, deck, pol, tables, rl, scorers,
-               np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out)
-    return score, win, seat_out, game_out
+               np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out, progress, progress_cards)
+    return score, win, seat_out, game_out, progress, progress_cards
 
 
 def trace(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int, index: int, n_players: int,
@@ -408,7 +417,8 @@ def trace(inputs: tuple[Any, ...], scorers: Any, mpar: np.ndarray, cell_key: int
     visits = np.zeros(max_events, dtype=np.int64)
     rules, deck, pol, tables, rl = inputs
     n = play_range(np.uint64(cell_key), np.int64(index), np.int64(0), np.int64(1), rules, deck, pol, tables, rl,
-                   scorers, np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out, log, visits)
+                   scorers, np.ascontiguousarray(mpar, dtype=np.float64), score, win, seat_out, game_out,
+                   *progress_arrays(1, n_players, 0), log, visits)
     return score[0], win[0], seat_out[0], game_out[0], log[:n], visits[:n]
 
 

@@ -98,6 +98,10 @@ class World(NamedTuple):
     score: np.ndarray  # int64 (P,)
     win: np.ndarray  # float64 (P,)
     log: np.ndarray  # int64 (rows, engine.LOG_WIDTH); 0 rows: no log
+    # the game's progress per round (Prepared.progress): int64 (P, R), each seat's score (cash + held value) and
+    # cards held at the end of round r + 1, rounds after the game's last filled with its end; (P, 0): not recorded
+    progress: np.ndarray
+    progress_cards: np.ndarray
 
 
 # Small helpers called at several places in the engine are compiled once, for one signature, and inlined by

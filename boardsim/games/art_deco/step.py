@@ -117,9 +117,11 @@ def world(n_players, n_deck, cap, direct_max, log):
         np.zeros((1, cap + 1), dtype=np.float64)[0],
         np.zeros((1, STACK), dtype=np.float64)[0],
     )
+    # no progress recorded (P, 0): the batch kernels play each game in a World over its rows of the outputs
     return World(scratch, np.zeros((n_players, N_SEAT), dtype=np.int64), np.zeros((1, N_V), dtype=np.int64)[0],
                  np.zeros((1, 1), dtype=np.float64)[0], np.zeros((1, n_players), dtype=np.int64)[0],
-                 np.zeros((1, n_players), dtype=np.float64)[0], log)
+                 np.zeros((1, n_players), dtype=np.float64)[0], log, np.zeros((n_players, 0), dtype=np.int64),
+                 np.zeros((n_players, 0), dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -143,7 +145,7 @@ def _cp2(a, b):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def copy_world(src, dst):
-    """dst = src: the game state and the generator (not dst's policy codes, decision views or log)."""
+    """dst = src: the game state and the generator (not dst's policy codes, decision views, log or progress)."""
     a, b = src.scratch, dst.scratch
     _cp1(a.ring, b.ring)
     _cp2(a.cval, b.cval)
@@ -270,6 +272,7 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
     direct_factor = rules[R.R_DIRECT_FACTOR]
     sale_factor = rules[R.R_SALE_FACTOR]
     logging = w.log.shape[0] > 0
+    recording = w.progress.shape[1] > 0  # each round's scores and cards (World.progress; 0 rounds: off)
     ph = v[V_PHASE]
     rnd = v[V_RND]
     head = v[V_HEAD]
@@ -463,6 +466,8 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
                         v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_SELL, s, x, gain)
                 k += 1
             else:
+                if recording and rnd <= w.progress.shape[1]:  # the round is over: its standings
+                    E._record(w.progress, w.progress_cards, st, rnd - 1, rnd)
                 # the next active card, or the end
                 if rnd == int(rules[R.R_ROUNDS]):
                     v[V_END] = E.END_ROUNDS
@@ -482,6 +487,8 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
             for p in range(n_players):
                 st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
             E.win_shares(st, min_cards, w.score, w.win)
+            if recording:  # the rounds the game did not reach keep its end (its scores)
+                E._record(w.progress, w.progress_cards, st, min(rnd, w.progress.shape[1]), w.progress.shape[1])
             if logging:
                 v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_END, -1, v[V_END], 0)
             ph = PH_OVER
@@ -586,7 +593,8 @@ def apply(w, a, rules, pol, tables):
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def outputs(w, row, score, win, seat_out, game_out):
-    """Write a finished game into row ``row`` of the batch outputs (kernel._play_games' layout)."""
+    """Write a finished game into row ``row`` of the batch outputs (kernel._play_games' layout; its progress,
+    if recorded, is already in the arrays ``w.progress`` views)."""
     n_players = w.st.shape[0]
     for p in range(n_players):
         score[row, p] = w.score[p]
