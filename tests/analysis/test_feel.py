@@ -131,3 +131,14 @@ def test_wagons_rounds_are_pairs_of_turns():
     assert p[0, 0, :5].tolist() == [2, 4, 6, 8, 9] and p[1, 0].tolist() == [2, 4, 6, 8, 10, 12, 14, 15]
     p, rounds, t = get("fliptoons").feel_rounds({"progress": prog, "rounds": turns})
     assert rounds.tolist() == [9, 15] and t.tolist() == [18, 30]
+
+
+def test_art_deco_feel_reads_its_own_win_rule():
+    """Art Deco's leader is whoever would win if the game ended then (ArtDeco.standing): after its last round
+    (every game at the default rules runs all 10), the leader is the winner, at every count and level."""
+    f = boardsim.feel("art_deco", players=[2, 3], levels=["eligibility", "par"], deals=300, seed=4, progress=False)
+    last = f.curve[f.curve["round"] == 10]
+    assert len(last) == 4 and (last["leader_wins"] == 1.0).all(), last
+    m = f.metrics.set_index(["players", "level", "metric"])["mean"]
+    assert m[(2, "eligibility", "rounds")] == 10 and m[(3, "par", "turns")] == 30
+    assert (f.curve["games"] > 0).all()
