@@ -214,8 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--games", type=_int_at_least(40, "an integer from 40 to 1000000000", 10**9), default=4000,
                     help="games per test on the search deals, and as many on the fresh verification deals "
                          "(default 4000)")
-    pa.add_argument("--objective", choices=["cards", "first_player", "both"],
-                    help="what is made fair (default: cards where the game can favour a card, else first_player)")
+    pa.add_argument("--objective",
+                    help="what is made fair: cards, first_player, both, feel targets such as comeback_rate>=0.2, "
+                         "or one of the three then + targets (default: cards where the game can favour a card, "
+                         "else first_player)")
     pa.add_argument("--seed", type=_seed, default=0)
     pa.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE")
     pa.add_argument("--out", help="output folder (default reports/patch-<game>/ or reports/<scenario>-patch/)")

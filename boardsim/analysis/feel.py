@@ -145,13 +145,19 @@ class _Sink:
         self.sums: F.DealSums | None = None
 
     def add(self, out: Mapping[str, np.ndarray]) -> None:
-        g = self.cell.game
-        prog, rounds, turns = g.feel_rounds(out)
+        values = chunk_values(self.cell.game, out, self.rules, self.comeback, self.blowout)
         if self.sums is None:
-            self.sums = F.DealSums(self.deals, prog.shape[2])
-        keys = g.standing({**out, "progress": prog, "rounds": rounds}, self.rules)
-        values = F.game_values(prog, keys, rounds, out["win"], out["score"], self.comeback, self.blowout, turns)
+            self.sums = F.DealSums(self.deals, values["leader_win"].shape[1])
         self.sums.add(values, np.asarray(out["game"], dtype=np.int64))
+
+
+def chunk_values(g: Game, out: Mapping[str, np.ndarray], rules: Mapping[str, Any], comeback: float = F.COMEBACK,
+                 blowout: float = F.BLOWOUT) -> dict[str, np.ndarray]:
+    """Each game's feel values (stats.feel.game_values) from a chunk played with progress on: the game's own
+    rounds (``Game.feel_rounds``) and standing (``Game.standing``)."""
+    prog, rounds, turns = g.feel_rounds(out)
+    keys = g.standing({**out, "progress": prog, "rounds": rounds}, rules)
+    return F.game_values(prog, keys, rounds, out["win"], out["score"], comeback, blowout, turns)
 
 
 def feel_job(target: str | Game, players: Any = None, levels: Any = None, deals: int | None = None,

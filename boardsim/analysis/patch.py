@@ -8,7 +8,11 @@ The objective of a card table is the largest |effect| over its *tests*:
   the mean swing of the market's cards (docs/guide/measure-a-card.md);
 - a first-player test (base player, player count): the first player's win rate in self-play minus 1/P.
 
-``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all.
+- a feel test (base player, player count, target): a feel figure of self-play (docs/guide/feel.md), such as
+  ``comeback_rate>=0.2``, its effect how far the figure falls short of the target (0 when it is met).
+
+``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all; feel
+targets join with ``+`` (``"cards+comeback_rate>=0.2"``) or stand alone (``"lead_changes>=2"``).
 
 The search (``search_patch``):
 
@@ -53,6 +57,7 @@ from boardsim.cell import Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
 from boardsim.report.tables import FIRST
+from boardsim.stats import feel as F
 from boardsim.stats.intervals import mean_var
 
 OBJECTIVES = ("cards", "first_player", "both")
@@ -64,6 +69,7 @@ SLACK = 0.005  # a candidate may leave the worst |effect| this far above the bes
 POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
 CELL_TABLES = 24  # tables whose cells a Measurer keeps (a round races about 20 candidates; ~2 MB a table)
+FEEL_UNIT = 10_000  # a feel test sums each game's value in these units, rounded: exact integer sums, any chunking
 FORMAT = 2  # of a saved measurement (in its digest): raise it when what a measurement sums changes
 # (2: a card test sums its swing, favouring minus avoiding arm, and the swing centred on its group's mean)
 
@@ -74,7 +80,31 @@ Edits = tuple[tuple[str, str, int], ...]  # ((item, field, new value), ...) sort
 class Test:
     base: int  # index into the bases
     players: int
-    card: str | None  # None: the first-player test
+    card: str | None  # None: the first-player test, or a feel test
+    target: F.Target | None = None  # a feel test's target (card None)
+
+    @property
+    def kind(self) -> str:
+        return "card" if self.card is not None else "feel" if self.target is not None else "first_player"
+
+    @property
+    def label(self) -> str:
+        """The test's name in the tables' ``card`` column."""
+        return self.card if self.card is not None else self.target.label() if self.target is not None else FIRST
+
+
+def parse_objective(text: str) -> tuple[str, tuple[F.Target, ...]]:
+    """``"cards"``, ``"first_player"``, ``"both"``, feel targets, or one of the three then ``+`` targets ->
+    (the card and first-player part, "" for none; the feel targets).  ValueError says what is allowed."""
+    parts = [p.strip() for p in str(text).split("+")]
+    judged = parts.pop(0) if parts and parts[0] in OBJECTIVES else ""
+    if not parts and not judged:
+        raise ValueError(f"got {text!r}; allowed: {', '.join(OBJECTIVES)}, feel targets such as "
+                         "comeback_rate>=0.2, or one of the three then + targets")
+    targets = tuple(F.parse_target(p) for p in parts)
+    if len({t.metric for t in targets}) < len(targets):
+        raise ValueError(f"got {text!r}: one target per feel metric")
+    return judged, targets
 
 
 @dataclass
@@ -97,12 +127,23 @@ class Problem:
     judges: int = 0  # the last ``judges`` bases judge the patch on the fresh deals only (not searched under)
     cards: list[str] = field(default_factory=list)  # the cards with tests
     items: dict[tuple[str, str], int] = field(default_factory=dict)  # (item, field) -> today's value
+    judged: str = field(default="", init=False)  # the objective's card and first-player part ("" for none)
+    targets: tuple[F.Target, ...] = field(default=(), init=False)  # its feel targets
 
     def __post_init__(self) -> None:
+        self.judged, self.targets = parse_objective(self.objective)
         today = self.table(())
-        if self.objective != "first_player":
+        if self.judges_cards:
             self.cards = self.game.market_cards(today)
         self.items = {(i, f): v for i, f, v in self.game.patch_fields(today) if f in self.fields}
+
+    @property
+    def judges_cards(self) -> bool:
+        return self.judged in ("cards", "both")
+
+    @property
+    def judges_first(self) -> bool:
+        return self.judged in ("first_player", "both")
 
     # -- tables -------------------------------------------------------------------
     def edits_dict(self, edits: Edits) -> dict[str, dict[str, Any]]:
@@ -133,16 +174,17 @@ class Problem:
         out = []
         for b in range(len(self.bases)):
             for n in self.counts:
-                if self.objective != "first_player":
+                if self.judges_cards:
                     out += [Test(b, n, c) for c in self.cards]
-                if self.objective != "cards":
+                if self.judges_first:
                     out.append(Test(b, n, None))
+                out += [Test(b, n, None, t) for t in self.targets]
         return out
 
     def deals(self, n: int) -> int:
         """Search deals per test at ``n`` players: ``games`` games per favouring arm (n arrangements a deal), or
-        ``games`` self-play games when only the first player is judged."""
-        return -(-self.games // n) if self.objective != "first_player" else self.games
+        ``games`` self-play games when no card is judged (first player, feel)."""
+        return -(-self.games // n) if self.judges_cards else self.games
 
     def segment(self, name: str, n: int) -> tuple[int, int]:
         """(first deal, count) of a named deal range at ``n`` players: ``search0..2`` (the race's rungs),
@@ -157,8 +199,8 @@ class Problem:
         return lo, math.ceil(d * RUNGS[r]) - lo
 
     def seats(self, test: Test, avoid: bool = False) -> list[Seat]:
-        """A test's lineup: self-play for the first-player test; for a card test the favouring seat (``avoid``:
-        the avoiding seat) beside the base player."""
+        """A test's lineup: self-play for the first-player and feel tests; for a card test the favouring seat
+        (``avoid``: the avoiding seat) beside the base player."""
         base = self.bases[test.base]
         if test.card is None:
             return [base] * test.players
@@ -180,7 +222,8 @@ class Sums:
     Y, Y squared, deals, then Z and Z squared.  A first-player test's Y is the first player's units; a card
     test's Y is its swing (favouring minus avoiding arm) and Z = k Y - (the sum of Y over the k market cards
     of its base and count on the same deal): k times its strength, when every card of its group was measured
-    on these deals (``centred``), else 0."""
+    on these deals (``centred``), else 0.  A feel test's Y is its game's figure in FEEL_UNIT (a self-play deal is
+    one game), its deals those whose game defines the figure (comebacks: a decided game)."""
 
     def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None, centred: bool = False):
         self.tests = list(tests)
@@ -216,20 +259,28 @@ class Sums:
                 raise ValueError("a card test measured without its whole group needs the group's reference swing")
             effect = np.where(card, swing - ref, swing - 1.0 / players)
             se = np.sqrt(var_y / d) / scale
+        feel = np.full(len(self.tests), np.nan)  # a feel test's figure; its effect the shortfall from the target
+        for i, t in enumerate(self.tests):
+            if t.target is not None:
+                feel[i] = mean_y[i] / FEEL_UNIT
+                effect[i] = float(t.target.shortfall(feel[i]))
+                se[i] = math.sqrt(var_y[i] / d[i]) / FEEL_UNIT if d[i] > 0 else math.nan
         df = np.maximum(d - 1, 1)
         h = stats.t.ppf(0.5 + confidence / 2, df) * se
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(se > 0, 2 * stats.t.sf(np.abs(effect) / se, df), (effect == 0.0).astype(float))
+        feel_h = np.where(np.isnan(feel), np.nan, h)
         return pd.DataFrame({"base": labels, "players": [t.players for t in self.tests],
-                             "card": [t.card if t.card is not None else FIRST for t in self.tests],
+                             "card": [t.label for t in self.tests], "kind": [t.kind for t in self.tests],
                              "effect": effect, "effect_lo": effect - h, "effect_hi": effect + h, "se": se,
-                             "p_value": p, "swing": np.where(card, swing, np.nan), "swing_ref": ref,
+                             "p_value": p, "swing": np.where(card, swing, np.nan), "swing_ref": ref, "feel": feel,
+                             "feel_lo": feel - feel_h, "feel_hi": feel + feel_h,
                              "deals": d.astype(int), "games": (d * np.where(card, 2 * players, 1)).astype(int)})
 
 
 def references(frame: pd.DataFrame) -> dict[tuple[str, int], float]:
     """Each (base, players) group's mean swing (``swing_ref``) from a centred frame's card rows."""
-    cards = frame[frame["card"] != FIRST]
+    cards = frame[frame["kind"] == "card"]
     return {(b, int(n)): float(r) for b, n, r in zip(cards["base"], cards["players"], cards["swing_ref"], strict=True)}
 
 
@@ -301,7 +352,7 @@ class Measurer:
             return self.memo[memo_key]
         table, cells = self._cells(edits)
         digest = stable_hash(self.facts, table.to_dict("list"), table.attrs, segment,
-                             [(t.base, t.players, t.card) for t in tests],
+                             [(t.base, t.players, t.card) + ((t.target.label(),) if t.target else ()) for t in tests],
                              [p.segment(segment, n) for n in p.counts])
         path = self.folder / f"{digest}.json" if self.folder is not None else None
         sums = self._load(path, tests, digest)
@@ -313,7 +364,12 @@ class Measurer:
                     cells[t] = tuple(make_cell(p.game, t.players, p.seats(t, avoid), p.rules, table,
                                                seating_design=p.seating) for avoid in ((False, True) if t.card
                                                                                        else (False,)))
+                    for prep in cells[t][0].prepared if t.target is not None else ():
+                        prep.progress = True  # a feel test reads each round's standings
                 first, count = p.segment(segment, t.players)
+                if t.target is not None:
+                    sums.values[i, :3] = self._feel(cells[t][0], first, count, t.target)
+                    continue
                 if t.card is None:
                     sums.values[i, :3] = self._play(cells[t][0], first, count)
                     continue
@@ -369,6 +425,24 @@ class Measurer:
             self.games += n_arr * c
             if self.on_games is not None:
                 self.on_games(n_arr * c)
+        return out
+
+    def _feel(self, cell: Cell, start: int, count: int, target: F.Target) -> np.ndarray:
+        """(sum, sum of squares, deals) of the target's figure in FEEL_UNIT over the deals whose game defines it."""
+        from boardsim.analysis.feel import chunk_values
+        from boardsim.executors import play_ranges
+
+        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        out = np.zeros(3, dtype=np.int64)
+        rules = cell.prepared[0].rules
+        for _, raw in play_ranges(cell, self.key, ranges, self.executor):
+            v = chunk_values(cell.game, raw, rules)[target.metric]
+            y = np.rint(v[~np.isnan(v)] * FEEL_UNIT).astype(np.int64)
+            out += (int(y.sum()), int((y * y).sum()), y.size)
+            games = len(v)
+            self.games += games
+            if self.on_games is not None:
+                self.on_games(games)
         return out
 
     def _play(self, cell: Cell, start: int, count: int) -> np.ndarray:
@@ -597,7 +671,7 @@ class _Search:
         for t, e0, sl in zip(own, base_e, slope, strict=True):
             self.dose_rows.append({"round": round_no, "item": item, "field": fld, "value": v,
                                    "base": p.bases[t.base].label(), "players": t.players,
-                                   "test": t.card if t.card is not None else FIRST, "effect": e0,
+                                   "test": t.label, "effect": e0,
                                    "slope_per_unit": sl, "best_value": best_v, "predicted_worst_at_best": best_pred})
         return v, best_v, worst_now, best_pred
 
@@ -608,7 +682,7 @@ class _Search:
         edit could improve, with the edits left in the budget."""
         p = self.p
         searched = {b.label() for b in p.bases[:len(p.bases) - p.judges]}
-        after = verification[(verification["table"] == "patched") & (verification["card"] != FIRST)
+        after = verification[(verification["table"] == "patched") & (verification["kind"] == "card")
                              & verification["base"].isin(searched)]
         flagged = list(dict.fromkeys(after.loc[after["flag"].fillna("") != "", "card"]))
         if not flagged or p.max_edits == 0:
@@ -745,6 +819,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     frames, objs = [], []
     for name, e in (("today", ()), ("patched", edits)):
         f = flag_effects(measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence), alpha)
+        f.loc[(f["kind"] == "feel") & (f["flag"] != ""), "flag"] = "missed"  # a target measurably not reached
         first = [problem.segment("verify", n)[0] for n in f["players"]]
         f.insert(0, "table", name)
         f["deals_first"] = first
@@ -754,12 +829,14 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
                                  if len(problem.bases) > 1 else [])
         for base, part in groups:
             lo, hi = objective_interval(part, confidence)
-            card_rows = part[part["card"] != FIRST]
-            fp_rows = part[part["card"] == FIRST]
+            card_rows = part[part["kind"] == "card"]
+            fp_rows = part[part["kind"] == "first_player"]
+            feel_rows = part[part["kind"] == "feel"]
             objs.append({"table": name, "base": base, "patch": describe(problem, e),
                          "objective": objective_of(part), "objective_lo": lo, "objective_hi": hi,
                          "worst_card_effect": objective_of(card_rows) if len(card_rows) else np.nan,
                          "worst_first_player": objective_of(fp_rows) if len(fp_rows) else np.nan,
+                         "worst_feel_shortfall": objective_of(feel_rows) if len(feel_rows) else np.nan,
                          "flagged": int((part["flag"] != "").sum()),
                          "flagged_cards": int(card_rows.loc[card_rows["flag"] != "", "card"].nunique()),
                          "tests": len(part), "correction": f["correction"].iloc[0],

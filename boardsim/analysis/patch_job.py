@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from boardsim import safe_io
-from boardsim.analysis.patch import OBJECTIVES, Problem, Result, search_patch
+from boardsim.analysis.patch import Problem, Result, parse_objective, search_patch
 from boardsim.analysis.players import base_players
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games.base import Game, Seat
@@ -154,9 +154,11 @@ def make_problem(
             can_favour = False
     if objective is None:
         objective = game.patch_default_objective if can_favour else "first_player"
-    if objective not in OBJECTIVES:
-        raise BadParameter("objective", f"got {objective!r}; allowed: {', '.join(OBJECTIVES)}")
-    if objective != "first_player":
+    try:
+        judged, _ = parse_objective(objective)
+    except ValueError as e:
+        raise BadParameter("objective", str(e)) from None
+    if judged in ("cards", "both"):
         if not game.market_cards(today):
             raise BadParameter("objective", f"{game.title} has no policy that favours a card, so card effects "
                                           "cannot be measured; allowed: first_player")
@@ -283,7 +285,10 @@ def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None 
     safe_io.write_csv(r.dose, out_dir / "patch_dose.csv")
     counts = ", ".join(str(n) for n in p.counts)
     judged = {"cards": "the largest |card strength|", "first_player": "the largest |first-player rate - fair share|",
-              "both": "the larger of the largest |card strength| and |first-player rate - fair share|"}[p.objective]
+              "both": "the larger of the largest |card strength| and |first-player rate - fair share|",
+              "": ""}[p.judged]
+    shortfalls = [f"the shortfall from {t.label()} (0 when met)" for t in p.targets]
+    judged = " and ".join(x for x in (judged, "the largest " + " or ".join(shortfalls) if shortfalls else "") if x)
     description = (f"A balance patch for {p.game.title} at {counts} players: the fewest edits of "
                    f"{', '.join(p.fields)} (each within +-{p.span} of today's value, {p.max_edits} at most) that "
                    f"minimise {judged} over every test, for base player(s) {', '.join(b.label() for b in p.bases)}. "

@@ -11,6 +11,7 @@ import pandas as pd
 from boardsim.report import plots
 from boardsim.report.plots import FAIR_STYLE, TITLE_SIZE, heading, new_figure, panel_title, short_text
 from boardsim.report.tables import FIRST
+from boardsim.stats.feel import parse_target
 
 COLOURS = {"today": "tab:grey", "patched": "tab:blue"}
 
@@ -43,12 +44,11 @@ def patch_answer(objective: pd.DataFrame, limits: Sequence[str] = (), verificati
     edits = 0 if patch == "today's table" else patch.count("->")
     where = _counts(verification["players"]) if verification is not None and "players" in verification else ""
     cards = not pd.isna(after.get("worst_card_effect", np.nan))
-    if not cards:
-        what = "worst |first-player rate - fair share|"
-    elif pd.isna(after.get("worst_first_player", np.nan)):
-        what = "worst |card strength|"
-    else:
-        what = "objective (worst |effect| of cards and first player)"
+    parts = [name for col, name in (("worst_card_effect", "card strength"),
+                                    ("worst_first_player", "first-player rate - fair share"),
+                                    ("worst_feel_shortfall", "shortfall from a feel target"))
+             if not pd.isna(after.get(col, np.nan))]
+    what = f"worst |{parts[0]}|" if len(parts) == 1 else f"objective (worst |{' or '.join(parts)}|)"
     flagged = (f"; flagged cards {int(before['flagged_cards'])} → {int(after['flagged_cards'])}" if cards else
                f"; flagged tests {int(before['flagged'])} → {int(after['flagged'])}")
     if edits == 0:
@@ -79,15 +79,44 @@ def patch_answer(objective: pd.DataFrame, limits: Sequence[str] = (), verificati
                 held.append(f"under {b} it {ok} ({r['today']['objective']:.3f} → {r['patched']['objective']:.3f}"
                             f"{count})")
         out.append("For each skill level: " + "; ".join(held) + ".")
+    out += _feel_sentences(verification)
     if limits:
         out.append("What limited the search: " + " ".join(limits))
     return out
 
 
+def kinds(v: pd.DataFrame) -> pd.Series:
+    """Each verification row's test kind (card, first_player, feel); a folder from before feel targets has no
+    ``kind`` column, and its rows are cards or the first player."""
+    if "kind" in v.columns:
+        return v["kind"].astype(str)
+    return pd.Series(np.where(v["card"].astype(str) == FIRST, "first_player", "card"), index=v.index)
+
+
+def _feel_sentences(verification: pd.DataFrame | None) -> list[str]:
+    """Each feel target's figure on the fresh deals, today and patched, per base and player count."""
+    if verification is None or verification.empty:
+        return []
+    v = verification[kinds(verification) == "feel"]
+    out = []
+    for (target, base, n), part in v.groupby(["card", "base", "players"], sort=False):
+        r = {row["table"]: row for row in part.to_dict("records")}
+        if "today" not in r or "patched" not in r:
+            continue
+        met = "met" if r["patched"]["flag"] == "" or pd.isna(r["patched"]["flag"]) else "measurably missed"
+        out.append(f"Feel target {target} at {int(n)} players under {base}: {_feel_fig(r['today'])} today, "
+                   f"{_feel_fig(r['patched'])} patched ({met} on fresh deals).")
+    return out
+
+
+def _feel_fig(row: dict) -> str:
+    return f"{row['feel']:.3g} {_iv(row['feel_lo'], row['feel_hi'])}"
+
+
 def write_effects(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     """One panel per (base, player count): each card's effect on the fresh deals, today (grey) and patched
     (blue), with 95% intervals and the zero line (a fair card); cards in order of today's effect."""
-    v = verification.copy()
+    v = verification[kinds(verification) != "feel"].copy()  # feel figures have units of their own: write_feel
     v["card"] = v["card"].astype(str)
     keys = list(dict.fromkeys(zip(v["base"].astype(str), v["players"].astype(int), strict=True)))
     today = v[v["table"] == "today"]
@@ -163,3 +192,39 @@ def write_search(history: pd.DataFrame, candidates: pd.DataFrame, out_dir, title
         "(blue line, with its number of edits). The last column, after the final round, is the patch with each "
         "edit removed in turn: an edit whose removal is no worse is dropped. These scores are on the search "
         "deals, so they are optimistic; the verdict is the fresh-deal comparison.")
+
+
+def write_feel(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
+    """One panel per feel target: its figure on the fresh deals at each (base, player count), today (grey) and
+    patched (blue), with 95% intervals and the target as a dashed line."""
+    v = verification[kinds(verification) == "feel"]
+    targets = list(dict.fromkeys(v["card"].astype(str)))
+    fig = new_figure(4.6 * len(targets) + 1.0, 3.6)
+    axes = np.atleast_1d(fig.subplots(1, len(targets), squeeze=False)).ravel()
+    for i, (ax, target) in enumerate(zip(axes, targets, strict=True)):
+        part = v[v["card"].astype(str) == target]
+        keys = list(dict.fromkeys(zip(part["base"].astype(str), part["players"].astype(int), strict=True)))
+        x = np.arange(len(keys))
+        for k, (table, shift) in enumerate((("today", -0.12), ("patched", 0.12))):
+            t = part[part["table"] == table].set_index(["base", "players"]).reindex(keys)
+            f = t["feel"].to_numpy(float)
+            ax.errorbar(x + shift, f, yerr=[np.clip(f - t["feel_lo"], 0, None), np.clip(t["feel_hi"] - f, 0, None)],
+                        fmt="o" if k == 0 else "s", ms=4, capsize=3, color=COLOURS[table],
+                        label=table if i == 0 else None)
+        goal = parse_target(target)
+        ax.axhline(goal.value, **FAIR_STYLE, label="target" if i == 0 else None)
+        ax.set_xticks(x)
+        ax.set_xticklabels([f"{n}p" + (f"\n{short_text(b, 18)}" if len({b for b, _ in keys}) > 1 else "")
+                            for b, n in keys], fontsize=8)
+        ax.set_xlim(-0.6, len(keys) - 0.4)
+        ax.set_xlabel("player count")
+        ax.set_ylabel(goal.metric.replace("_", " "))
+        ax.grid(axis="y", alpha=0.3)
+        panel_title(ax, f"target {target}")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)
+    fig.suptitle(heading(title, "feel targets on fresh deals, today and patched (95% intervals)"), fontsize=TITLE_SIZE)
+    plots.save(fig, out_dir / "patch_feel.png")
+    return "patch_feel.png", (
+        "Each feel target's figure in self-play on the verification deals, which the search never used: grey "
+        "today's table, blue the patched one, with 95% intervals; the dashed line is the target.")

@@ -261,3 +261,47 @@ def _curve(total: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray
     t, c = total.sum(axis=0), count.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(c > 0, t / c, np.nan), c / max(float(c.max()), 1.0)
+
+
+# -- feel targets (a patch objective: docs/patch.md) -------------------------------------------------------
+# metrics a target may name: a mean over games, each game's value its own (decisive_round is read from a curve,
+# and the fair walk's lead changes are not a property of the cards)
+TARGET_METRICS = tuple(name for name, _ in METRICS if name != "null_lead_changes")
+
+
+@dataclass(frozen=True)
+class Target:
+    """``metric >= value`` (``op`` ">=") or ``metric <= value`` (``op`` "<="): a feel figure a table must reach."""
+
+    metric: str
+    op: str
+    value: float
+
+    def label(self) -> str:
+        return f"{self.metric}{self.op}{self.value:g}"
+
+    def shortfall(self, mean: np.ndarray) -> np.ndarray:
+        """How far ``mean`` falls short of the target, signed as mean - value (0 where it is met)."""
+        diff = np.asarray(mean, dtype=np.float64) - self.value
+        return np.minimum(diff, 0.0) if self.op == ">=" else np.maximum(diff, 0.0)
+
+
+def parse_target(text: str) -> Target:
+    """``"comeback_rate>=0.2"`` -> Target; ValueError naming what is allowed."""
+    for op in (">=", "<="):
+        if op in text:
+            metric, _, value = (part.strip() for part in text.partition(op))
+            break
+    else:
+        raise ValueError(f"got {text!r}; allowed: METRIC>=VALUE or METRIC<=VALUE, METRIC one of "
+                         f"{', '.join(TARGET_METRICS)}")
+    if metric not in TARGET_METRICS:
+        why = " (read from a curve, not a mean over games)" if metric == "decisive_round" else ""
+        raise ValueError(f"unknown feel metric {metric!r}{why}; allowed: {', '.join(TARGET_METRICS)}")
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not math.isfinite(number):
+        raise ValueError(f"target {value!r} of {metric} is not a finite number")
+    return Target(metric, op, number)

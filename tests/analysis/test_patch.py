@@ -281,3 +281,80 @@ def test_a_saved_measurement_is_read_only_when_its_digest_and_check_sum_hold(tmp
     assert again.result.chunks_loaded == len(saved) - 3
     assert again.result.edits == whole.result.edits
     pd.testing.assert_frame_equal(again.result.verification, whole.result.verification)
+
+
+# -- feel targets (issue 43 item 4) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "judged", "labels"), [
+    ("cards", "cards", []),
+    ("comeback_rate>=0.2", "", ["comeback_rate>=0.2"]),
+    ("first_player + lead_changes >= 2", "first_player", ["lead_changes>=2"]),
+    ("both+rounds<=9+blowout_rate<=0.3", "both", ["rounds<=9", "blowout_rate<=0.3"]),
+])
+def test_an_objective_is_the_card_and_first_player_part_and_feel_targets(text, judged, labels):
+    got, targets = P.parse_objective(text)
+    assert got == judged and [t.label() for t in targets] == labels
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("fun", "allowed"),
+    ("decisive_round>=6", "read from a curve"),
+    ("null_lead_changes>=1", "unknown feel metric"),
+    ("rounds>=x", "not a finite number"),
+    ("rounds>=8+rounds<=9", "one target per feel metric"),
+    ("cards+", "allowed"),
+])
+def test_a_bad_objective_says_what_is_allowed(text, says):
+    with pytest.raises(ValueError, match=says):
+        P.parse_objective(text)
+
+
+def test_a_shortfall_is_zero_when_the_target_is_met_and_signed_when_not():
+    from boardsim.stats.feel import parse_target
+
+    at_least, at_most = parse_target("comeback_rate>=0.2"), parse_target("rounds<=9")
+    np.testing.assert_allclose(at_least.shortfall(np.array([0.1, 0.2, 0.5])), [-0.1, 0.0, 0.0])
+    np.testing.assert_allclose(at_most.shortfall(np.array([8.0, 9.0, 10.5])), [0.0, 0.0, 1.5])
+
+
+def test_feel_tests_read_known_answers_exactly():
+    # every Art Deco game at the default rules runs its 10 rounds: rounds>=10 is met exactly (effect 0, not
+    # flagged), rounds<=9 misses by exactly 1 with no spread (a placebo and a known effect)
+    problem = make_problem("art_deco", players=[2, 3], objective="rounds>=10+turns<=29", games=200, max_edits=0,
+                           seed=2)
+    m = P.Measurer(problem)
+    f = m.measure((), "verify", problem.all_tests).frame(problem)
+    by = f.set_index(["card", "players"])
+    assert (by.loc["rounds>=10", "effect"] == 0).all() and (by.loc["rounds>=10", "feel"] == 10).all()
+    assert by.loc[("turns<=29", 2), "effect"] == 0 and by.loc[("turns<=29", 3), "effect"] == 1  # 30 turns
+    assert (f["kind"] == "feel").all() and (f["deals"] == 200).all()
+    assert by.loc[("rounds>=10", 2), "p_value"] == 1.0
+
+
+def test_a_feel_test_sums_the_same_on_any_chunking_and_executor(monkeypatch):
+    problem = make_problem("art_deco", players=[2], objective="lead_changes>=0.7", games=300, max_edits=0, seed=4)
+    whole = P.Measurer(problem).measure((), "search").values
+    monkeypatch.setattr(P, "CHUNK_DEALS", 37)
+    with ProcessExecutor(2) as ex:
+        parts = P.Measurer(problem, executor=ex).measure((), "search").values
+    np.testing.assert_array_equal(whole, parts)
+    # and the figure is feel's own: the same per-game values (analysis.feel.chunk_values), mean over deals
+    assert 0.3 < whole[0, 0] / whole[0, 2] / P.FEEL_UNIT < 1.5
+
+
+def test_a_feel_target_steers_the_patch_and_is_reported(tmp_path, capsys):
+    # Art Deco at 2 players: the lead changes 0.64 times a game under eligibility; asked for 0.7, two value
+    # edits bring it measurably closer on fresh deals
+    out = tmp_path / "out"
+    assert cli.main(["patch", "art_deco", "--objective", "lead_changes>=0.7", "--players", "2", "--games", "4000",
+                     "--max-edits", "2", "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "Feel target lead_changes>=0.7 at 2 players under eligibility:" in text
+    o = pd.read_csv(out / "patch_objective.csv").set_index("table")
+    assert bool(o.loc["patched", "confirmed"]) and o.loc["patched", "worst_feel_shortfall"] < 0.04
+    v = pd.read_csv(out / "patch_verification.csv")
+    feel = v[v["kind"] == "feel"].set_index("table")
+    assert feel.loc["patched", "feel"] > feel.loc["today", "feel_hi"]
+    assert (out / "patch_feel.png").is_file() and not (out / "patch_effects.png").exists()
+    assert "patch_feel.png" in (out / "index.html").read_text()
