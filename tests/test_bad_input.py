@@ -265,6 +265,8 @@ CASES = {
     "patch objective unknown": lambda t: (_patch(t, "fliptoons", "--objective", "fun"), "", "--objective"),
     "patch feel target from a curve": lambda t: (_patch(t, "fliptoons", "--objective", "cards+decisive_round>=6"), "",
                                                  "--objective"),
+    "patch metagame target with one base": lambda t: (_patch(t, "art_deco", "--objective", "nash_support>=2"), "",
+                                                      "--base"),
     "patch feel target not a number": lambda t: (_patch(t, "art_deco", "--objective", "comeback_rate>=lots"), "",
                                                  "--objective"),
     "patch wagons cards": lambda t: (_patch(t, "wagons", "--objective", "cards"), "", "--objective"),

@@ -9,7 +9,9 @@ The objective of a card table is the largest |effect| over its *tests*:
 - a first-player test (base player, player count): the first player's win rate in self-play minus 1/P.
 
 - a feel test (base player, player count, target): a feel figure of self-play (docs/guide/feel.md), such as
-  ``comeback_rate>=0.2``, its effect how far the figure falls short of the target (0 when it is met).
+  ``comeback_rate>=0.2``, its effect how far the figure falls short of the target (0 when it is met);
+- a metagame test (target): ``nash_support`` or ``alpha_entropy`` of the base players' head-to-head table at
+  2 players (docs/guide/metagame.md), its effect the shortfall likewise.
 
 ``objective = "cards"`` takes the card tests, ``"first_player"`` the first-player tests, ``"both"`` all; feel
 targets join with ``+`` (``"cards+comeback_rate>=0.2"``) or stand alone (``"lead_changes>=2"``).
@@ -38,6 +40,7 @@ rerun after Ctrl-C loads what was done and takes the same path to the same patch
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -58,6 +61,7 @@ from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
 from boardsim.report.tables import FIRST
 from boardsim.stats import feel as F
+from boardsim.stats import metagame as MG
 from boardsim.stats.intervals import mean_var
 
 OBJECTIVES = ("cards", "first_player", "both")
@@ -69,6 +73,8 @@ SLACK = 0.005  # a candidate may leave the worst |effect| this far above the bes
 POWER = 4  # of the soft maximum that ranks candidates within the slack
 GAIN = 0.02  # a relative change of the soft maximum smaller than this is a tie: the patch with fewer edits wins
 CELL_TABLES = 24  # tables whose cells a Measurer keeps (a round races about 20 candidates; ~2 MB a table)
+PAIR_SUMS = 6  # a metagame test's sums per pair of base players (Measurer._pair)
+META_DRAWS = 200  # parametric bootstrap draws of a metagame figure's interval
 FEEL_UNIT = 10_000  # a feel test sums each game's value in these units, rounded: exact integer sums, any chunking
 FORMAT = 2  # of a saved measurement (in its digest): raise it when what a measurement sums changes
 # (2: a card test sums its swing, favouring minus avoiding arm, and the swing centred on its group's mean)
@@ -85,7 +91,11 @@ class Test:
 
     @property
     def kind(self) -> str:
-        return "card" if self.card is not None else "feel" if self.target is not None else "first_player"
+        if self.card is not None:
+            return "card"
+        if self.target is None:
+            return "first_player"
+        return "meta" if self.target.metric in MG.TARGET_METRICS else "feel"
 
     @property
     def label(self) -> str:
@@ -101,7 +111,7 @@ def parse_objective(text: str) -> tuple[str, tuple[F.Target, ...]]:
     if not parts and not judged:
         raise ValueError(f"got {text!r}; allowed: {', '.join(OBJECTIVES)}, feel targets such as "
                          "comeback_rate>=0.2, or one of the three then + targets")
-    targets = tuple(F.parse_target(p) for p in parts)
+    targets = tuple(F.parse_target(p, MG.TARGET_METRICS) for p in parts)
     if len({t.metric for t in targets}) < len(targets):
         raise ValueError(f"got {text!r}: one target per feel metric")
     return judged, targets
@@ -178,8 +188,22 @@ class Problem:
                     out += [Test(b, n, c) for c in self.cards]
                 if self.judges_first:
                     out.append(Test(b, n, None))
-                out += [Test(b, n, None, t) for t in self.targets]
+                out += [Test(b, n, None, t) for t in self.targets if t.metric not in MG.TARGET_METRICS]
+        # a metagame target is one test: the searched base players' head-to-head table at 2 players
+        out += [Test(0, 2, None, t) for t in self.targets if t.metric in MG.TARGET_METRICS]
         return out
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The pairs of searched base players a metagame test plays (none without a metagame target)."""
+        if not any(t.metric in MG.TARGET_METRICS for t in self.targets):
+            return []
+        return list(itertools.combinations(range(len(self.bases) - self.judges), 2))
+
+    @property
+    def width(self) -> int:
+        """Sums per test: Y, Y^2, deals, Z, Z^2, then a metagame test's PAIR_SUMS per pair."""
+        return 5 + PAIR_SUMS * len(self.pairs)
 
     def deals(self, n: int) -> int:
         """Search deals per test at ``n`` players: ``games`` games per favouring arm (n arrangements a deal), or
@@ -225,9 +249,10 @@ class Sums:
     on these deals (``centred``), else 0.  A feel test's Y is its game's figure in FEEL_UNIT (a self-play deal is
     one game), its deals those whose game defines the figure (comebacks: a decided game)."""
 
-    def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None, centred: bool = False):
+    def __init__(self, tests: Sequence[Test], values: np.ndarray | None = None, centred: bool = False,
+                 width: int = 5):
         self.tests = list(tests)
-        self.values = np.zeros((len(self.tests), 5), dtype=np.int64) if values is None else values
+        self.values = np.zeros((len(self.tests), width), dtype=np.int64) if values is None else values
         self.centred = centred
 
     def __add__(self, other: Sums) -> Sums:
@@ -270,12 +295,24 @@ class Sums:
         with np.errstate(divide="ignore", invalid="ignore"):
             p = np.where(se > 0, 2 * stats.t.sf(np.abs(effect) / se, df), (effect == 0.0).astype(float))
         feel_h = np.where(np.isnan(feel), np.nan, h)
+        feel_lo, feel_hi = feel - feel_h, feel + feel_h
+        effect_lo, effect_hi = effect - h, effect + h
+        for i, t in enumerate(self.tests):  # a metagame figure: its parametric bootstrap interval and p-value
+            if t.kind == "meta":
+                feel[i], feel_lo[i], feel_hi[i], p[i] = meta_figure(t.target, self.values[i, 5:], confidence)
+                effect[i] = float(t.target.shortfall(feel[i]))
+                effect_lo[i], effect_hi[i] = sorted(float(t.target.shortfall(x)) for x in (feel_lo[i], feel_hi[i]))
+                # the objective's simultaneous interval reads a half-width from se: the wider side's, as a normal's
+                se[i] = max(effect[i] - effect_lo[i], effect_hi[i] - effect[i]) / stats.norm.ppf(0.5 + confidence / 2)
+                labels[i] = " vs ".join(problem.bases[b].label() for b in range(len(problem.bases) - problem.judges))
+        games = d * np.where(card, 2 * players, 1)
+        games[np.array([t.kind == "meta" for t in self.tests], dtype=bool)] *= 2 * max(1, len(problem.pairs))
         return pd.DataFrame({"base": labels, "players": [t.players for t in self.tests],
                              "card": [t.label for t in self.tests], "kind": [t.kind for t in self.tests],
-                             "effect": effect, "effect_lo": effect - h, "effect_hi": effect + h, "se": se,
+                             "effect": effect, "effect_lo": effect_lo, "effect_hi": effect_hi, "se": se,
                              "p_value": p, "swing": np.where(card, swing, np.nan), "swing_ref": ref, "feel": feel,
-                             "feel_lo": feel - feel_h, "feel_hi": feel + feel_h,
-                             "deals": d.astype(int), "games": (d * np.where(card, 2 * players, 1)).astype(int)})
+                             "feel_lo": feel_lo, "feel_hi": feel_hi,
+                             "deals": d.astype(int), "games": games.astype(int)})
 
 
 def references(frame: pd.DataFrame) -> dict[tuple[str, int], float]:
@@ -357,9 +394,14 @@ class Measurer:
         path = self.folder / f"{digest}.json" if self.folder is not None else None
         sums = self._load(path, tests, digest)
         if sums is None:
-            sums = Sums(tests)
+            sums = Sums(tests, width=p.width)
             swings: dict[Test, np.ndarray] = {}
             for i, t in enumerate(tests):
+                if t.kind == "meta":
+                    sums.values[i, 2] = p.segment(segment, 2)[1]
+                    for k, pair in enumerate(p.pairs):
+                        sums.values[i, 5 + PAIR_SUMS * k:5 + PAIR_SUMS * (k + 1)] = self._pair(table, pair, segment)
+                    continue
                 if t not in cells:
                     cells[t] = tuple(make_cell(p.game, t.players, p.seats(t, avoid), p.rules, table,
                                                seating_design=p.seating) for avoid in ((False, True) if t.card
@@ -397,7 +439,7 @@ class Measurer:
             values = np.array(raw, dtype=np.int64)
         except (OSError, ValueError, KeyError, TypeError, OverflowError):
             return None
-        if values.shape != (len(tests), 5) or not isinstance(centred, bool):
+        if values.shape != (len(tests), self.problem.width) or not isinstance(centred, bool):
             return None
         self.loaded += 1
         return Sums(tests, values, centred)
@@ -422,6 +464,27 @@ class Measurer:
         for (s, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
             units = np.rint(raw["win"][:, 0] * WIN_UNITS).astype(np.int64)  # rows arrangement-major
             out[s - start:s - start + c] = units.reshape(n_arr, c).sum(axis=0)
+            self.games += n_arr * c
+            if self.on_games is not None:
+                self.on_games(n_arr * c)
+        return out
+
+    def _pair(self, table: pd.DataFrame, pair: tuple[int, int], segment: str) -> np.ndarray:
+        """One pair of base players head to head at 2 players on the segment's deals, both seatings: per deal
+        u and v, the two players' win units; returns (sum u, sum u^2, sum v, sum v^2, sum u v, deals)."""
+        from boardsim.executors import play_ranges
+
+        p = self.problem
+        cell = make_cell(p.game, 2, [p.bases[pair[0]], p.bases[pair[1]]], p.rules, table, seating_design=p.seating)
+        start, count = p.segment(segment, 2)
+        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        n_arr = len(cell.prepared)
+        out = np.zeros(PAIR_SUMS, dtype=np.int64)
+        for (_, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
+            units = np.rint(raw["win"] * WIN_UNITS).astype(np.int64)  # rows arrangement-major, columns the slots
+            u = units[:, 0].reshape(n_arr, c).sum(axis=0)
+            v = units[:, 1].reshape(n_arr, c).sum(axis=0)
+            out += (int(u.sum()), int((u * u).sum()), int(v.sum()), int((v * v).sum()), int((u * v).sum()), c)
             self.games += n_arr * c
             if self.on_games is not None:
                 self.on_games(n_arr * c)
@@ -456,6 +519,53 @@ class Measurer:
             if self.on_games is not None:
                 self.on_games(agg.games)
         return out
+
+
+def meta_figure(target: F.Target, pair_sums: np.ndarray, confidence: float = 0.95
+                ) -> tuple[float, float, float, float]:
+    """_meta_figure, remembered: the search reads the same measurement's frame many times."""
+    return _meta_figure(target, tuple(int(x) for x in np.asarray(pair_sums).ravel()), confidence)
+
+
+@functools.lru_cache(maxsize=4096)
+def _meta_figure(target: F.Target, pair_sums: tuple[int, ...], confidence: float
+                 ) -> tuple[float, float, float, float]:
+    """A metagame target's figure (stats.metagame: nash_support or alpha_entropy) of the head-to-head table
+    the pair sums give, with a parametric bootstrap interval: each pair's two mean win-unit totals drawn from
+    their normal approximation (their covariance over deals), META_DRAWS times with a fixed seed;
+    alpha-Rank keeps the point estimate's alpha.  Returns (figure, lo, hi, p): p, where the figure misses the
+    target, twice the share of draws that meet it (a bootstrap p-value of "the target is met"); 1 where it is
+    met."""
+    sums = np.asarray(pair_sums, dtype=np.float64).reshape(-1, PAIR_SUMS)
+    k = int(round((1 + math.sqrt(1 + 8 * len(sums))) / 2))  # policies: k (k - 1) / 2 pairs
+    pairs = list(itertools.combinations(range(k), 2))
+    d = np.maximum(sums[:, 5], 1.0)
+    mu = np.stack([sums[:, 0] / d, sums[:, 2] / d], axis=1)
+    cov = np.empty((len(sums), 2, 2))
+    cov[:, 0, 0] = (sums[:, 1] / d - mu[:, 0] ** 2) / np.maximum(d - 1, 1)
+    cov[:, 1, 1] = (sums[:, 3] / d - mu[:, 1] ** 2) / np.maximum(d - 1, 1)
+    cov[:, 0, 1] = cov[:, 1, 0] = (sums[:, 4] / d - mu[:, 0] * mu[:, 1]) / np.maximum(d - 1, 1)
+
+    def table(m: np.ndarray) -> np.ndarray:
+        a = np.full((k, k), 0.5)
+        for (i, j), (u, v) in zip(pairs, np.clip(m, 0.0, None), strict=True):
+            a[i, j] = u / (u + v) if u + v > 0 else 0.5
+            a[j, i] = 1.0 - a[i, j]
+        return a
+
+    a = table(mu)
+    alpha = MG.alpha_rank(a)[1]
+    fn = MG.nash_support if target.metric == "nash_support" else (lambda x: MG.alpha_entropy(x, alpha))
+    gen = np.random.default_rng(0)
+    # eigh: a pair whose every game has one winner has u + v constant, a singular covariance
+    draws = [fn(table(np.array([gen.multivariate_normal(m, c, method="eigh", check_valid="ignore")
+                                for m, c in zip(mu, cov, strict=True)])))
+             for _ in range(META_DRAWS)]
+    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    figure = float(fn(a))
+    met = float(np.mean(target.shortfall(np.array(draws)) == 0.0))
+    p = 1.0 if target.shortfall(figure) == 0.0 else min(1.0, 2.0 * met)
+    return figure, float(lo), float(hi), p
 
 
 def centre(tests: Sequence[Test], swings: dict[Test, np.ndarray], cards: Sequence[str], values: np.ndarray) -> bool:
@@ -819,7 +929,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     frames, objs = [], []
     for name, e in (("today", ()), ("patched", edits)):
         f = flag_effects(measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence), alpha)
-        f.loc[(f["kind"] == "feel") & (f["flag"] != ""), "flag"] = "missed"  # a target measurably not reached
+        f.loc[f["kind"].isin(["feel", "meta"]) & (f["flag"] != ""), "flag"] = "missed"  # a target not reached
         first = [problem.segment("verify", n)[0] for n in f["players"]]
         f.insert(0, "table", name)
         f["deals_first"] = first
@@ -828,15 +938,17 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
         groups = [("all", f)] + ([(b.label(), f[f["base"] == b.label()]) for b in problem.bases]
                                  if len(problem.bases) > 1 else [])
         for base, part in groups:
+            if part.empty:  # a base player with no test of its own (a metagame target judges them together)
+                continue
             lo, hi = objective_interval(part, confidence)
             card_rows = part[part["kind"] == "card"]
             fp_rows = part[part["kind"] == "first_player"]
-            feel_rows = part[part["kind"] == "feel"]
+            feel_rows = part[part["kind"].isin(["feel", "meta"])]
             objs.append({"table": name, "base": base, "patch": describe(problem, e),
                          "objective": objective_of(part), "objective_lo": lo, "objective_hi": hi,
                          "worst_card_effect": objective_of(card_rows) if len(card_rows) else np.nan,
                          "worst_first_player": objective_of(fp_rows) if len(fp_rows) else np.nan,
-                         "worst_feel_shortfall": objective_of(feel_rows) if len(feel_rows) else np.nan,
+                         "worst_target_shortfall": objective_of(feel_rows) if len(feel_rows) else np.nan,
                          "flagged": int((part["flag"] != "").sum()),
                          "flagged_cards": int(card_rows.loc[card_rows["flag"] != "", "card"].nunique()),
                          "tests": len(part), "correction": f["correction"].iloc[0],

@@ -21,6 +21,7 @@ from boardsim.analysis.patch import Problem, Result, parse_objective, search_pat
 from boardsim.analysis.players import base_players
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games.base import Game, Seat
+from boardsim.stats.metagame import TARGET_METRICS as META_METRICS
 
 DEFAULT_GAMES = 4_000  # games per test on the search deals (and as many again on the verification deals)
 DEFAULT_SPAN = 3
@@ -155,9 +156,16 @@ def make_problem(
     if objective is None:
         objective = game.patch_default_objective if can_favour else "first_player"
     try:
-        judged, _ = parse_objective(objective)
+        judged, targets = parse_objective(objective)
     except ValueError as e:
         raise BadParameter("objective", str(e)) from None
+    if any(t.metric in META_METRICS for t in targets):  # the base players' head-to-head table at 2 players
+        if len(bases) - len(judges) < 2:
+            raise BadParameter("base", "a metagame target needs two or more base players, e.g. "
+                                       "--base fame_per_cost,priority; allowed: a list of policies")
+        if 2 not in counts:
+            raise BadParameter("players", f"got {counts}; a metagame target is judged at 2 players; allowed: a "
+                                          "list that holds 2")
     if judged in ("cards", "both"):
         if not game.market_cards(today):
             raise BadParameter("objective", f"{game.title} has no policy that favours a card, so card effects "

@@ -12,6 +12,7 @@ from boardsim.report import plots
 from boardsim.report.plots import FAIR_STYLE, TITLE_SIZE, heading, new_figure, panel_title, short_text
 from boardsim.report.tables import FIRST
 from boardsim.stats.feel import parse_target
+from boardsim.stats.metagame import TARGET_METRICS as META_METRICS
 
 COLOURS = {"today": "tab:grey", "patched": "tab:blue"}
 
@@ -46,7 +47,7 @@ def patch_answer(objective: pd.DataFrame, limits: Sequence[str] = (), verificati
     cards = not pd.isna(after.get("worst_card_effect", np.nan))
     parts = [name for col, name in (("worst_card_effect", "card strength"),
                                     ("worst_first_player", "first-player rate - fair share"),
-                                    ("worst_feel_shortfall", "shortfall from a feel target"))
+                                    ("worst_target_shortfall", "shortfall from a target"))
              if not pd.isna(after.get(col, np.nan))]
     what = f"worst |{parts[0]}|" if len(parts) == 1 else f"objective (worst |{' or '.join(parts)}|)"
     flagged = (f"; flagged cards {int(before['flagged_cards'])} → {int(after['flagged_cards'])}" if cards else
@@ -97,14 +98,16 @@ def _feel_sentences(verification: pd.DataFrame | None) -> list[str]:
     """Each feel target's figure on the fresh deals, today and patched, per base and player count."""
     if verification is None or verification.empty:
         return []
-    v = verification[kinds(verification) == "feel"]
+    v = verification[kinds(verification).isin(["feel", "meta"])]
     out = []
     for (target, base, n), part in v.groupby(["card", "base", "players"], sort=False):
         r = {row["table"]: row for row in part.to_dict("records")}
         if "today" not in r or "patched" not in r:
             continue
         met = "met" if r["patched"]["flag"] == "" or pd.isna(r["patched"]["flag"]) else "measurably missed"
-        out.append(f"Feel target {target} at {int(n)} players under {base}: {_feel_fig(r['today'])} today, "
+        meta = "meta" in set(part.get("kind", []))
+        who = f"{'Metagame' if meta else 'Feel'} target {target} at {int(n)} players {'among' if meta else 'under'}"
+        out.append(f"{who} {base}: {_feel_fig(r['today'])} today, "
                    f"{_feel_fig(r['patched'])} patched ({met} on fresh deals).")
     return out
 
@@ -116,7 +119,8 @@ def _feel_fig(row: dict) -> str:
 def write_effects(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     """One panel per (base, player count): each card's effect on the fresh deals, today (grey) and patched
     (blue), with 95% intervals and the zero line (a fair card); cards in order of today's effect."""
-    v = verification[kinds(verification) != "feel"].copy()  # feel figures have units of their own: write_feel
+    # targets' figures have units of their own: write_feel draws them
+    v = verification[~kinds(verification).isin(["feel", "meta"])].copy()
     v["card"] = v["card"].astype(str)
     keys = list(dict.fromkeys(zip(v["base"].astype(str), v["players"].astype(int), strict=True)))
     today = v[v["table"] == "today"]
@@ -197,7 +201,7 @@ def write_search(history: pd.DataFrame, candidates: pd.DataFrame, out_dir, title
 def write_feel(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     """One panel per feel target: its figure on the fresh deals at each (base, player count), today (grey) and
     patched (blue), with 95% intervals and the target as a dashed line."""
-    v = verification[kinds(verification) == "feel"]
+    v = verification[kinds(verification).isin(["feel", "meta"])]
     targets = list(dict.fromkeys(v["card"].astype(str)))
     fig = new_figure(4.6 * len(targets) + 1.0, 3.6)
     axes = np.atleast_1d(fig.subplots(1, len(targets), squeeze=False)).ravel()
@@ -211,7 +215,7 @@ def write_feel(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, st
             ax.errorbar(x + shift, f, yerr=[np.clip(f - t["feel_lo"], 0, None), np.clip(t["feel_hi"] - f, 0, None)],
                         fmt="o" if k == 0 else "s", ms=4, capsize=3, color=COLOURS[table],
                         label=table if i == 0 else None)
-        goal = parse_target(target)
+        goal = parse_target(target, META_METRICS)
         ax.axhline(goal.value, **FAIR_STYLE, label="target" if i == 0 else None)
         ax.set_xticks(x)
         ax.set_xticklabels([f"{n}p" + (f"\n{short_text(b, 18)}" if len({b for b, _ in keys}) > 1 else "")
@@ -223,8 +227,9 @@ def write_feel(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, st
         panel_title(ax, f"target {target}")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=8)
-    fig.suptitle(heading(title, "feel targets on fresh deals, today and patched (95% intervals)"), fontsize=TITLE_SIZE)
+    fig.suptitle(heading(title, "targets on fresh deals, today and patched (95% intervals)"), fontsize=TITLE_SIZE)
     plots.save(fig, out_dir / "patch_feel.png")
     return "patch_feel.png", (
-        "Each feel target's figure in self-play on the verification deals, which the search never used: grey "
+        "Each target's figure (feel: in self-play; metagame: of the head-to-head table) on the verification "
+        "deals, which the search never used: grey "
         "today's table, blue the patched one, with 95% intervals; the dashed line is the target.")

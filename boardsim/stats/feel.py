@@ -286,18 +286,20 @@ class Target:
         return np.minimum(diff, 0.0) if self.op == ">=" else np.maximum(diff, 0.0)
 
 
-def parse_target(text: str) -> Target:
-    """``"comeback_rate>=0.2"`` -> Target; ValueError naming what is allowed."""
+def parse_target(text: str, extra: tuple[str, ...] = ()) -> Target:
+    """``"comeback_rate>=0.2"`` -> Target; ValueError naming what is allowed.  ``extra``: more metric names
+    allowed (a patch's metagame targets, stats.metagame.TARGET_METRICS)."""
+    allowed = TARGET_METRICS + tuple(extra)
     for op in (">=", "<="):
         if op in text:
             metric, _, value = (part.strip() for part in text.partition(op))
             break
     else:
         raise ValueError(f"got {text!r}; allowed: METRIC>=VALUE or METRIC<=VALUE, METRIC one of "
-                         f"{', '.join(TARGET_METRICS)}")
-    if metric not in TARGET_METRICS:
+                         f"{', '.join(allowed)}")
+    if metric not in allowed:
         why = " (read from a curve, not a mean over games)" if metric == "decisive_round" else ""
-        raise ValueError(f"unknown feel metric {metric!r}{why}; allowed: {', '.join(TARGET_METRICS)}")
+        raise ValueError(f"unknown target metric {metric!r}{why}; allowed: {', '.join(allowed)}")
     try:
         number = float(value)
     except ValueError:

@@ -224,3 +224,22 @@ def metagame(per_deal: np.ndarray, names: Sequence[str], seed: int = 0, draws: i
     trajectory = pd.DataFrame({"time": np.repeat(times, len(names)), "policy": list(names) * len(times),
                                "share": path.ravel()})
     return Metagame(shares, split, trajectory, alpha)
+
+
+# -- metagame targets (a patch objective: docs/patch.md) ----------------------------------------------------
+SUPPORT_MIN = 0.01  # a policy is in the equilibrium's support when its Nash share is above this
+TARGET_METRICS = ("nash_support", "alpha_entropy")
+
+
+def nash_support(a: np.ndarray) -> float:
+    """How many policies the (maximum-entropy) symmetric equilibrium of ``a`` plays with a share above
+    SUPPORT_MIN: 1 when one policy dominates, more when the metagame keeps several alive."""
+    return float((nash(a) > SUPPORT_MIN).sum())
+
+
+def alpha_entropy(a: np.ndarray, alpha: float | None = None) -> float:
+    """The entropy in bits of alpha-Rank's distribution over the policies: 0 when one policy takes the whole
+    population, log2(k) when k policies share it evenly."""
+    pi, _ = alpha_rank(a, alpha)
+    pi = pi[pi > 0]
+    return float(-(pi * np.log2(pi)).sum()) + 0.0

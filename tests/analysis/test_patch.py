@@ -4,6 +4,7 @@ unchanged with --max-edits 0."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import tomllib
 from pathlib import Path
@@ -300,7 +301,7 @@ def test_an_objective_is_the_card_and_first_player_part_and_feel_targets(text, j
 @pytest.mark.parametrize(("text", "says"), [
     ("fun", "allowed"),
     ("decisive_round>=6", "read from a curve"),
-    ("null_lead_changes>=1", "unknown feel metric"),
+    ("null_lead_changes>=1", "unknown target metric"),
     ("rounds>=x", "not a finite number"),
     ("rounds>=8+rounds<=9", "one target per feel metric"),
     ("cards+", "allowed"),
@@ -352,9 +353,66 @@ def test_a_feel_target_steers_the_patch_and_is_reported(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Feel target lead_changes>=0.7 at 2 players under eligibility:" in text
     o = pd.read_csv(out / "patch_objective.csv").set_index("table")
-    assert bool(o.loc["patched", "confirmed"]) and o.loc["patched", "worst_feel_shortfall"] < 0.04
+    assert bool(o.loc["patched", "confirmed"]) and o.loc["patched", "worst_target_shortfall"] < 0.04
     v = pd.read_csv(out / "patch_verification.csv")
     feel = v[v["kind"] == "feel"].set_index("table")
     assert feel.loc["patched", "feel"] > feel.loc["today", "feel_hi"]
     assert (out / "patch_feel.png").is_file() and not (out / "patch_effects.png").exists()
     assert "patch_feel.png" in (out / "index.html").read_text()
+
+
+# -- metagame targets (issue 43 item 4) --------------------------------------------------------------------
+
+
+def _pair_sums(table: np.ndarray, deals: int = 400) -> np.ndarray:
+    """Exact pair sums of a head-to-head table ``table[i, j]`` (i's share against j), two games a deal with
+    WIN_UNITS per game, every deal alike (no spread)."""
+    from boardsim.games.base import WIN_UNITS
+
+    k = table.shape[0]
+    out = []
+    for i, j in itertools.combinations(range(k), 2):
+        u = round(2 * WIN_UNITS * table[i, j])
+        v = 2 * WIN_UNITS - u
+        out += [u * deals, u * u * deals, v * deals, v * v * deals, u * v * deals, deals]
+    return np.array(out, dtype=np.int64)
+
+
+def test_metagame_figures_read_known_tables():
+    from boardsim.stats.feel import parse_target
+    from boardsim.stats.metagame import TARGET_METRICS
+
+    support, entropy = (parse_target(t, TARGET_METRICS) for t in ("nash_support>=2", "alpha_entropy>=1"))
+    cycle = np.array([[0.5, 0.75, 0.25], [0.25, 0.5, 0.75], [0.75, 0.25, 0.5]])  # rock-paper-scissors
+    ladder = np.array([[0.5, 0.75, 0.75], [0.25, 0.5, 0.75], [0.25, 0.25, 0.5]])  # policy 0 dominates
+    assert P.meta_figure(support, _pair_sums(cycle)) == (3.0, 3.0, 3.0, 1.0)  # met: p = 1
+    assert P.meta_figure(support, _pair_sums(ladder)) == (1.0, 1.0, 1.0, 0.0)  # missed in every draw
+    assert P.meta_figure(entropy, _pair_sums(cycle))[0] == pytest.approx(np.log2(3))
+    assert P.meta_figure(entropy, _pair_sums(ladder))[0] < 0.01
+
+
+def test_a_metagame_target_judges_the_base_players_head_to_head():
+    # Art Deco at 2 players: par edges eligibility, eligibility beats blocker, blocker beats par every game:
+    # a cycle, all three in the equilibrium and alpha-Rank near even: a support of 4 misses by exactly 1, an
+    # entropy of 1 bit is met
+    problem = make_problem("art_deco", players=[2], base=["eligibility", "par", "blocker"],
+                           objective="nash_support>=4+alpha_entropy>=1", games=400, max_edits=0, seed=1)
+    assert problem.pairs == [(0, 1), (0, 2), (1, 2)] and problem.width == 5 + 3 * P.PAIR_SUMS
+    f = P.Measurer(problem).measure((), "verify", problem.all_tests).frame(problem)
+    assert list(f["kind"]) == ["meta", "meta"] and set(f["base"]) == {"eligibility vs par vs blocker"}
+    by = f.set_index("card")
+    assert by.loc["nash_support>=4", "feel"] == 3 and by.loc["nash_support>=4", "effect"] == -1
+    assert by.loc["nash_support>=4", "games"] == 400 * 2 * 3 and by.loc["nash_support>=4", "p_value"] == 0
+    assert by.loc["nash_support>=4", "effect_hi"] <= -1  # no draw reaches a support of 4
+    assert by.loc["alpha_entropy>=1", "feel"] > 1.5 and by.loc["alpha_entropy>=1", "effect"] == 0
+
+
+@pytest.mark.parametrize(("flags", "key"), [
+    (["--objective", "nash_support>=2"], "--base"),  # one base player: no table
+    (["--objective", "alpha_entropy>=1", "--base", "eligibility,par", "--players", "3"], "--players"),
+])
+def test_a_metagame_target_needs_two_base_players_at_2_players(flags, key, tmp_path, capsys):
+    assert cli.main(["patch", "art_deco", *flags, "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {key}") and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()

@@ -111,3 +111,15 @@ def test_the_shares_do_not_depend_on_the_order_the_policies_are_listed_in():
     a = M.metagame(per_deal, ["r", "p", "s"], seed=1, draws=30).shares.set_index("policy")
     b = M.metagame(per_deal[:, order][:, :, order], ["s", "r", "p"], seed=1, draws=30).shares.set_index("policy")
     assert np.allclose(a.loc[["r", "p", "s"]].to_numpy(), b.loc[["r", "p", "s"]].to_numpy(), atol=1e-6)
+
+
+def test_the_target_figures_of_a_cycle_and_a_ladder():
+    # rock-paper-scissors keeps all three in the equilibrium and alpha-Rank even; a dominant policy takes all
+    cycle = np.array([[0.5, 0.75, 0.25], [0.25, 0.5, 0.75], [0.75, 0.25, 0.5]])
+    ladder = np.array([[0.5, 0.75, 0.75], [0.25, 0.5, 0.75], [0.25, 0.25, 0.5]])
+    assert M.nash_support(cycle) == 3 and M.nash_support(ladder) == 1
+    assert M.alpha_entropy(cycle) == pytest.approx(np.log2(3)) and M.alpha_entropy(ladder) < 0.01
+    # two policies dominating a third between them: a support of 2
+    pair = np.array([[0.5, 0.75, 0.9], [0.25, 0.5, 0.9], [0.1, 0.1, 0.5]])
+    pair[0, 1], pair[1, 0] = 0.5, 0.5
+    assert M.nash_support(pair) == 2 and M.alpha_entropy(pair) == pytest.approx(1.0, abs=0.01)
