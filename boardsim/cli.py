@@ -166,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
     o.add_argument("--games", type=_games, help="games per evaluation (overrides [optimize].games)")
     o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
+    o.add_argument("--objective", help="win_rate (the seat's, the default) or a feel target the table is brought "
+                                       "to, e.g. comeback_rate>=0.2 (overrides [optimize].objective)")
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
     _executor_options(o)
@@ -429,9 +431,9 @@ def cmd_optimize(args) -> int:
     from boardsim.analysis.jobs import optimize_job
 
     executor, workers = _executor_flags(args)
-    job = optimize_job(args.scenario, games=args.games, maxiter=args.maxiter, threads=args.threads, out=args.out,
-                       force=args.force, executor=executor, workers=workers, scheduler=args.scheduler,
-                       scheduler_file=args.scheduler_file)
+    job = optimize_job(args.scenario, games=args.games, objective=args.objective, maxiter=args.maxiter,
+                       threads=args.threads, out=args.out, force=args.force, executor=executor, workers=workers,
+                       scheduler=args.scheduler, scheduler_file=args.scheduler_file)
     result = job.result
     imp = result.improvement
     print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "

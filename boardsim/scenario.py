@@ -42,12 +42,13 @@ TOP_KEYS = {
     "chunk_size": "the most deals per chunk",
     "tournament": "a [tournament] table: policies, players, games, mode, field",
     "skill": "a [skill] table: levels = [policy, ...]; each level plays every seat, one grid axis (skill=...)",
-    "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize",
+    "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize, "
+                "objective (win_rate or a feel target such as \"comeback_rate>=0.2\")",
     "feel": "a [feel] table for the feel command: players, levels, deals, search_deals, comeback, blowout",
 }
 # how a tournament forms its matches: every policy against every other, or each against one field policy
 TOURNAMENT_MODES = ("round_robin", "field")
-OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize")
+OPTIMIZE_KEYS = ("seat", "params", "games", "check_games", "maxiter", "popsize", "objective")
 TOURNAMENT_KEYS = ("policies", "players", "games", "mode", "field", "seating")
 FEEL_KEYS = ("players", "levels", "deals", "search_deals", "comeback", "blowout")  # [feel]: the feel command
 _SEAT_KEY = re.compile(r"^seats\[(\d+)\]\.(policy|params\.([A-Za-z_][A-Za-z0-9_]*))$")

@@ -306,6 +306,10 @@ CASES = {
     "ladder 99 players": lambda t: (_ladder(t, "--players", "99"), "", "players"),
     "ladder threads 9999": lambda t: (_ladder(t, "--threads", "9999"), "", "--threads"),
     "ladder games 0": lambda t: (_ladder(t, "--games", "0"), "", "--games"),
+    "optimize feel target from a curve": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\n'
+                                                                   'params = { hard = [1.0, 2.0] }\n'
+                                                                   'objective = "decisive_round>=3"\n'),
+                                                     "--out", str(t / "out")], "s.toml", "optimize.objective"),
     "optimize no table": lambda t: (["optimize", scenario(t, GOOD), "--out", str(t / "out")], "s.toml", "optimize"),
     "optimize threads 9999": lambda t: (["optimize", scenario(t, GOOD + '[optimize]\nseat = 0\n'
                                                                  'params = { hard = [1.0, 2.0] }\n'),

@@ -154,6 +154,7 @@ def ladder_job(
 def optimize_job(
     scenario: Any,
     games: int | None = None,
+    objective: str | None = None,
     maxiter: int | None = None,
     threads: int | None = None,
     out: str | Path | None = None,
@@ -165,7 +166,8 @@ def optimize_job(
 ) -> Job:
     """Tune the seat named by a scenario's ``[optimize]`` table (``tune``) and
     write the check, the search history and the report into ``out`` (default
-    ``reports/<scenario name>-optimize/``).  ``games`` and ``maxiter`` override the table's."""
+    ``reports/<scenario name>-optimize/``).  ``games``, ``maxiter`` and ``objective`` (``win_rate`` or a feel
+    target such as ``"comeback_rate>=0.2"``) override the table's."""
     from boardsim.analysis.optimize import tune
     from boardsim.report.build import write_meta
     from boardsim.runner import executing
@@ -183,7 +185,8 @@ def optimize_job(
             result = tune(sc.game, cell.n_players, cell.seats, sc.rules, cell.cards, opt.get("seat", 0),
                           opt["params"], games=games or opt.get("games", 2000),
                           check_games=opt.get("check_games", 20_000), maxiter=maxiter or opt.get("maxiter", 10),
-                          popsize=opt.get("popsize", 8), seed=sc.seed, executor=ex)
+                          popsize=opt.get("popsize", 8), seed=sc.seed, executor=ex,
+                          objective=objective or opt.get("objective", "win_rate"))
     except BadParameter:
         raise
     except BadInput as e:
@@ -195,6 +198,7 @@ def optimize_job(
                            {"scenario": sc.path, "seed": sc.seed, "evaluations": result.evaluations,
                             "search bounds": opt["params"], "best parameters": result.best,
                             "best parameters, rounded to the supported precision": result.rounded,
+                            "objective": result.extra.get("objective", "win_rate"),
                             "best - start (paired, fresh deals)": result.improvement}, owner)
     return Job(result, out_dir, files)
 

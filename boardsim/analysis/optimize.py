@@ -15,13 +15,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 from scipy.optimize import differential_evolution
 
+from boardsim import rng
 from boardsim.analysis.balance import Arm, paired_effect
 from boardsim.cell import make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat
 from boardsim.runner import run_cell
+from boardsim.stats import feel as F
 
 
 @dataclass
@@ -55,6 +58,44 @@ def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards:
     return total["wins"] / WIN_UNITS, total["games"]
 
 
+FEEL_CHUNK = 2048  # deals per executor task of a feel measurement (any split gives the same sums)
+
+
+def lineup_feel(game: Game, players: int, seats: Sequence[Seat], rules, cards: pd.DataFrame, target: F.Target,
+                deals: int, seed: int, first: int = 0, executor: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal of ``first .. first + deals - 1``, every seat arrangement played with progress on: the sum of
+    ``target``'s feel figure over the deal's games that define it, and how many do (docs/guide/feel.md)."""
+    from boardsim.analysis.feel import chunk_values
+    from boardsim.executors import play_ranges
+
+    cell = make_cell(game, players, seats, rules, cards, seating_design="all")
+    for prep in cell.prepared:
+        prep.progress = True
+    n_arr = len(cell.prepared)
+    num, den = np.zeros(deals), np.zeros(deals)
+    ranges = [(s, min(FEEL_CHUNK, first + deals - s)) for s in range(first, first + deals, FEEL_CHUNK)]
+    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, rng.cell_key(seed, 0), ranges, executor), strict=True):
+        v = chunk_values(game, raw, cell.prepared[0].rules)[target.metric].reshape(n_arr, c)  # arrangement-major
+        ok = ~np.isnan(v)
+        num[s - first:s - first + c] = np.where(ok, v, 0.0).sum(axis=0)
+        den[s - first:s - first + c] = ok.sum(axis=0)
+    return num, den
+
+
+def ratio_difference(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray],
+                     confidence: float = 0.95) -> tuple[float, float, float]:
+    """sum(num_a)/sum(den_a) - sum(num_b)/sum(den_b) over the same deals, with a deal-level (delta method)
+    t interval: the two figures' linearised per-deal residuals, paired on the deal."""
+    (na, da), (nb, db) = a, b
+    ra, rb = na.sum() / max(da.sum(), 1e-300), nb.sum() / max(db.sum(), 1e-300)
+    d = len(na)
+    z = (na - ra * da) / max(da.mean(), 1e-300) - (nb - rb * db) / max(db.mean(), 1e-300)
+    se = float(np.sqrt(d / max(d - 1, 1) * (z * z).sum()) / d)
+    half = float(stats.t.ppf(0.5 + confidence / 2, max(d - 1, 1))) * se
+    diff = float(ra - rb)
+    return diff, diff - half, diff + half
+
+
 def tune(
     game: Game,
     players: int,
@@ -69,9 +110,21 @@ def tune(
     popsize: int = 8,
     seed: int = 0,
     executor: Any = None,
+    objective: str = "win_rate",
 ) -> TuneResult:
     """Differential evolution over ``bounds`` ({param: [low, high]}) for ``seats[seat]``; every evaluation's
-    games and the check's run on ``executor`` (local threads by default), which the result does not depend on."""
+    games and the check's run on ``executor`` (local threads by default), which the result does not depend on.
+
+    ``objective``: ``"win_rate"`` (the seat's, maximised) or a feel target such as ``"comeback_rate>=0.2"``:
+    the table's feel figure with the tuned seat (every seat arrangement, docs/guide/feel.md) brought to the
+    target, its |shortfall| minimised; the check then gives the figure at the start and the best parameters on
+    fresh deals, and their paired difference."""
+    target = None
+    if objective != "win_rate":
+        try:
+            target = F.parse_target(str(objective))
+        except ValueError as e:
+            raise BadInput("optimize.objective", f"{e}; or win_rate (the default)") from None
     if not 0 <= seat < len(seats):
         raise BadInput("optimize.seat", f"got {seat}; allowed: 0 to {len(seats) - 1}")
     pol = game.policy(seats[seat].policy)
@@ -108,8 +161,16 @@ def tune(
 
     tried: list[tuple[np.ndarray, float]] = []
 
-    def objective(x: np.ndarray) -> float:
+    deals = -(-games // len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared))
+
+    def score(x: np.ndarray) -> float:
         evaluations["n"] += 1
+        if target is not None:  # the feel figure's |shortfall|, minimised (tried keeps higher = better)
+            num, den = lineup_feel(game, players, with_params(x), rules, cards, target, deals, seed,
+                                   executor=executor)
+            miss = abs(float(target.shortfall(num.sum() / max(den.sum(), 1.0))))
+            tried.append((np.array(x, dtype=float), -miss))
+            return miss
         wins, n = seat_win_rate(game, players, with_params(x), rules, cards, seat, games, seed, executor=executor)
         tried.append((np.array(x, dtype=float), wins / n))
         return -wins / n
@@ -117,16 +178,20 @@ def tune(
     history = []
 
     def callback(intermediate_result) -> None:
-        history.append({"generation": len(history) + 1, "best_win_rate": -float(intermediate_result.fun),
+        best_key = ("best_win_rate", -1.0) if target is None else ("best_shortfall", 1.0)
+        history.append({"generation": len(history) + 1, best_key[0]: best_key[1] * float(intermediate_result.fun),
                         "evaluations": evaluations["n"]})
 
     x0 = np.clip([float(start[n]) for n in names], lows, highs)
     res = differential_evolution(
-        objective, list(zip(lows, highs, strict=True)), maxiter=maxiter, popsize=popsize, seed=seed, x0=x0,
+        score, list(zip(lows, highs, strict=True)), maxiter=maxiter, popsize=popsize, seed=seed, x0=x0,
         integrality=integral, polish=False, callback=callback, tol=0.0, updating="deferred",
     )
     best_seats = with_params(res.x)
     best = dict(best_seats[seat].params)
+    if target is not None:
+        return _feel_result(game, players, seats, best_seats, rules, cards, seat, target, names, start, res,
+                            tried, history, evaluations["n"], highs, lows, integral, check_games, seed, executor)
     paired = paired_effect(game, players, Arm(best_seats, cards, rules), Arm(list(seats), cards, rules), seat,
                            check_games, seed + 1, executor=executor)
     check_rows = []
@@ -198,3 +263,35 @@ def optimize(
     g.check_players(n)
     seats = fill_seats([as_seat(p) for p in policies], n)
     return tune(g, n, seats, rules, g.card_table(cards), seat, bounds, **options)
+
+
+def _feel_result(game: Game, players: int, seats: Sequence[Seat], best_seats: list[Seat], rules, cards, seat: int,
+                 target: F.Target, names: list[str], start: dict[str, Any], res: Any, tried: list, history: list,
+                 evaluations: int, highs: list, lows: list, integral: list, check_games: int, seed: int,
+                 executor: Any) -> TuneResult:
+    """A feel target's check: the figure at the start and at the best parameters on fresh deals (seed + 1),
+    each with its deal-level interval, and best - start paired on the deals."""
+    deals = -(-check_games // len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared))
+    arms = {which: lineup_feel(game, players, s, rules, cards, target, deals, seed + 1, executor=executor)
+            for which, s in (("start", list(seats)), ("best", best_seats))}
+    rows = []
+    for which, s in (("start", list(seats)), ("best", best_seats)):
+        fig, lo, hi = F.ratio_interval(*arms[which])
+        rows.append({"which": which, "params": s[seat].label(), "games": int(arms[which][1].sum()), "deals": deals,
+                     "figure": fig, "figure_lo": lo, "figure_hi": hi, "target": target.label(),
+                     "shortfall": float(target.shortfall(fig))})
+    diff, lo, hi = ratio_difference(arms["best"], arms["start"])
+    rows.append({"which": "best - start", "params": "paired on the same deals", "games": rows[1]["games"],
+                 "deals": deals, "figure": diff, "figure_lo": lo, "figure_hi": hi, "target": target.label(),
+                 "shortfall": np.nan})
+    half = (hi - lo) / 2.0
+    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), half,
+                                np.array(highs) - np.array(lows), integral)
+    best = dict(best_seats[seat].params)
+    rounded = {n: _round_to(float(best[n]), step, is_int)
+               for n, step, is_int in zip(names, steps, integral, strict=True)}
+    return TuneResult(game.policy(seats[seat].policy).name, seat, names, {n: best[n] for n in names}, start,
+                      -float(res.fun), pd.DataFrame(rows), pd.DataFrame(history), evaluations,
+                      extra={"objective": target.label(), "search_shortfall": float(res.fun)},
+                      improvement={"effect": diff, "effect_lo": lo, "effect_hi": hi},
+                      rounded=rounded, steps=dict(zip(names, steps, strict=True)))

@@ -227,6 +227,16 @@ def optimize_answer(check: pd.DataFrame) -> list[str]:
     if "best" not in by or "start" not in by:
         return []
     best, start = by["best"], by["start"]
+    if "figure" in check.columns:  # a feel target
+        text = (f"Towards {best['target']}, the best parameters found, {best['params']}, give "
+                f"{best['figure']:.3g} [{best['figure_lo']:.3g}, {best['figure_hi']:.3g}] on fresh deals, against "
+                f"{start['figure']:.3g} [{start['figure_lo']:.3g}, {start['figure_hi']:.3g}] for the start "
+                f"({start['params']})")
+        if "best - start" in by:
+            d = by["best - start"]
+            text += f": a paired difference of {d['figure']:+.3g} [{d['figure_lo']:+.3g}, {d['figure_hi']:+.3g}]"
+        met = "met" if best["shortfall"] == 0 else f"missed by {abs(best['shortfall']):.3g}"
+        return [text + f"; the target is {met} at the best parameters."]
     text = (f"The best parameters found, {best['params']}, win {pct(best['win_rate'])} "
             f"{interval(best['win_lo'], best['win_hi'])} on fresh deals, against {pct(start['win_rate'])} "
             f"{interval(start['win_lo'], start['win_hi'])} for the start ({start['params']})")

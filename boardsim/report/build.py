@@ -251,7 +251,7 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     if not frames["leader_wins.csv"].empty:
         images.append(_draw(d / "leader_wins.csv", feel_report.write_leader_wins, frames["leader_wins.csv"], s, title))
     history = _read(d / "optimize_history.csv")
-    if not history.empty:
+    if not history.empty and "best_win_rate" in history.columns:  # a feel target's check is the answer's table
         images.append(_draw(d / "optimize_history.csv", plots.write_convergence, history,
                             _read(d / "optimize_check.csv"), s, title))
     curve = balance.get(d / "balance_fame_curve.csv", pd.DataFrame())

@@ -90,3 +90,44 @@ def test_the_same_tuning_on_worker_processes():
         procs = tune(*args, **kw, executor=ex)
     assert procs.best == local.best and procs.evaluations == local.evaluations
     pd.testing.assert_frame_equal(procs.check, local.check)
+
+
+# -- feel targets (issue 43 item 4) ------------------------------------------------------------------------
+
+
+def test_a_feel_target_tunes_the_seat_towards_it():
+    # Art Deco at 2 players: a multiple(1.0) bidder against eligibility leads half a change a game; asked for
+    # at least one lead change, the search raises its multiple and the fresh-deal check confirms the move
+    g = get("art_deco")
+    r = tune(g, 2, [Seat("multiple", {"multiple": 1.0}), Seat("eligibility")], {}, g.card_table(), 0,
+             {"multiple": [0.5, 3.0]}, games=600, check_games=4000, maxiter=3, popsize=4, seed=3,
+             objective="lead_changes>=1.0")
+    by = r.check.set_index("which")
+    assert r.extra["objective"] == "lead_changes>=1" and r.best["multiple"] > 1.2
+    assert by.loc["best", "figure_lo"] > by.loc["start", "figure_hi"]
+    assert by.loc["best - start", "figure_lo"] > 0
+    assert abs(by.loc["best", "shortfall"]) < abs(by.loc["start", "shortfall"])
+    assert set(r.history.columns) >= {"generation", "best_shortfall"}
+
+
+def test_a_ratio_difference_of_one_game_a_deal_is_the_paired_t_interval():
+    import numpy as np
+    from scipy import stats
+
+    from boardsim.analysis.optimize import ratio_difference
+
+    gen = np.random.default_rng(1)
+    a, b = gen.normal(1.0, 1.0, 300), gen.normal(0.7, 1.0, 300)
+    ones = np.ones(300)
+    diff, lo, hi = ratio_difference((a, ones), (b, ones))
+    d = a - b
+    half = stats.t.ppf(0.975, 299) * d.std(ddof=1) / np.sqrt(300)
+    assert diff == pytest.approx(d.mean()) and (lo, hi) == pytest.approx((d.mean() - half, d.mean() + half))
+
+
+def test_an_unknown_objective_names_the_key():
+    g = get("art_deco")
+    with pytest.raises(BadInput) as e:
+        tune(g, 2, [Seat("multiple"), Seat("par")], {}, g.card_table(), 0, {"multiple": [0.5, 3.0]},
+             objective="decisive_round>=3")
+    assert e.value.key == "optimize.objective" and "win_rate" in e.value.message
