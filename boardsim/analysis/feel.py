@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from boardsim import learned, safe_io
+from boardsim.analysis.balance import holm
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games.base import Game
 from boardsim.seat import Seat, as_seat
@@ -38,6 +39,10 @@ class FeelResult:
     curve: pd.DataFrame
     levels: dict[int, list[str]] = field(default_factory=dict)
     seed: int = 0
+    # the figures split by something dealt at random in each game (Game.feel_groups: Wagons' goals), one row
+    # per player count, level, group and metric; empty where the game has no such split
+    split: pd.DataFrame = field(default_factory=pd.DataFrame)
+    split_kind: str = ""
 
     def answer(self) -> list[str]:
         from boardsim.report.feel import feel_answer
@@ -113,9 +118,9 @@ def run_feel(g: Game, players: Sequence[int], levels: Sequence[Seat] | None = No
             for prep in cell.prepared:
                 prep.progress = True
             plan.append((P, seat.label(), cell, search_deals if cell.cost > 1.0 else deals))
-    metrics, curves, played = [], [], {}
+    metrics, curves, played, splits, kind = [], [], {}, [], ""
     for P, label, cell, n in plan:
-        sink = _Sink(cell, n, comeback, blowout)
+        sink = _Sink(cell, n, comeback, blowout, table)
         run_cell(cell, seed, n * len(cell.prepared), sink.add, chunk_size=chunk_size, progress=progress,
                  executor=executor, label=f"{P}p {label}")
         sums = sink.sums
@@ -130,25 +135,37 @@ def run_feel(g: Game, players: Sequence[int], levels: Sequence[Seat] | None = No
         metrics.append(m)
         curves.append(f.curve.assign(players=P, level=label))
         played.setdefault(P, []).append(label)
+        if sink.groups is not None:
+            kind = sink.groups.kind
+            split = sink.groups.table()
+            split["p_holm"] = holm(split["p_value"].to_numpy()) if len(split) else []  # per table: its goals x metrics
+            splits.append(split.assign(players=P, level=label))
     cols = ["players", "level", "metric", "mean", "lo", "hi", "games", "deals", "meaning"]
     return FeelResult(g.name, pd.concat(metrics, ignore_index=True)[cols],
                       pd.concat(curves, ignore_index=True)[["players", "level", "round", "leader_wins", "lo", "hi",
-                                                            "games"]], played, seed)
+                                                            "games"]], played, seed,
+                      pd.concat(splits, ignore_index=True) if splits else pd.DataFrame(), kind)
 
 
 class _Sink:
     """A cell's chunks turned into per-deal sums of their feel values as they arrive (any order, any size)."""
 
-    def __init__(self, cell: Any, deals: int, comeback: float, blowout: float):
-        self.cell, self.deals, self.comeback, self.blowout = cell, deals, comeback, blowout
+    def __init__(self, cell: Any, deals: int, comeback: float, blowout: float, cards: Any = None):
+        self.cell, self.deals, self.comeback, self.blowout, self.cards = cell, deals, comeback, blowout, cards
         self.rules = cell.prepared[0].rules
         self.sums: F.DealSums | None = None
+        self.groups: F.GroupSums | None = None
 
     def add(self, out: Mapping[str, np.ndarray]) -> None:
         values = chunk_values(self.cell.game, out, self.rules, self.comeback, self.blowout)
         if self.sums is None:
             self.sums = F.DealSums(self.deals, values["leader_win"].shape[1])
         self.sums.add(values, np.asarray(out["game"], dtype=np.int64))
+        split = self.cell.game.feel_groups(out, self.cards)
+        if split is not None:
+            if self.groups is None:
+                self.groups = F.GroupSums(split[0], split[1])
+            self.groups.add(values, split[2])
 
 
 def chunk_values(g: Game, out: Mapping[str, np.ndarray], rules: Mapping[str, Any], comeback: float = F.COMEBACK,
@@ -194,6 +211,8 @@ def feel_job(target: str | Game, players: Any = None, levels: Any = None, deals:
     with writing(out_dir):
         safe_io.write_csv(result.metrics, out_dir / "feel.csv")
         safe_io.write_csv(result.curve, out_dir / "leader_wins.csv")
+        if not result.split.empty:
+            safe_io.write_csv(result.split, out_dir / f"feel_by_{result.split_kind}.csv")
         files = write_meta(out_dir, f"{g.title}: how the game feels at each skill level",
                            f"Self-play at {', '.join(map(str, counts))} players; {s['deals']:,} deals per fast "
                            f"level, {s['search_deals']:,} per search level. Progress: {g.progress_measure}.",

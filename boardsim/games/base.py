@@ -429,6 +429,12 @@ class Game(ABC):
         P = out["progress"].shape[1]
         return out["progress"], out["rounds"], out["rounds"] * P
 
+    def feel_groups(self, out: Mapping[str, np.ndarray], cards: Any) -> tuple[str, list[str], np.ndarray] | None:
+        """A split of the feel figures by something dealt at random in each game, so that a group's difference
+        is its effect: (what a group is, the groups' names, (n, G) bool, game i holds group g); None (the
+        default) where nothing dealt varies from game to game."""
+        return None
+
     def standing(self, out: Mapping[str, np.ndarray], rules: Mapping[str, Any]) -> np.ndarray:
         """(n, P, R) keys: after round r the seat with the highest key leads (it would win if the game ended
         there; equal highest keys: nobody leads).  Default: the progress measure itself."""

@@ -66,6 +66,9 @@ TABLE_CAPTIONS = {
     "feel.csv": "how the game feels: per player count, skill level and metric (length, lead changes against a "
                 "fair random walk, comeback and blowout rates, final margin, drama, security, decisiveness round), "
                 "the mean over games with a deal-level 95% interval",
+    "feel_by_goal.csv": "how each goal changes the feel (goals are dealt at random: causal): per player count, "
+                        "level, goal and figure, the mean with and without the goal, their difference with a "
+                        "Welch 95% interval, p-value and Holm's correction over the table's goals and figures",
     "leader_wins.csv": "the leader-wins curve: per player count, skill level and round, the share of games the "
                        "leader after that round wins, with a deal-level 95% interval",
     "run.json": "provenance: version, seed, games, hashes, date",
@@ -185,6 +188,8 @@ def build_report(out_dir: str | Path) -> list[str]:
         sentences += _draw(d / "positions.csv", answer.skill_answer, frames["positions.csv"])
         if not frames["feel.csv"].empty:
             sentences += _draw(d / "feel.csv", feel_report.feel_answer, frames["feel.csv"], frames["leader_wins.csv"])
+            for split in sorted(d.glob("feel_by_*.csv")):
+                sentences += _draw(split, feel_report.split_answer, _read(split))
         sentences += answer.sweep_answer(summary)
         if not frames["skill.csv"].empty and not frames["ladder.csv"].empty:  # a ladder: its answer comes first
             sentences += _draw(d / "skill.csv", answer.ladder_answer, frames["skill.csv"], frames["first_player.csv"],

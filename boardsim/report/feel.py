@@ -53,6 +53,37 @@ def feel_answer(metrics: pd.DataFrame, curve: pd.DataFrame) -> list[str]:
     return out
 
 
+def split_answer(split: pd.DataFrame) -> list[str]:
+    """The groups (goals) that change how the game feels most: for the lead changes, comebacks, blowouts and
+    length, the flagged row (Holm's correction over each table's groups and figures) of largest |t|, with its
+    interval; causal, since the groups are dealt at random."""
+    known = {"metric", "with", "without", "difference", "lo", "hi", "p_value", "p_holm", "games_with",
+             "games_without", "players", "level"}
+    kind = next((c for c in split.columns if c not in known), None)
+    if kind is None or split.empty:
+        return []
+    rows = split[(split["p_holm"] < 0.05) & split["metric"].isin(["comeback_rate", "lead_changes", "rounds",
+                                                                   "blowout_rate"])]
+    if rows.empty:
+        return [f"No {kind} measurably changes the lead changes, comebacks, blowouts or length at any level "
+                f"(Holm's correction over each table's {kind}s and figures)."]
+    rows = rows.assign(t=rows["difference"].abs() / ((rows["hi"] - rows["lo"]) / 2))
+    # the clearest effect on each figure, the feel figures before the length
+    order = ["lead_changes", "comeback_rate", "blowout_rate", "rounds"]
+    top = pd.concat([rows[rows["metric"] == m].nlargest(1, "t") for m in order])
+    parts = [f"with {r[kind]} in play, {r['metric'].replace('_', ' ')} {_signed(r)} ({int(r['players'])} players, "
+             f"{r['level']})" for _, r in top.iterrows()]
+    return [f"The {kind}s in play change how the game feels ({kind}s are dealt at random, so these are their "
+            f"effects): " + "; ".join(parts) + "."]
+
+
+def _signed(r: pd.Series) -> str:
+    """A difference with its interval: rates in points, other figures as they are."""
+    if str(r["metric"]).endswith("_rate"):
+        return f"{100 * r['difference']:+.1f} points [{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]"
+    return f"{r['difference']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}]"
+
+
 def write_leader_wins(curve: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     """P(the leader after round r wins) per level, one panel per player count, with 95% interval bands, the
     fair share 1/players (a leader no better than any seat) and the decisiveness line."""

@@ -10,7 +10,7 @@ turns the per-deal sums into means, intervals and the leader-wins curve.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -175,6 +175,55 @@ class DealSums:
         ok = ~np.isnan(lw)
         np.add.at(self.curve_total, deal, np.where(ok, lw, 0.0))
         np.add.at(self.curve_count, deal, ok.astype(np.float64))
+
+
+class GroupSums:
+    """Per group (something dealt at random in each game: a Circle the Wagons goal) and metric, the sums of
+    each game's value over the games that hold the group and over those that do not (sum, sum of squares,
+    count), for the group's effect on the figure.  Feel plays self-play, one game a deal, so each game is one
+    independent observation."""
+
+    def __init__(self, kind: str, names: Sequence[str]):
+        self.kind, self.names = kind, list(names)
+        self.metrics = [name for name, _ in METRICS if name != "null_lead_changes"]
+        self.sums = np.zeros((len(self.names), len(self.metrics), 2, 3))
+
+    def add(self, values: Mapping[str, np.ndarray], held: np.ndarray) -> None:
+        held = np.asarray(held, dtype=bool)
+        for m, name in enumerate(self.metrics):
+            v = np.asarray(values[name], dtype=np.float64)
+            ok = ~np.isnan(v)
+            x = np.where(ok, v, 0.0)[:, None]
+            for side, mask in ((0, held), (1, ~held)):
+                w = (mask & ok[:, None]).astype(np.float64)  # (n, G)
+                self.sums[:, m, side] += np.stack([(w * x).sum(axis=0), (w * x * x).sum(axis=0), w.sum(axis=0)],
+                                                  axis=1)
+
+    def table(self, confidence: float = 0.95) -> pd.DataFrame:
+        """One row per group and metric: the mean with and without the group, their difference with a Welch t
+        interval and p-value (two-sided, no difference), and the games on each side."""
+        from scipy import stats
+
+        s = self.sums
+        n = s[..., 2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = s[..., 0] / n
+            var = np.maximum(s[..., 1] - n * mean * mean, 0.0) / np.maximum(n - 1.0, 1.0)
+            q = var / n  # squared standard errors of the two means
+            se = np.sqrt(q[..., 0] + q[..., 1])
+            df = (q[..., 0] + q[..., 1]) ** 2 / (q[..., 0] ** 2 / np.maximum(n[..., 0] - 1, 1)
+                                                  + q[..., 1] ** 2 / np.maximum(n[..., 1] - 1, 1))
+            diff = mean[..., 0] - mean[..., 1]
+            half = stats.t.ppf(0.5 + confidence / 2, np.where(np.isfinite(df), df, 1.0)) * se
+            p = np.where(se > 0, 2 * stats.t.sf(np.abs(diff) / se, np.where(np.isfinite(df), df, 1.0)),
+                         np.where(diff == 0, 1.0, 0.0))
+        rows = []
+        for g, group in enumerate(self.names):
+            for m, metric in enumerate(self.metrics):
+                rows.append({self.kind: group, "metric": metric, "with": mean[g, m, 0], "without": mean[g, m, 1],
+                             "difference": diff[g, m], "lo": diff[g, m] - half[g, m], "hi": diff[g, m] + half[g, m],
+                             "p_value": p[g, m], "games_with": int(n[g, m, 0]), "games_without": int(n[g, m, 1])})
+        return pd.DataFrame(rows)
 
 
 def ratio_interval(num: np.ndarray, den: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:

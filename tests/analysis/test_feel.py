@@ -142,3 +142,19 @@ def test_art_deco_feel_reads_its_own_win_rule():
     m = f.metrics.set_index(["players", "level", "metric"])["mean"]
     assert m[(2, "eligibility", "rounds")] == 10 and m[(3, "par", "turns")] == 30
     assert (f.curve["games"] > 0).all()
+
+
+def test_wagons_feel_is_split_by_goal(tmp_path):
+    """Circle the Wagons deals three goals a game at random: each figure is split by goal, in a table of its
+    own and a sentence of the answer; games without such a split write none."""
+    job = feel_job("wagons", levels=["gain_minus_gift"], deals=300, seed=3, out=tmp_path / "w", progress=False)
+    split = pd.read_csv(tmp_path / "w" / "feel_by_goal.csv")
+    assert job.result.split_kind == "goal" and len(set(split["goal"])) == 18
+    rounds = split[split["metric"] == "rounds"]
+    assert rounds["games_with"].sum() == 3 * 300  # three goals a game
+    assert ((rounds["games_with"] + rounds["games_without"]) == 300).all()
+    assert (split["p_holm"] >= split["p_value"]).all()
+    html = (tmp_path / "w" / "index.html").read_text()
+    assert "goals are dealt at random" in html or "No goal measurably changes" in html
+    art = feel_job("art_deco", players=2, levels=["eligibility"], deals=100, out=tmp_path / "a", progress=False)
+    assert art.result.split.empty and not list((tmp_path / "a").glob("feel_by_*.csv"))

@@ -137,3 +137,36 @@ def test_ratio_interval_is_a_cluster_interval():
     est, lo, hi = F.ratio_interval(num, den)
     assert est == 0.5 and lo < 0.5 < hi
     assert all(math.isnan(x) for x in F.ratio_interval(np.zeros(0), np.zeros(0)))
+
+
+def test_group_sums_match_welch_and_a_placebo_group_covers_zero():
+    from scipy import stats
+
+    gen = np.random.default_rng(7)
+    n = 600
+    held = np.zeros((n, 2), dtype=bool)
+    held[:, 0] = gen.random(n) < 0.3  # a group with an effect of +0.5 lead changes
+    held[:, 1] = gen.random(n) < 0.5  # a placebo
+    lead = gen.normal(1.0, 1.0, n) + 0.5 * held[:, 0]
+    values = {name: np.full(n, np.nan) for name, _ in F.METRICS}
+    values["lead_changes"] = lead
+    g = F.GroupSums("goal", ["strong", "placebo"])
+    g.add({k: v[:250] for k, v in values.items()}, held[:250])  # in two chunks
+    g.add({k: v[250:] for k, v in values.items()}, held[250:])
+    t = g.table().set_index(["goal", "metric"])
+    r = t.loc[("strong", "lead_changes")]
+    welch = stats.ttest_ind(lead[held[:, 0]], lead[~held[:, 0]], equal_var=False)
+    ci = welch.confidence_interval(0.95)
+    assert r["difference"] == pytest.approx(lead[held[:, 0]].mean() - lead[~held[:, 0]].mean())
+    assert (r["lo"], r["hi"]) == pytest.approx((ci.low, ci.high)) and r["p_value"] == pytest.approx(welch.pvalue)
+    assert r["games_with"] == held[:, 0].sum() and r["lo"] > 0
+    # undefined values (nan) count on neither side
+    assert t.loc[("placebo", "comeback_rate"), "games_with"] == 0
+    # placebo groups: the interval covers the true 0 in about 95% of 400 fresh splits
+    covered = 0
+    for _ in range(400):
+        p = F.GroupSums("goal", ["placebo"])
+        p.add(values, (gen.random(n) < 0.5)[:, None])
+        row = p.table().set_index("metric").loc["lead_changes"]
+        covered += row["lo"] <= 0.0 <= row["hi"]
+    assert 0.92 <= covered / 400 <= 0.98

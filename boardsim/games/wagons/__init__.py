@@ -192,6 +192,18 @@ class Wagons(Game):
         idx = np.minimum(np.arange(1, R + 1, 2), R - 1)
         return prog[:, :, idx], (turns + 1) // 2, turns
 
+    def feel_groups(self, out: Mapping[str, np.ndarray], cards: Any) -> tuple[str, list[str], np.ndarray] | None:
+        """By goal: the three goals in play are dealt at random each game (``goal0..goal2``, rows of the goal
+        table), so a goal's difference in a feel figure is the effect of playing with it."""
+        goals = pd.DataFrame(cards.attrs["goals"]) if cards is not None and "goals" in cards.attrs else None
+        if goals is None:
+            return None
+        names = [str(n) for n in goals["name"]]
+        held = np.zeros((len(out["goal0"]), len(names)), dtype=bool)
+        for k in range(3):
+            held[np.arange(len(held)), np.asarray(out[f"goal{k}"], dtype=np.int64)] = True
+        return "goal", names, held
+
     def _outputs(self, score: np.ndarray, win: np.ndarray, game_out: np.ndarray, seat_out: np.ndarray,
                  progress: np.ndarray, on: bool) -> dict[str, np.ndarray]:
         out = self.result_arrays(score, win, game_out, seat_out)
