@@ -166,8 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
     o.add_argument("--games", type=_games, help="games per evaluation (overrides [optimize].games)")
     o.add_argument("--maxiter", type=_positive, help="generations (overrides [optimize].maxiter)")
-    o.add_argument("--objective", help="win_rate (the seat's, the default) or a feel target the table is brought "
-                                       "to, e.g. comeback_rate>=0.2 (overrides [optimize].objective)")
+    o.add_argument("--objective", help="win_rate (the seat's, the default), a feel target the table is brought to "
+                                       "(comeback_rate>=0.2) or a metagame target of the seats' policies "
+                                       "(nash_support>=2) (overrides [optimize].objective)")
     o.add_argument("--out", help="output folder (default reports/<scenario name>-optimize/)")
     o.add_argument("--threads", type=_positive)
     _executor_options(o)
@@ -438,8 +439,12 @@ def cmd_optimize(args) -> int:
     imp = result.improvement
     print(f"best {result.policy} parameters for seat {result.seat}: {result.rounded} "
           f"(rounded to steps {result.steps}, the precision the check supports; {result.evaluations} evaluations)")
-    print(f"best - start on {int(result.check['deals'].iloc[0]):,} fresh deals, paired: {imp['effect']:+.4f} "
-          f"[{imp['effect_lo']:+.4f}, {imp['effect_hi']:+.4f}]")
+    deals = int(result.check["deals"].iloc[0])
+    if imp["effect_lo"] == imp["effect_lo"]:
+        print(f"best - start on {deals:,} fresh deals, paired: {imp['effect']:+.4f} "
+              f"[{imp['effect_lo']:+.4f}, {imp['effect_hi']:+.4f}]")
+    else:  # a metagame figure: each side's own bootstrap interval is in the table
+        print(f"best - start on {deals:,} fresh deals a pair: {imp['effect']:+.4f} (each figure's interval below)")
     print(result.check.to_string(index=False, float_format=lambda x: f"{x:.4f}"))
     print(f"wrote {', '.join(job.files)} to {job.out_dir}/")
     return 0

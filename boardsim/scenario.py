@@ -43,7 +43,8 @@ TOP_KEYS = {
     "tournament": "a [tournament] table: policies, players, games, mode, field",
     "skill": "a [skill] table: levels = [policy, ...]; each level plays every seat, one grid axis (skill=...)",
     "optimize": "an [optimize] table: seat, params = {name = [low, high]}, games, check_games, maxiter, popsize, "
-                "objective (win_rate or a feel target such as \"comeback_rate>=0.2\")",
+                "objective (win_rate, a feel target such as \"comeback_rate>=0.2\" or a metagame target such as "
+                "\"nash_support>=2\")",
     "feel": "a [feel] table for the feel command: players, levels, deals, search_deals, comeback, blowout",
 }
 # how a tournament forms its matches: every policy against every other, or each against one field policy

@@ -9,6 +9,7 @@ precision that difference supports (``supported_precision``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,11 +21,13 @@ from scipy.optimize import differential_evolution
 
 from boardsim import rng
 from boardsim.analysis.balance import Arm, paired_effect
+from boardsim.analysis.patch import meta_figure
 from boardsim.cell import make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat
 from boardsim.runner import run_cell
 from boardsim.stats import feel as F
+from boardsim.stats import metagame as MG
 
 
 @dataclass
@@ -122,9 +125,13 @@ def tune(
     target = None
     if objective != "win_rate":
         try:
-            target = F.parse_target(str(objective))
+            target = F.parse_target(str(objective), MG.TARGET_METRICS)
         except ValueError as e:
             raise BadInput("optimize.objective", f"{e}; or win_rate (the default)") from None
+    meta = target is not None and target.metric in MG.TARGET_METRICS
+    if meta and len({s.label() for s in seats}) < 2:
+        raise BadInput("optimize.objective", f"a metagame target ({target.label()}) needs two or more different "
+                                             "policies among the seats: their head-to-head table is judged")
     if not 0 <= seat < len(seats):
         raise BadInput("optimize.seat", f"got {seat}; allowed: 0 to {len(seats) - 1}")
     pol = game.policy(seats[seat].policy)
@@ -162,9 +169,15 @@ def tune(
     tried: list[tuple[np.ndarray, float]] = []
 
     deals = -(-games // len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared))
+    fixed: dict[tuple[str, str], np.ndarray] = {}  # a metagame's pairs without the tuned seat: played once
 
     def score(x: np.ndarray) -> float:
         evaluations["n"] += 1
+        if meta:  # the metagame figure of the seats' head-to-head table, the tuned seat with x
+            sums = field_sums(game, with_params(x), seat, rules, cards, deals // 2 + 1, seed, executor, fixed)
+            miss = abs(float(target.shortfall(meta_figure(target, sums, draws=0)[0])))
+            tried.append((np.array(x, dtype=float), -miss))
+            return miss
         if target is not None:  # the feel figure's |shortfall|, minimised (tried keeps higher = better)
             num, den = lineup_feel(game, players, with_params(x), rules, cards, target, deals, seed,
                                    executor=executor)
@@ -189,6 +202,9 @@ def tune(
     )
     best_seats = with_params(res.x)
     best = dict(best_seats[seat].params)
+    if meta:
+        return _meta_result(game, seats, best_seats, rules, cards, seat, target, names, start, res, tried, history,
+                            evaluations["n"], highs, lows, integral, check_games, seed, executor)
     if target is not None:
         return _feel_result(game, players, seats, best_seats, rules, cards, seat, target, names, start, res,
                             tried, history, evaluations["n"], highs, lows, integral, check_games, seed, executor)
@@ -294,4 +310,55 @@ def _feel_result(game: Game, players: int, seats: Sequence[Seat], best_seats: li
                       -float(res.fun), pd.DataFrame(rows), pd.DataFrame(history), evaluations,
                       extra={"objective": target.label(), "search_shortfall": float(res.fun)},
                       improvement={"effect": diff, "effect_lo": lo, "effect_hi": hi},
+                      rounded=rounded, steps=dict(zip(names, steps, strict=True)))
+
+
+def field_sums(game: Game, seats: Sequence[Seat], seat: int, rules, cards: pd.DataFrame, deals: int, seed: int,
+               executor: Any = None, fixed: dict | None = None, first: int = 0) -> np.ndarray:
+    """The head-to-head pair sums (analysis.patch.pair_sums) of the seats' distinct policies at 2 players, on
+    deals ``first ..``; pairs without ``seats[seat]`` are kept in ``fixed`` (they do not change with it)."""
+    from boardsim.analysis.patch import pair_sums
+
+    distinct = list({s.label(): s for s in seats}.values())
+    tuned = seats[seat].label()
+    key = rng.cell_key(seed, 0)
+    out = []
+    for i in range(len(distinct)):
+        for j in range(i + 1, len(distinct)):
+            a, b = distinct[i], distinct[j]
+            memo = (a.label(), b.label(), first, deals)
+            if fixed is not None and tuned not in memo[:2] and memo in fixed:
+                out.append(fixed[memo])
+                continue
+            sums, _ = pair_sums(game, a, b, rules, cards, key, first, deals, executor=executor)
+            if fixed is not None and tuned not in memo[:2]:
+                fixed[memo] = sums
+            out.append(sums)
+    return np.concatenate(out)
+
+
+def _meta_result(game: Game, seats: Sequence[Seat], best_seats: list[Seat], rules, cards, seat: int,
+                 target: F.Target, names: list[str], start: dict[str, Any], res: Any, tried: list, history: list,
+                 evaluations: int, highs: list, lows: list, integral: list, check_games: int, seed: int,
+                 executor: Any) -> TuneResult:
+    """A metagame target's check: the figure of the head-to-head table at the start and at the best parameters on
+    fresh deals (seed + 1), each with its parametric bootstrap interval (analysis.patch.meta_figure)."""
+    pairs = len({s.label() for s in seats}) * (len({s.label() for s in seats}) - 1) // 2
+    deals = max(2, check_games // (2 * max(pairs, 1)))
+    rows = []
+    for which, s in (("start", list(seats)), ("best", best_seats)):
+        fig, lo, hi, _ = meta_figure(target, field_sums(game, s, seat, rules, cards, deals, seed + 1, executor))
+        rows.append({"which": which, "params": s[seat].label(), "games": deals * 2 * pairs, "deals": deals,
+                     "figure": fig, "figure_lo": lo, "figure_hi": hi, "target": target.label(),
+                     "shortfall": float(target.shortfall(fig))})
+    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), 0.0,
+                                np.array(highs) - np.array(lows), integral)
+    best = dict(best_seats[seat].params)
+    rounded = {n: _round_to(float(best[n]), step, is_int)
+               for n, step, is_int in zip(names, steps, integral, strict=True)}
+    return TuneResult(game.policy(seats[seat].policy).name, seat, names, {n: best[n] for n in names}, start,
+                      -float(res.fun), pd.DataFrame(rows), pd.DataFrame(history), evaluations,
+                      extra={"objective": target.label(), "search_shortfall": float(res.fun)},
+                      improvement={"effect": rows[1]["figure"] - rows[0]["figure"], "effect_lo": math.nan,
+                                   "effect_hi": math.nan},
                       rounded=rounded, steps=dict(zip(names, steps, strict=True)))

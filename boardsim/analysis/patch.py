@@ -470,24 +470,12 @@ class Measurer:
         return out
 
     def _pair(self, table: pd.DataFrame, pair: tuple[int, int], segment: str) -> np.ndarray:
-        """One pair of base players head to head at 2 players on the segment's deals, both seatings: per deal
-        u and v, the two players' win units; returns (sum u, sum u^2, sum v, sum v^2, sum u v, deals)."""
-        from boardsim.executors import play_ranges
-
+        """One pair of base players head to head at 2 players on the segment's deals (pair_sums)."""
         p = self.problem
-        cell = make_cell(p.game, 2, [p.bases[pair[0]], p.bases[pair[1]]], p.rules, table, seating_design=p.seating)
         start, count = p.segment(segment, 2)
-        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
-        n_arr = len(cell.prepared)
-        out = np.zeros(PAIR_SUMS, dtype=np.int64)
-        for (_, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
-            units = np.rint(raw["win"] * WIN_UNITS).astype(np.int64)  # rows arrangement-major, columns the slots
-            u = units[:, 0].reshape(n_arr, c).sum(axis=0)
-            v = units[:, 1].reshape(n_arr, c).sum(axis=0)
-            out += (int(u.sum()), int((u * u).sum()), int(v.sum()), int((v * v).sum()), int((u * v).sum()), c)
-            self.games += n_arr * c
-            if self.on_games is not None:
-                self.on_games(n_arr * c)
+        out, games = pair_sums(p.game, p.bases[pair[0]], p.bases[pair[1]], p.rules, table, self.key, start, count,
+                               p.seating, self.executor, self.on_games)
+        self.games += games
         return out
 
     def _feel(self, cell: Cell, start: int, count: int, target: F.Target) -> np.ndarray:
@@ -521,14 +509,37 @@ class Measurer:
         return out
 
 
-def meta_figure(target: F.Target, pair_sums: np.ndarray, confidence: float = 0.95
+def pair_sums(game: Game, a: Seat, b: Seat, rules: Any, table: pd.DataFrame, key: int, start: int, count: int,
+              seating: str = "all", executor: Any = None, on_games: Callable[[int], None] | None = None
+              ) -> tuple[np.ndarray, int]:
+    """Seats ``a`` and ``b`` head to head at 2 players on deals ``start .. start + count - 1``, every seating:
+    per deal u and v, the two players' win units.  Returns ((sum u, sum u^2, sum v, sum v^2, sum u v, deals),
+    games played): whole numbers, the same on any executor and chunking."""
+    from boardsim.executors import play_ranges
+
+    cell = make_cell(game, 2, [a, b], rules, table, seating_design=seating)
+    ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+    n_arr = len(cell.prepared)
+    out = np.zeros(PAIR_SUMS, dtype=np.int64)
+    for (_, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
+        units = np.rint(raw["win"] * WIN_UNITS).astype(np.int64)  # rows arrangement-major, columns the slots
+        u = units[:, 0].reshape(n_arr, c).sum(axis=0)
+        v = units[:, 1].reshape(n_arr, c).sum(axis=0)
+        out += (int(u.sum()), int((u * u).sum()), int(v.sum()), int((v * v).sum()), int((u * v).sum()), c)
+        if on_games is not None:
+            on_games(n_arr * c)
+    return out, n_arr * count
+
+
+def meta_figure(target: F.Target, sums: np.ndarray, confidence: float = 0.95, draws: int = META_DRAWS
                 ) -> tuple[float, float, float, float]:
-    """_meta_figure, remembered: the search reads the same measurement's frame many times."""
-    return _meta_figure(target, tuple(int(x) for x in np.asarray(pair_sums).ravel()), confidence)
+    """_meta_figure, remembered: the search reads the same measurement's frame many times.  ``draws`` = 0:
+    the figure alone (lo = hi = the figure, p nan)."""
+    return _meta_figure(target, tuple(int(x) for x in np.asarray(sums).ravel()), confidence, draws)
 
 
 @functools.lru_cache(maxsize=4096)
-def _meta_figure(target: F.Target, pair_sums: tuple[int, ...], confidence: float
+def _meta_figure(target: F.Target, pair_sums: tuple[int, ...], confidence: float, draws: int
                  ) -> tuple[float, float, float, float]:
     """A metagame target's figure (stats.metagame: nash_support or alpha_entropy) of the head-to-head table
     the pair sums give, with a parametric bootstrap interval: each pair's two mean win-unit totals drawn from
@@ -556,11 +567,14 @@ def _meta_figure(target: F.Target, pair_sums: tuple[int, ...], confidence: float
     a = table(mu)
     alpha = MG.alpha_rank(a)[1]
     fn = MG.nash_support if target.metric == "nash_support" else (lambda x: MG.alpha_entropy(x, alpha))
+    if draws == 0:
+        figure = float(fn(a))
+        return figure, figure, figure, math.nan
     gen = np.random.default_rng(0)
     # eigh: a pair whose every game has one winner has u + v constant, a singular covariance
     draws = [fn(table(np.array([gen.multivariate_normal(m, c, method="eigh", check_valid="ignore")
                                 for m, c in zip(mu, cov, strict=True)])))
-             for _ in range(META_DRAWS)]
+             for _ in range(draws)]
     lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
     figure = float(fn(a))
     met = float(np.mean(target.shortfall(np.array(draws)) == 0.0))

@@ -131,3 +131,19 @@ def test_an_unknown_objective_names_the_key():
         tune(g, 2, [Seat("multiple"), Seat("par")], {}, g.card_table(), 0, {"multiple": [0.5, 3.0]},
              objective="decisive_round>=3")
     assert e.value.key == "optimize.objective" and "win_rate" in e.value.message
+
+
+def test_a_metagame_target_makes_the_tuned_policy_viable():
+    # Art Deco, seats multiple(1.0), eligibility and par: head to head at 2 players, the equilibrium plays two
+    # of them; asked for all three, the search finds a multiple that keeps its bidder in the equilibrium
+    g = get("art_deco")
+    seats = [Seat("multiple", {"multiple": 1.0}), Seat("eligibility"), Seat("par")]
+    r = tune(g, 3, seats, {}, g.card_table(), 0, {"multiple": [0.5, 3.0]}, games=600, check_games=6000,
+             maxiter=3, popsize=4, seed=3, objective="nash_support>=3")
+    by = r.check.set_index("which")
+    assert by.loc["start", "figure"] == 2 and by.loc["best", "figure"] == 3 and by.loc["best", "shortfall"] == 0
+    assert by.loc["best", "figure_lo"] == 3 and r.extra["objective"] == "nash_support>=3"
+    with pytest.raises(BadInput) as e:  # one policy in every seat: no table to judge
+        tune(g, 2, [Seat("par"), Seat("par")], {}, g.card_table(), 0, {"multiple": [0.5, 3.0]},
+             objective="alpha_entropy>=1")
+    assert e.value.key == "optimize.objective"
