@@ -157,7 +157,7 @@ class _Sink:
         self.groups: F.GroupSums | None = None
 
     def add(self, out: Mapping[str, np.ndarray]) -> None:
-        values = chunk_values(self.cell.game, out, self.rules, self.comeback, self.blowout)
+        values = F.chunk_values(self.cell.game, out, self.rules, self.comeback, self.blowout)
         if self.sums is None:
             self.sums = F.DealSums(self.deals, values["leader_win"].shape[1])
         self.sums.add(values, np.asarray(out["game"], dtype=np.int64))
@@ -166,15 +166,6 @@ class _Sink:
             if self.groups is None:
                 self.groups = F.GroupSums(split[0], split[1])
             self.groups.add(values, split[2])
-
-
-def chunk_values(g: Game, out: Mapping[str, np.ndarray], rules: Mapping[str, Any], comeback: float = F.COMEBACK,
-                 blowout: float = F.BLOWOUT) -> dict[str, np.ndarray]:
-    """Each game's feel values (stats.feel.game_values) from a chunk played with progress on: the game's own
-    rounds (``Game.feel_rounds``) and standing (``Game.standing``)."""
-    prog, rounds, turns = g.feel_rounds(out)
-    keys = g.standing({**out, "progress": prog, "rounds": rounds}, rules)
-    return F.game_values(prog, keys, rounds, out["win"], out["score"], comeback, blowout, turns)
 
 
 def feel_job(target: str | Game, players: Any = None, levels: Any = None, deals: int | None = None,

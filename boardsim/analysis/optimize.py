@@ -68,7 +68,6 @@ def lineup_feel(game: Game, players: int, seats: Sequence[Seat], rules, cards: p
                 deals: int, seed: int, first: int = 0, executor: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Per deal of ``first .. first + deals - 1``, every seat arrangement played with progress on: the sum of
     ``target``'s feel figure over the deal's games that define it, and how many do (docs/guide/feel.md)."""
-    from boardsim.analysis.feel import chunk_values
     from boardsim.executors import play_ranges
 
     cell = make_cell(game, players, seats, rules, cards, seating_design="all")
@@ -78,7 +77,7 @@ def lineup_feel(game: Game, players: int, seats: Sequence[Seat], rules, cards: p
     num, den = np.zeros(deals), np.zeros(deals)
     ranges = [(s, min(FEEL_CHUNK, first + deals - s)) for s in range(first, first + deals, FEEL_CHUNK)]
     for (s, c), (_, raw) in zip(ranges, play_ranges(cell, rng.cell_key(seed, 0), ranges, executor), strict=True):
-        v = chunk_values(game, raw, cell.prepared[0].rules)[target.metric].reshape(n_arr, c)  # arrangement-major
+        v = F.chunk_values(game, raw, cell.prepared[0].rules)[target.metric].reshape(n_arr, c)  # arrangement-major
         ok = ~np.isnan(v)
         num[s - first:s - first + c] = np.where(ok, v, 0.0).sum(axis=0)
         den[s - first:s - first + c] = ok.sum(axis=0)

@@ -480,14 +480,13 @@ class Measurer:
 
     def _feel(self, cell: Cell, start: int, count: int, target: F.Target) -> np.ndarray:
         """(sum, sum of squares, deals) of the target's figure in FEEL_UNIT over the deals whose game defines it."""
-        from boardsim.analysis.feel import chunk_values
         from boardsim.executors import play_ranges
 
         ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
         out = np.zeros(3, dtype=np.int64)
         rules = cell.prepared[0].rules
         for _, raw in play_ranges(cell, self.key, ranges, self.executor):
-            v = chunk_values(cell.game, raw, rules)[target.metric]
+            v = F.chunk_values(cell.game, raw, rules)[target.metric]
             y = np.rint(v[~np.isnan(v)] * FEEL_UNIT).astype(np.int64)
             out += (int(y.sum()), int((y * y).sum()), y.size)
             games = len(v)

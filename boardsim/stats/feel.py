@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -175,6 +176,15 @@ class DealSums:
         ok = ~np.isnan(lw)
         np.add.at(self.curve_total, deal, np.where(ok, lw, 0.0))
         np.add.at(self.curve_count, deal, ok.astype(np.float64))
+
+
+def chunk_values(game: Any, out: Mapping[str, np.ndarray], rules: Mapping[str, Any], comeback: float = COMEBACK,
+                 blowout: float = BLOWOUT) -> dict[str, np.ndarray]:
+    """Each game's feel values (``game_values``) from a chunk a Game played with progress on: the game's own
+    rounds (``Game.feel_rounds``) and standing (``Game.standing``)."""
+    prog, rounds, turns = game.feel_rounds(out)
+    keys = game.standing({**out, "progress": prog, "rounds": rounds}, rules)
+    return game_values(prog, keys, rounds, out["win"], out["score"], comeback, blowout, turns)
 
 
 class GroupSums:

@@ -340,7 +340,7 @@ def test_a_feel_test_sums_the_same_on_any_chunking_and_executor(monkeypatch):
     with ProcessExecutor(2) as ex:
         parts = P.Measurer(problem, executor=ex).measure((), "search").values
     np.testing.assert_array_equal(whole, parts)
-    # and the figure is feel's own: the same per-game values (analysis.feel.chunk_values), mean over deals
+    # and the figure is feel's own: the same per-game values (stats.feel.chunk_values), mean over deals
     assert 0.3 < whole[0, 0] / whole[0, 2] / P.FEEL_UNIT < 1.5
 
 
