@@ -299,17 +299,9 @@ def _feel_result(game: Game, players: int, seats: Sequence[Seat], best_seats: li
     rows.append({"which": "best - start", "params": "paired on the same deals", "games": rows[1]["games"],
                  "deals": deals, "figure": diff, "figure_lo": lo, "figure_hi": hi, "target": target.label(),
                  "shortfall": np.nan})
-    half = (hi - lo) / 2.0
-    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), half,
-                                np.array(highs) - np.array(lows), integral)
-    best = dict(best_seats[seat].params)
-    rounded = {n: _round_to(float(best[n]), step, is_int)
-               for n, step, is_int in zip(names, steps, integral, strict=True)}
-    return TuneResult(game.policy(seats[seat].policy).name, seat, names, {n: best[n] for n in names}, start,
-                      -float(res.fun), pd.DataFrame(rows), pd.DataFrame(history), evaluations,
-                      extra={"objective": target.label(), "search_shortfall": float(res.fun)},
-                      improvement={"effect": diff, "effect_lo": lo, "effect_hi": hi},
-                      rounded=rounded, steps=dict(zip(names, steps, strict=True)))
+    return _target_result(game, seats, best_seats, seat, target, names, start, res, tried, history, evaluations,
+                          highs, lows, integral, rows, {"effect": diff, "effect_lo": lo, "effect_hi": hi},
+                          (hi - lo) / 2.0)
 
 
 def field_sums(game: Game, seats: Sequence[Seat], seat: int, rules, cards: pd.DataFrame, deals: int, seed: int,
@@ -350,7 +342,19 @@ def _meta_result(game: Game, seats: Sequence[Seat], best_seats: list[Seat], rule
         rows.append({"which": which, "params": s[seat].label(), "games": deals * 2 * pairs, "deals": deals,
                      "figure": fig, "figure_lo": lo, "figure_hi": hi, "target": target.label(),
                      "shortfall": float(target.shortfall(fig))})
-    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), 0.0,
+    # each side has its own bootstrap interval; a paired difference of two such figures is not estimated
+    return _target_result(game, seats, best_seats, seat, target, names, start, res, tried, history, evaluations,
+                          highs, lows, integral, rows, {"effect": rows[1]["figure"] - rows[0]["figure"],
+                                                        "effect_lo": math.nan, "effect_hi": math.nan}, 0.0)
+
+
+def _target_result(game: Game, seats: Sequence[Seat], best_seats: list[Seat], seat: int, target: F.Target,
+                   names: list[str], start: dict[str, Any], res: Any, tried: list, history: list, evaluations: int,
+                   highs: list, lows: list, integral: list, rows: list[dict], improvement: dict[str, float],
+                   half: float) -> TuneResult:
+    """A target's TuneResult: the check rows, and the best parameters rounded to the precision ``half`` (the
+    check's half-width; 0: the search range's hundredth) supports."""
+    steps = supported_precision(tried, np.asarray(res.x, dtype=float), -float(res.fun), half,
                                 np.array(highs) - np.array(lows), integral)
     best = dict(best_seats[seat].params)
     rounded = {n: _round_to(float(best[n]), step, is_int)
@@ -358,6 +362,4 @@ def _meta_result(game: Game, seats: Sequence[Seat], best_seats: list[Seat], rule
     return TuneResult(game.policy(seats[seat].policy).name, seat, names, {n: best[n] for n in names}, start,
                       -float(res.fun), pd.DataFrame(rows), pd.DataFrame(history), evaluations,
                       extra={"objective": target.label(), "search_shortfall": float(res.fun)},
-                      improvement={"effect": rows[1]["figure"] - rows[0]["figure"], "effect_lo": math.nan,
-                                   "effect_hi": math.nan},
-                      rounded=rounded, steps=dict(zip(names, steps, strict=True)))
+                      improvement=improvement, rounded=rounded, steps=dict(zip(names, steps, strict=True)))
