@@ -159,6 +159,11 @@ class _InTurn:
         return done
 
 
+def split_range(start: int, count: int, size: int) -> list[Range]:
+    """Deals ``start .. start + count - 1`` as consecutive ranges of at most ``size`` deals (executor tasks)."""
+    return [(s, min(size, start + count - s)) for s in range(start, start + count, size)]
+
+
 def play_ranges(
     cell: Cell,
     key: int,

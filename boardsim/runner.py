@@ -176,7 +176,7 @@ def run_cell(
                 sink(play_chunk(cell, key, start, count))
                 bar.update(count * n_arr)
         else:
-            from boardsim.executors import play_ranges  # only here: `import boardsim` stays fast
+            from boardsim.executors import play_ranges, split_range  # only here: `import boardsim` stays fast
 
             chunk_size = chunk_deals(cell, deals, chunk_size)
             # in batches of ranges, made as they are needed: a list of every range of a huge cell would
@@ -191,7 +191,7 @@ def run_cell(
             step = chunk_size * RANGES_PER_BATCH
             for first in range(0, deals, step):
                 last = min(first + step, deals)
-                ranges = [(start, min(chunk_size, last - start)) for start in range(first, last, chunk_size)]
+                ranges = split_range(first, last - first, chunk_size)
                 listener = None if progress is False else within  # no bar: whole chunks, no sub-calls
                 for count, part in play_ranges(cell, key, ranges, executor, store, reduce, listener):
                     sink(part)

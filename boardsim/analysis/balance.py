@@ -113,11 +113,11 @@ def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_sea
     every seat) averaged over the cell's arrangements, so the deal is the unit.  The deals are played in
     ranges of ``chunk_size`` on ``executor`` (local threads by default, processes or Dask): the same shares
     on any of them."""
-    from boardsim.executors import play_ranges
+    from boardsim.executors import play_ranges, split_range
 
     n_arr = len(cell.prepared)
     out = np.empty(count)
-    ranges = [(s, min(chunk_size, start + count - s)) for s in range(start, start + count, chunk_size)]
+    ranges = split_range(start, count, chunk_size)
     for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
         win = raw["win"]  # rows arrangement-major
         y = win.mean(axis=1) if mean_seats else win[:, seat]

@@ -21,7 +21,7 @@ from scipy.optimize import differential_evolution
 
 from boardsim import rng
 from boardsim.analysis.balance import Arm, paired_effect
-from boardsim.analysis.patch import meta_figure
+from boardsim.analysis.patch import deal_figures, meta_figure
 from boardsim.cell import make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat
@@ -61,27 +61,13 @@ def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards:
     return total["wins"] / WIN_UNITS, total["games"]
 
 
-FEEL_CHUNK = 2048  # deals per executor task of a feel measurement (any split gives the same sums)
-
-
 def lineup_feel(game: Game, players: int, seats: Sequence[Seat], rules, cards: pd.DataFrame, target: F.Target,
                 deals: int, seed: int, first: int = 0, executor: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Per deal of ``first .. first + deals - 1``, every seat arrangement played with progress on: the sum of
-    ``target``'s feel figure over the deal's games that define it, and how many do (docs/guide/feel.md)."""
-    from boardsim.executors import play_ranges
-
+    ``target``'s feel figure over the deal's games that define it, and how many do (analysis.patch.deal_figures,
+    docs/guide/feel.md)."""
     cell = make_cell(game, players, seats, rules, cards, seating_design="all")
-    for prep in cell.prepared:
-        prep.progress = True
-    n_arr = len(cell.prepared)
-    num, den = np.zeros(deals), np.zeros(deals)
-    ranges = [(s, min(FEEL_CHUNK, first + deals - s)) for s in range(first, first + deals, FEEL_CHUNK)]
-    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, rng.cell_key(seed, 0), ranges, executor), strict=True):
-        v = F.chunk_values(game, raw, cell.prepared[0].rules)[target.metric].reshape(n_arr, c)  # arrangement-major
-        ok = ~np.isnan(v)
-        num[s - first:s - first + c] = np.where(ok, v, 0.0).sum(axis=0)
-        den[s - first:s - first + c] = ok.sum(axis=0)
-    return num, den
+    return deal_figures(cell, rng.cell_key(seed, 0), first, deals, target.metric, executor)
 
 
 def ratio_difference(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray],
@@ -167,7 +153,8 @@ def tune(
 
     tried: list[tuple[np.ndarray, float]] = []
 
-    deals = -(-games // len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared))
+    arrangements = len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared)
+    deals = -(-games // arrangements)
     fixed: dict[tuple[str, str], np.ndarray] = {}  # a metagame's pairs without the tuned seat: played once
 
     def score(x: np.ndarray) -> float:
@@ -206,7 +193,8 @@ def tune(
                             evaluations["n"], highs, lows, integral, check_games, seed, executor)
     if target is not None:
         return _feel_result(game, players, seats, best_seats, rules, cards, seat, target, names, start, res,
-                            tried, history, evaluations["n"], highs, lows, integral, check_games, seed, executor)
+                            tried, history, evaluations["n"], highs, lows, integral, -(-check_games // arrangements),
+                            seed, executor)
     paired = paired_effect(game, players, Arm(best_seats, cards, rules), Arm(list(seats), cards, rules), seat,
                            check_games, seed + 1, executor=executor)
     check_rows = []
@@ -282,11 +270,10 @@ def optimize(
 
 def _feel_result(game: Game, players: int, seats: Sequence[Seat], best_seats: list[Seat], rules, cards, seat: int,
                  target: F.Target, names: list[str], start: dict[str, Any], res: Any, tried: list, history: list,
-                 evaluations: int, highs: list, lows: list, integral: list, check_games: int, seed: int,
+                 evaluations: int, highs: list, lows: list, integral: list, deals: int, seed: int,
                  executor: Any) -> TuneResult:
-    """A feel target's check: the figure at the start and at the best parameters on fresh deals (seed + 1),
-    each with its deal-level interval, and best - start paired on the deals."""
-    deals = -(-check_games // len(make_cell(game, players, seats, rules, cards, seating_design="all").prepared))
+    """A feel target's check on ``deals`` fresh deals (seed + 1): the figure at the start and at the best
+    parameters, each with its deal-level interval, and best - start paired on the deals."""
     arms = {which: lineup_feel(game, players, s, rules, cards, target, deals, seed + 1, executor=executor)
             for which, s in (("start", list(seats)), ("best", best_seats))}
     rows = []

@@ -59,7 +59,7 @@ from boardsim.analysis.balance import flag_effects
 from boardsim.cell import Cell, make_cell
 from boardsim.errors import BadInput
 from boardsim.games.base import WIN_UNITS, Game, Seat, stable_hash
-from boardsim.report.tables import FIRST
+from boardsim.report.tables import FIRST, TARGET_KINDS
 from boardsim.stats import feel as F
 from boardsim.stats import metagame as MG
 from boardsim.stats.intervals import mean_var
@@ -286,7 +286,7 @@ class Sums:
             se = np.sqrt(var_y / d) / scale
         feel = np.full(len(self.tests), np.nan)  # a feel test's figure; its effect the shortfall from the target
         for i, t in enumerate(self.tests):
-            if t.target is not None:
+            if t.kind == "feel":
                 feel[i] = mean_y[i] / FEEL_UNIT
                 effect[i] = float(t.target.shortfall(feel[i]))
                 se[i] = math.sqrt(var_y[i] / d[i]) / FEEL_UNIT if d[i] > 0 else math.nan
@@ -406,8 +406,6 @@ class Measurer:
                     cells[t] = tuple(make_cell(p.game, t.players, p.seats(t, avoid), p.rules, table,
                                                seating_design=p.seating) for avoid in ((False, True) if t.card
                                                                                        else (False,)))
-                    for prep in cells[t][0].prepared if t.target is not None else ():
-                        prep.progress = True  # a feel test reads each round's standings
                 first, count = p.segment(segment, t.players)
                 if t.target is not None:
                     sums.values[i, :3] = self._feel(cells[t][0], first, count, t.target)
@@ -456,9 +454,9 @@ class Measurer:
 
     def _units(self, cell: Cell, start: int, count: int) -> np.ndarray:
         """Per deal of ``start .. start + count - 1``, seat 0's win units summed over the cell's arrangements."""
-        from boardsim.executors import play_ranges
+        from boardsim.executors import play_ranges, split_range
 
-        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        ranges = split_range(start, count, CHUNK_DEALS)
         n_arr = len(cell.prepared)
         out = np.empty(count, dtype=np.int64)
         for (s, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
@@ -479,26 +477,18 @@ class Measurer:
         return out
 
     def _feel(self, cell: Cell, start: int, count: int, target: F.Target) -> np.ndarray:
-        """(sum, sum of squares, deals) of the target's figure in FEEL_UNIT over the deals whose game defines it."""
-        from boardsim.executors import play_ranges
-
-        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
-        out = np.zeros(3, dtype=np.int64)
-        rules = cell.prepared[0].rules
-        for _, raw in play_ranges(cell, self.key, ranges, self.executor):
-            v = F.chunk_values(cell.game, raw, rules)[target.metric]
-            y = np.rint(v[~np.isnan(v)] * FEEL_UNIT).astype(np.int64)
-            out += (int(y.sum()), int((y * y).sum()), y.size)
-            games = len(v)
-            self.games += games
-            if self.on_games is not None:
-                self.on_games(games)
-        return out
+        """(sum, sum of squares, deals) of the target's figure in FEEL_UNIT over the deals whose games define it:
+        each deal's mean (a self-play deal is one game)."""
+        num, den = deal_figures(cell, self.key, start, count, target.metric, self.executor, self.on_games)
+        self.games += len(cell.prepared) * count
+        ok = den > 0
+        y = np.rint(num[ok] / den[ok] * FEEL_UNIT).astype(np.int64)
+        return np.array([y.sum(), (y * y).sum(), y.size], dtype=np.int64)
 
     def _play(self, cell: Cell, start: int, count: int) -> np.ndarray:
-        from boardsim.executors import play_ranges
+        from boardsim.executors import play_ranges, split_range
 
-        ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+        ranges = split_range(start, count, CHUNK_DEALS)
         out = np.zeros(3, dtype=np.int64)
         for _, agg in play_ranges(cell, self.key, ranges, self.executor, reduce=True):
             out += (int(agg.wins[0]), int(agg.deal_win_sq[0]), int(agg.deals))
@@ -508,16 +498,38 @@ class Measurer:
         return out
 
 
+def deal_figures(cell: Cell, key: int, start: int, count: int, metric: str, executor: Any = None,
+                 on_games: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal of ``start .. start + count - 1``, the cell's games played with progress on: the sum of the feel
+    figure ``metric`` (stats.feel.chunk_values) over the deal's games that define it, and how many do."""
+    from boardsim.executors import play_ranges, split_range
+
+    for prep in cell.prepared:
+        prep.progress = True  # the figures read each round's standings
+    n_arr = len(cell.prepared)
+    rules = cell.prepared[0].rules
+    num, den = np.zeros(count), np.zeros(count)
+    ranges = split_range(start, count, CHUNK_DEALS)
+    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
+        v = F.chunk_values(cell.game, raw, rules)[metric].reshape(n_arr, c)  # rows arrangement-major
+        ok = ~np.isnan(v)
+        num[s - start:s - start + c] = np.where(ok, v, 0.0).sum(axis=0)
+        den[s - start:s - start + c] = ok.sum(axis=0)
+        if on_games is not None:
+            on_games(n_arr * c)
+    return num, den
+
+
 def pair_sums(game: Game, a: Seat, b: Seat, rules: Any, table: pd.DataFrame, key: int, start: int, count: int,
               seating: str = "all", executor: Any = None, on_games: Callable[[int], None] | None = None
               ) -> tuple[np.ndarray, int]:
     """Seats ``a`` and ``b`` head to head at 2 players on deals ``start .. start + count - 1``, every seating:
     per deal u and v, the two players' win units.  Returns ((sum u, sum u^2, sum v, sum v^2, sum u v, deals),
     games played): whole numbers, the same on any executor and chunking."""
-    from boardsim.executors import play_ranges
+    from boardsim.executors import play_ranges, split_range
 
     cell = make_cell(game, 2, [a, b], rules, table, seating_design=seating)
-    ranges = [(s, min(CHUNK_DEALS, start + count - s)) for s in range(start, start + count, CHUNK_DEALS)]
+    ranges = split_range(start, count, CHUNK_DEALS)
     n_arr = len(cell.prepared)
     out = np.zeros(PAIR_SUMS, dtype=np.int64)
     for (_, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
@@ -566,17 +578,16 @@ def _meta_figure(target: F.Target, pair_sums: tuple[int, ...], confidence: float
     a = table(mu)
     alpha = MG.alpha_rank(a)[1]
     fn = MG.nash_support if target.metric == "nash_support" else (lambda x: MG.alpha_entropy(x, alpha))
+    figure = float(fn(a))
     if draws == 0:
-        figure = float(fn(a))
         return figure, figure, figure, math.nan
     gen = np.random.default_rng(0)
     # eigh: a pair whose every game has one winner has u + v constant, a singular covariance
-    draws = [fn(table(np.array([gen.multivariate_normal(m, c, method="eigh", check_valid="ignore")
-                                for m, c in zip(mu, cov, strict=True)])))
-             for _ in range(draws)]
-    lo, hi = np.percentile(draws, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
-    figure = float(fn(a))
-    met = float(np.mean(target.shortfall(np.array(draws)) == 0.0))
+    samples = [fn(table(np.array([gen.multivariate_normal(m, c, method="eigh", check_valid="ignore")
+                                  for m, c in zip(mu, cov, strict=True)])))
+               for _ in range(draws)]
+    lo, hi = np.percentile(samples, [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100])
+    met = float(np.mean(target.shortfall(np.array(samples)) == 0.0))
     p = 1.0 if target.shortfall(figure) == 0.0 else min(1.0, 2.0 * met)
     return figure, float(lo), float(hi), p
 
@@ -942,7 +953,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
     frames, objs = [], []
     for name, e in (("today", ()), ("patched", edits)):
         f = flag_effects(measurer.measure(e, "verify", problem.all_tests).frame(problem, confidence), alpha)
-        f.loc[f["kind"].isin(["feel", "meta"]) & (f["flag"] != ""), "flag"] = "missed"  # a target not reached
+        f.loc[f["kind"].isin(TARGET_KINDS) & (f["flag"] != ""), "flag"] = "missed"  # a target not reached
         first = [problem.segment("verify", n)[0] for n in f["players"]]
         f.insert(0, "table", name)
         f["deals_first"] = first
@@ -956,7 +967,7 @@ def verify(problem: Problem, measurer: Measurer, edits: Edits, alpha: float = 0.
             lo, hi = objective_interval(part, confidence)
             card_rows = part[part["kind"] == "card"]
             fp_rows = part[part["kind"] == "first_player"]
-            feel_rows = part[part["kind"].isin(["feel", "meta"])]
+            feel_rows = part[part["kind"].isin(TARGET_KINDS)]
             objs.append({"table": name, "base": base, "patch": describe(problem, e),
                          "objective": objective_of(part), "objective_lo": lo, "objective_hi": hi,
                          "worst_card_effect": objective_of(card_rows) if len(card_rows) else np.nan,

@@ -245,9 +245,9 @@ def _draw_all(d: Path, s: Path, meta: dict, title: str, frames: dict[str, pd.Dat
     verification = _read(d / "patch_verification.csv")
     if not verification.empty:
         kinds = patch_report.kinds(verification)
-        if (~kinds.isin(["feel", "meta"])).any():
+        if (~kinds.isin(patch_report.TARGET_KINDS)).any():
             images.append(_draw(d / "patch_verification.csv", patch_report.write_effects, verification, s, title))
-        if kinds.isin(["feel", "meta"]).any():
+        if kinds.isin(patch_report.TARGET_KINDS).any():
             images.append(_draw(d / "patch_verification.csv", patch_report.write_feel, verification, s, title))
     patch_history = _read(d / "patch_history.csv")
     if not patch_history.empty:

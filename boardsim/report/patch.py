@@ -10,7 +10,7 @@ import pandas as pd
 
 from boardsim.report import plots
 from boardsim.report.plots import FAIR_STYLE, TITLE_SIZE, heading, new_figure, panel_title, short_text
-from boardsim.report.tables import FIRST
+from boardsim.report.tables import FIRST, TARGET_KINDS
 from boardsim.stats.feel import parse_target
 from boardsim.stats.metagame import TARGET_METRICS as META_METRICS
 
@@ -98,7 +98,7 @@ def _feel_sentences(verification: pd.DataFrame | None) -> list[str]:
     """Each feel target's figure on the fresh deals, today and patched, per base and player count."""
     if verification is None or verification.empty:
         return []
-    v = verification[kinds(verification).isin(["feel", "meta"])]
+    v = verification[kinds(verification).isin(TARGET_KINDS)]
     out = []
     for (target, base, n), part in v.groupby(["card", "base", "players"], sort=False):
         r = {row["table"]: row for row in part.to_dict("records")}
@@ -120,7 +120,7 @@ def write_effects(verification: pd.DataFrame, out_dir, title: str) -> tuple[str,
     """One panel per (base, player count): each card's effect on the fresh deals, today (grey) and patched
     (blue), with 95% intervals and the zero line (a fair card); cards in order of today's effect."""
     # targets' figures have units of their own: write_feel draws them
-    v = verification[~kinds(verification).isin(["feel", "meta"])].copy()
+    v = verification[~kinds(verification).isin(TARGET_KINDS)].copy()
     v["card"] = v["card"].astype(str)
     keys = list(dict.fromkeys(zip(v["base"].astype(str), v["players"].astype(int), strict=True)))
     today = v[v["table"] == "today"]
@@ -201,7 +201,7 @@ def write_search(history: pd.DataFrame, candidates: pd.DataFrame, out_dir, title
 def write_feel(verification: pd.DataFrame, out_dir, title: str) -> tuple[str, str]:
     """One panel per feel target: its figure on the fresh deals at each (base, player count), today (grey) and
     patched (blue), with 95% intervals and the target as a dashed line."""
-    v = verification[kinds(verification).isin(["feel", "meta"])]
+    v = verification[kinds(verification).isin(TARGET_KINDS)]
     targets = list(dict.fromkeys(v["card"].astype(str)))
     fig = new_figure(4.6 * len(targets) + 1.0, 3.6)
     axes = np.atleast_1d(fig.subplots(1, len(targets), squeeze=False)).ravel()

@@ -21,6 +21,7 @@ SUMMARY_BASE = [
 
 # the row label of the first player's edge in a patch's tables, beside the cards' rows
 FIRST = "(first player)"
+TARGET_KINDS = ("feel", "meta")  # a patch test whose effect is the shortfall from a target (its figure's own units)
 
 
 def cell_label(cell: Cell) -> str:
