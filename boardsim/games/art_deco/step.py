@@ -467,9 +467,7 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
                 k += 1
             else:
                 if recording and rnd <= w.progress.shape[1]:  # the round is over: its standings
-                    for p in range(n_players):
-                        w.progress[p, rnd - 1] = st[p, C_CASH] + st[p, C_HELD_VAL]
-                        w.progress_cards[p, rnd - 1] = st[p, C_CARDS]
+                    E._record(w.progress, w.progress_cards, st, rnd - 1, rnd)
                 # the next active card, or the end
                 if rnd == int(rules[R.R_ROUNDS]):
                     v[V_END] = E.END_ROUNDS
@@ -489,8 +487,8 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
             for p in range(n_players):
                 st[p, C_ELIG] = 1 if st[p, C_CARDS] >= min_cards else 0
             E.win_shares(st, min_cards, w.score, w.win)
-            if recording and min(rnd, w.progress.shape[1]) < w.progress.shape[1]:  # rounds not reached: the end
-                E._record(w.progress, w.progress_cards, st, min(rnd, w.progress.shape[1]), w.progress.shape[1])
+            if recording and rnd < w.progress.shape[1]:  # the rounds the game did not reach keep its end
+                E._record(w.progress, w.progress_cards, st, rnd, w.progress.shape[1])
             if logging:
                 v[V_NLOG] = E._log(w.log, v[V_NLOG], rnd, E.EV_END, -1, v[V_END], 0)
             ph = PH_OVER
