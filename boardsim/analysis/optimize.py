@@ -297,7 +297,8 @@ def field_sums(game: Game, seats: Sequence[Seat], seat: int, rules, cards: pd.Da
     deals ``first ..``; pairs without ``seats[seat]`` are kept in ``fixed`` (they do not change with it)."""
     from boardsim.analysis.patch import pair_sums
 
-    distinct = list({s.label(): s for s in seats}.values())
+    # in the order of their labels: the figure's bootstrap must not depend on the order the seats are listed in
+    distinct = sorted({s.label(): s for s in seats}.values(), key=lambda s: s.label())
     tuned = seats[seat].label()
     key = rng.cell_key(seed, 0)
     out = []

@@ -195,10 +195,17 @@ class Problem:
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
-        """The pairs of searched base players a metagame test plays (none without a metagame target)."""
+        """The pairs of searched base players a metagame test plays (none without a metagame target), in the
+        order of their labels: the bootstrap draws pair by pair, so the figure's interval must not depend on the
+        order the bases were listed in."""
         if not any(t.metric in MG.TARGET_METRICS for t in self.targets):
             return []
-        return list(itertools.combinations(range(len(self.bases) - self.judges), 2))
+        return list(itertools.combinations(self.meta_bases, 2))
+
+    @property
+    def meta_bases(self) -> list[int]:
+        """The searched base players, in the order of their labels."""
+        return sorted(range(len(self.bases) - self.judges), key=lambda b: self.bases[b].label())
 
     @property
     def width(self) -> int:
@@ -304,7 +311,7 @@ class Sums:
                 effect_lo[i], effect_hi[i] = sorted(float(t.target.shortfall(x)) for x in (feel_lo[i], feel_hi[i]))
                 # the objective's simultaneous interval reads a half-width from se: the wider side's, as a normal's
                 se[i] = max(effect[i] - effect_lo[i], effect_hi[i] - effect[i]) / stats.norm.ppf(0.5 + confidence / 2)
-                labels[i] = " vs ".join(problem.bases[b].label() for b in range(len(problem.bases) - problem.judges))
+                labels[i] = " vs ".join(problem.bases[b].label() for b in problem.meta_bases)
         games = d * np.where(card, 2 * players, 1)
         games[np.array([t.kind == "meta" for t in self.tests], dtype=bool)] *= 2 * max(1, len(problem.pairs))
         return pd.DataFrame({"base": labels, "players": [t.players for t in self.tests],

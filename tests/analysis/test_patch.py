@@ -397,14 +397,21 @@ def test_a_metagame_target_judges_the_base_players_head_to_head():
     # entropy of 1 bit is met
     problem = make_problem("art_deco", players=[2], base=["eligibility", "par", "blocker"],
                            objective="nash_support>=4+alpha_entropy>=1", games=400, max_edits=0, seed=1)
-    assert problem.pairs == [(0, 1), (0, 2), (1, 2)] and problem.width == 5 + 3 * P.PAIR_SUMS
+    # pairs in the order of the labels (blocker, eligibility, par): bases 2, 0, 1
+    assert problem.pairs == [(2, 0), (2, 1), (0, 1)] and problem.width == 5 + 3 * P.PAIR_SUMS
     f = P.Measurer(problem).measure((), "verify", problem.all_tests).frame(problem)
-    assert list(f["kind"]) == ["meta", "meta"] and set(f["base"]) == {"eligibility vs par vs blocker"}
+    assert list(f["kind"]) == ["meta", "meta"] and set(f["base"]) == {"blocker vs eligibility vs par"}
     by = f.set_index("card")
     assert by.loc["nash_support>=4", "feel"] == 3 and by.loc["nash_support>=4", "effect"] == -1
     assert by.loc["nash_support>=4", "games"] == 400 * 2 * 3 and by.loc["nash_support>=4", "p_value"] == 0
     assert by.loc["nash_support>=4", "effect_hi"] <= -1  # no draw reaches a support of 4
     assert by.loc["alpha_entropy>=1", "feel"] > 1.5 and by.loc["alpha_entropy>=1", "effect"] == 0
+    # the bases listed in another order: the same figures, intervals and p-values
+    other = make_problem("art_deco", players=[2], base=["blocker", "eligibility", "par"],
+                         objective="nash_support>=4+alpha_entropy>=1", games=400, max_edits=0, seed=1)
+    g = P.Measurer(other).measure((), "verify", other.all_tests).frame(other)
+    cols = ["base", "card", "feel", "feel_lo", "feel_hi", "effect", "p_value"]
+    pd.testing.assert_frame_equal(f[cols], g[cols])
 
 
 @pytest.mark.parametrize(("flags", "key"), [
