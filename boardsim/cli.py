@@ -124,6 +124,23 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--cell", type=_nonneg, default=0, help="grid cell of the game to replay")
     pl.add_argument("--index", type=_nonneg, default=0, help="game index within the cell")
 
+    rp = sub.add_parser("replay", help="write a step-through HTML replay of one deal")
+    rp.add_argument("game", help="a game, or the folder of a sweep (with --cell) to replay one of its deals")
+    rp.add_argument("--policies", help="comma-separated policies, one per seat (cycled), as for play")
+    rp.add_argument("--players", type=_positive, help="number of players")
+    rp.add_argument("--seed", type=_seed, default=0, help="base seed (a sweep folder's own seed otherwise)")
+    rp.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
+                    help="a rule option, repeatable")
+    rp.add_argument("--deal", type=_nonneg, help="the deal (game index) to replay")
+    rp.add_argument("--pick", help="choose the deal by what happened in it: " + ", ".join(
+        ["upset", "comeback", "typical", "longest", "first-player-loses"]) + " (default typical)")
+    rp.add_argument("--games", type=_int_at_least(1, "an integer in [1, 100000]", 100_000), default=200,
+                    help="deals a --pick looks at (default 200)")
+    rp.add_argument("--cell", type=_positive, help="with a sweep folder: the cell (1-based, as the report)")
+    rp.add_argument("--seating", type=_nonneg, default=0, help="with a sweep folder: the seat arrangement")
+    rp.add_argument("--out", help="the HTML file (default reports/replay-<game>-<pick or deal>.html, or "
+                    "<folder>/replay-cell<N>-<pick or deal>.html)")
+
     t = sub.add_parser("tournament", help="round robin or one-vs-field tournament with ratings")
     t.add_argument("game")
     t.add_argument("--policies", required=True, help="comma-separated policies, with parameters as in the "
@@ -370,6 +387,33 @@ def cmd_play(args) -> int:
     return 0
 
 
+def cmd_replay(args) -> int:
+    from boardsim.analysis.replay import replay, replay_folder
+    from boardsim.games import names
+
+    folder = args.game.replace("-", "_").lower() not in names() and Path(args.game).is_dir()
+    if folder:
+        if args.cell is None:
+            raise BadInput("--cell", f"{args.game} is a sweep folder: name the cell to replay; allowed: --cell N")
+        for flag, value in (("--policies", args.policies), ("--players", args.players), ("--rule", args.rule)):
+            if value:
+                raise BadInput(flag, "the sweep folder's scenario sets the table; allowed: --cell, --seating, "
+                                     "--deal, --pick, --games, --out")
+        r = replay_folder(args.game, args.cell, deal=args.deal, pick=args.pick, games=args.games,
+                          seating=args.seating, out=args.out)
+    else:
+        for flag, value in (("--cell", args.cell), ("--seating", args.seating)):
+            if value:
+                raise BadInput(flag, "goes with a sweep folder; allowed with a game: --policies, --players, "
+                                     "--seed, --rule, --deal, --pick, --games, --out")
+        r = replay(args.game, policies=parse_policies(args.policies) if args.policies else None,
+                   players=args.players, seed=args.seed, deal=args.deal, pick=args.pick, games=args.games,
+                   rules=dict(args.rule), out=args.out)
+    print(f"replay of deal {r.deal} ({r.reason}): {r.steps} decisions, final scores "
+          f"{', '.join(str(x) for x in r.score)} -> {r.path} ({r.seconds:.1f} s)")
+    return 0
+
+
 def cmd_tournament(args) -> int:
     from boardsim.analysis.jobs import tournament_job
 
@@ -611,7 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"sweep": cmd_sweep, "play": cmd_play, "list": cmd_list, "tournament": cmd_tournament,
                "ladder": cmd_ladder,
                "report": cmd_report, "optimize": cmd_optimize, "cards": cmd_cards, "patch": cmd_patch,
-               "learn": cmd_learn, "meta": cmd_meta, "feel": cmd_feel}[args.command]
+               "learn": cmd_learn, "meta": cmd_meta, "feel": cmd_feel, "replay": cmd_replay}[args.command]
     _TERMINATED.clear()
     on_main = threading.current_thread() is threading.main_thread()  # only there can a handler be set
     previous = signal.signal(signal.SIGTERM, _terminated) if on_main else None

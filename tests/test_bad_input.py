@@ -345,6 +345,12 @@ CASES = {
     "feel unknown level": lambda t: (_feel(t, "--levels", "nonsense"), "", "--levels[0]"),
     "feel scenario bad key": lambda t: (["feel", scenario(t, 'game = "fliptoons"\n[feel]\nbogus = 1\n'), "--quiet",
                                          "--out", str(t / "out")], "s.toml", "feel.bogus"),
+    # replay (issue 44): the deal, the pick and the folder checked before a game is played
+    "replay unknown pick": lambda t: (["replay", "art_deco", "--pick", "dull", "--out", str(t / "out" / "r.html")],
+                                      "", "--pick"),
+    "replay deal and pick": lambda t: (["replay", "art_deco", "--deal", "1", "--pick", "upset"], "", "--pick"),
+    "replay folder without a sweep": lambda t: ((t / "out").mkdir() or ["replay", str(t / "out"), "--cell", "1"],
+                                                "out", "folder"),
 }
 
 

@@ -440,6 +440,18 @@ class Game(ABC):
         there; equal highest keys: nobody leads).  Default: the progress measure itself."""
         return np.asarray(out["progress"], dtype=np.float64)
 
+    # -- replay: one deal as a step-through page (docs/guide/replay.md) ----------
+    replay_round_header: str = r"^Round (\d+)\b"  # a trace line that opens a round (group 1: its number)
+    replay_round_feature: str = "round"  # the decision feature that holds the round a decision is in
+    replay_round_base: int = 0  # added to that feature's value: the round's number as the trace writes it
+    replay_round_name: str = "round"  # what the engine's rounds (``play``'s ``rounds``, progress columns) are
+    replay_headline: tuple[str, ...] = ()  # decision features the page draws large, above the options
+
+    def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
+        """One option of a recorded decision in words: ``kind`` is the decision's kind (the recorder's), ``row``
+        its candidate row by column name, ``cards`` the cell's card table.  Default: the row's numbers."""
+        return ", ".join(f"{k} {v:g}" for k, v in row.items())
+
     # -- game-specific analysis (optional) -----------------------------------
     # A game's balance module, or None.
     balance: BalanceModule | None = None

@@ -186,6 +186,19 @@ class ArtDeco(Game):
             out["progress_cards"] = progress_cards
         return out
 
+    replay_headline = ("value", "high_bid", "cash", "cards_held", "cards_needed", "held_value", "leader_standing")
+
+    def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
+        v, price = int(row["value"]), int(row["price"])
+        action = int(row["action"])
+        if action == 0:
+            return {"bid": "pass", "buy": "leave the card", "sell": "keep every card"}.get(kind, "nothing")
+        if action == 1:
+            return f"bid {price} for the {v}"
+        if action == 2:
+            return f"buy the {v} for {price}"
+        return f"sell the {v} for {price} (held since round {int(row['acquired'])})"
+
     def standing(self, out: Mapping[str, np.ndarray], rules: Mapping[str, Any]) -> np.ndarray:
         """(n, P, R) float64 keys of the game's own win rule (engine.win_shares) after each round: eligible
         (cards held >= the ``min_cards_to_win`` rule) first, then the higher score, then more cards.

@@ -219,6 +219,20 @@ class FlipToons(Game):
         market = table[(table["starter"] == 0) & (table["copies"] > 0)]
         return list(market["name"])
 
+    replay_round_header = r"^== Round (\d+)\b"
+
+    replay_headline = ("fame", "leader_fame", "spend", "actions", "deck_size", "toon_left")
+
+    def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
+        names = list((self.card_table() if cards is None else cards)["name"])
+        k = int(row["card"])
+        name = names[k] if 0 <= k < len(names) else f"card {k}"
+        if row["kind"] == decide.KIND_PASS:
+            return "pass"
+        if row["kind"] == decide.KIND_DISMISS:
+            return f"dismiss {name} (slot {int(row['slot'])}) for {int(row['price'])}"
+        return f"hire {name} for {int(row['price'])} (gain {row['gain']:.2f})"
+
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         maxc, T = (int(x) for x in prepared["sizes"])
         rounds = int(prepared["rules"][state.R_MAX_ROUNDS])

@@ -216,6 +216,22 @@ class Wagons(Game):
             return mcts.run(self._args(prepared), prepared["mcts"], cell_key, int(index), 1, self._flags(prepared)[1])
         return kernel.trace_game(*self._flags(prepared), np.uint64(cell_key), int(index), *self._args(prepared))
 
+    replay_round_header = r"^turn (\d+):"
+    replay_round_feature = "turn"
+    replay_round_base = 1  # the view counts turns from 0, the trace from 1
+    replay_round_name = "turn"
+
+    replay_headline = ("my_score", "opp_score", "my_cards", "opp_cards", "cards_left")
+
+    def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
+        table = self.card_table() if cards is None else cards
+        names = list(table["card"]) if isinstance(table, pd.DataFrame) and "card" in table else []
+        k = int(row["card"])
+        name = names[k] if 0 <= k < len(names) else f"#{k}"
+        skip = int(row["position"])
+        return (f"take card {name} (skip {skip}): gain {row['gain']:g}, gift {row['gift']:g}" if skip else
+                f"take card {name}, the next one: gain {row['gain']:g}, gift {row['gift']:g}")
+
     def trace(self, prepared: Prepared, cell_key: int, index: int) -> str:
         result = self._trace_game(prepared, cell_key, index)
         text = format_trace(prepared, *result[:6])
