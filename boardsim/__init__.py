@@ -14,6 +14,7 @@ Public API::
     boardsim.cards("fliptoons", players=[2, 3]).strength          # docs/guide/measure-a-card.md
     boardsim.meta("reports/ladder-wagons").shares                  # docs/guide/metagame.md
     boardsim.feel("wagons", levels=["gain_minus_gift"]).answer()   # docs/guide/feel.md
+    boardsim.replay("art_deco", ["mcts", "eligibility"], pick="upset")  # docs/guide/replay.md
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from boardsim.runner import simulate  # noqa: E402
 
 __all__ = ["BadInput", "cards", "custom_policy", "feel", "games", "ladder", "learn", "load_scenario", "meta",
            "optimize", "patch",
-           "rules_policy", "simulate",
+           "replay", "rules_policy", "simulate",
            "sweep", "tournament", "__version__"]
 
 
@@ -74,6 +75,10 @@ def __getattr__(name: str):
         from boardsim.analysis.feel import feel
 
         return feel
+    if name == "replay":
+        from boardsim.replays import replay
+
+        return replay
     if name == "load_scenario":
         from boardsim.scenario import load_scenario
 

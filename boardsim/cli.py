@@ -388,8 +388,8 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from boardsim.analysis.replay import replay, replay_folder
     from boardsim.games import names
+    from boardsim.replays import replay, replay_folder
 
     folder = args.game.replace("-", "_").lower() not in names() and Path(args.game).is_dir()
     if folder:

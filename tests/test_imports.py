@@ -11,7 +11,7 @@ already) and the file imports a module of it rather than a name its ``__init__``
 
 The layering, from the ground up: the ground floor (errors, rng, stats/, options, seat, learned, tree, ...),
 the games, the run layer (cell, aggregate, runner, executors, chunks, scenario, tournaments, sweeps,
-report/), the analyses (analysis/), and the front doors (``boardsim/__init__``, cli).  No file imports a
+replays, report/), the analyses (analysis/), and the front doors (``boardsim/__init__``, cli).  No file imports a
 file of a floor above its own, and no folder imports a folder that imports it back.
 """
 
@@ -193,7 +193,7 @@ FRONT = {"boardsim", "boardsim.cli", "boardsim.__main__"}
 ANALYSES = "boardsim.analysis"
 RUN_LAYER = {"boardsim.cell", "boardsim.aggregate", "boardsim.runner", "boardsim.executors", "boardsim.chunks",
              "boardsim.scenario", "boardsim.tournaments", "boardsim.sweeps", "boardsim.folders", "boardsim.cost",
-             "boardsim.report"}
+             "boardsim.report", "boardsim.replays"}
 GAMES = "boardsim.games"
 
 

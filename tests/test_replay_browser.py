@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from boardsim.analysis.replay import replay
+from boardsim.replays import replay
 
 TABLES = {
     "art_deco": (["learned", "eligibility"], 2),

@@ -22,7 +22,6 @@ decisions, agreement with the teacher on held-out games, held-out strength with 
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -63,10 +62,7 @@ class LearnResult:
 
 def recorder(game: Game) -> Any:
     """The game's recorder module (``boardsim/games/<game>/record.py``)."""
-    try:
-        return importlib.import_module(f"boardsim.games.{game.name}.record")
-    except ImportError:
-        raise BadInput("game", f"{game.title} has no decision recorder; `learn` needs one") from None
+    return game.recorder("learn")
 
 
 def _record_chunk(game_name: str, players: int, teacher: Seat, key: int, start: int, count: int

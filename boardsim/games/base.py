@@ -386,6 +386,15 @@ class Game(ABC):
         decision stopped at, the seat's policy asked, its action applied.  ``score`` and ``win`` at least
         (tests/games/test_contract.py: they equal ``play``'s)."""
 
+    def recorder(self, needed_by: str = "learn") -> Any:
+        """The game's decision recorder (``boardsim/games/<game>/record.py``): every decision where a seat had a
+        choice, with the view a scorer gets there and what the seat chose (``learn`` fits models to it,
+        ``replay`` shows it).  BadInput naming ``needed_by`` for a game without one."""
+        try:
+            return importlib.import_module(f"{type(self).__module__}.record")
+        except ImportError:
+            raise BadInput("game", f"{self.title} has no decision recorder; `{needed_by}` needs one") from None
+
     def steps(self, prepared: Prepared, cell_key: int) -> Steps:
         """The cell's games stepped from Python, a decision at a time (``Steps``): game i of a cell with key
         ``cell_key`` is the game ``play`` plays as game i."""

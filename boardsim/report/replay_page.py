@@ -1,6 +1,6 @@
 """The replay page: one self-contained HTML file (no server, no network; it works from ``file://``).
 
-The game's data (analysis/replay.py's ``gather``) is embedded as JSON in a ``<script type="application/json">``
+The game's data (replays.py's ``gather``) is embedded as JSON in a ``<script type="application/json">``
 block; a small script draws the step the reader is at.  Layout, top to bottom: the answer (who won, why
 this deal), the controls (buttons, arrow keys, a round menu, the omniscient toggle), the score-over-time
 chart (each point jumps to its round), the table as the acting seat saw it (its options drawn as cards, the
@@ -43,7 +43,7 @@ def embed(data: Mapping[str, Any]) -> str:
 
 
 def html_page(data: Mapping[str, Any]) -> str:
-    """The whole page for ``data`` (analysis/replay.py's ``gather`` plus ``reason``)."""
+    """The whole page for ``data`` (replays.py's ``gather`` plus ``reason``)."""
     esc = html.escape
     d = dict(data)
     d["short"] = [_short(s) for s in d["seats"]]

@@ -1,4 +1,4 @@
-"""analysis/replay.py and report/replay_page.py: the replayed deal is the game the sweep played, the page's
+"""replays.py and report/replay_page.py: the replayed deal is the game the sweep played, the page's
 data (the chosen option first, visit shares and model probabilities that are distributions), picks that
 pick what they say, a seat's view that holds no card it could not see, and bad input refused with nothing
 written.  The page in a real browser: tests/test_replay_browser.py."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import boardsim
-from boardsim.analysis import replay as RP
+from boardsim import replays as RP
 from boardsim.cli import main
 from boardsim.report.replay_page import read_data
 

@@ -31,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from boardsim import folders, learned, rng
-from boardsim.analysis.learn import recorder
 from boardsim.cell import Cell
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games import get as get_game
@@ -174,7 +173,7 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
     """Everything the page shows of game ``deal`` of the prepared table (see the module docstring)."""
     prep.progress = True
     out = g.play(prep, key, deal, 1)
-    rec = recorder(g)
+    rec = g.recorder("replay")
     data = rec.record(prep, key, deal, 1)
     if not (np.array_equal(data["score"], out["score"]) and np.array_equal(data["win"], out["win"])):
         raise AssertionError("the recorder's game is not play's game")  # the contract both sides test
