@@ -24,11 +24,20 @@ from timing import yardstick  # noqa: E402
 
 from boardsim.replays import replay  # noqa: E402
 
-SHOTS = {  # game: (policies, players, deal, step shown)
-    "art_deco": (["mcts(iterations=300)", "eligibility", "par", "blocker"], 4, 1, 4),
-    "fliptoons": (["mcts(iterations=200)", "learned"], 2, 1, 6),
-    "wagons": (["mcts(iterations=300)", "learned"], 2, 1, 4),
+SHOTS = {  # game: (policies, players, deal, the screenshot's step: the search seat's first choice from this one)
+    "art_deco": (["mcts(iterations=300)", "eligibility", "par", "blocker"], 4, 1, 8),
+    "fliptoons": (["mcts(iterations=200)", "learned"], 2, 1, 4),
+    "wagons": (["mcts(iterations=300)", "learned"], 2, 1, 2),
 }
+
+
+def search_step(path: Path, start: int) -> int:
+    """The first step from ``start`` (1-based) where seat 0, the search seat, chose among two or more options."""
+    from boardsim.report.replay_page import read_data
+
+    steps = read_data(path.read_text(encoding="utf-8"))["steps"]
+    return next((i + 1 for i, s in enumerate(steps) if i + 1 >= start and s["seat"] == 0 and len(s["options"]) > 1),
+                start)
 
 
 def shots(folder: Path, out: Path) -> None:
@@ -41,6 +50,7 @@ def shots(folder: Path, out: Path) -> None:
         browser = p.chromium.launch(executable_path=shutil.which("chromium"), args=["--no-sandbox"])
         for game, (policies, players, deal, step) in SHOTS.items():
             r = replay(game, policies, players=players, seed=1, deal=deal, out=out / f"shot-{game}.html")
+            step = search_step(r.path, step)
             page = browser.new_page(viewport={"width": 1000, "height": 1180})
             page.goto(r.path.resolve().as_uri() + f"#step={step}")
             page.screenshot(path=str(folder / f"replay-{game}.png"))

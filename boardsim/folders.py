@@ -16,7 +16,8 @@ from pathlib import Path
 from boardsim import safe_io
 from boardsim.errors import BadInput, BadParameter
 
-REPORT_FILES = ("*.csv", "*.png", "*.npz", "index.html", "run.json")  # what a run writes at the folder's top
+# what a run writes at the folder's top
+REPORT_FILES = ("*.csv", "*.png", "*.npz", "index.html", "run.json", "replay-*.html")
 
 
 def check_folder_owner(out_dir: Path, owner_id: str, force: bool) -> None:

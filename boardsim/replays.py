@@ -37,17 +37,10 @@ from boardsim.games import get as get_game
 from boardsim.games.base import Game, Prepared
 from boardsim.report import replay_page
 from boardsim.runner import MAX_GAMES, _policies_cell, as_seat, whole
-from boardsim.stats.feel import chunk_values
+from boardsim.stats.feel import PICKS, chunk_values
 
-PICKS = {
-    "upset": "the weakest policy at the table (lowest win share over the games looked at) wins, by the widest "
-             "margin; at a table of one policy, the winner who trailed furthest (most drama)",
-    "comeback": "the winner trailed at the game's midpoint and came back, with the most drama",
-    "typical": "the game nearest the median length, lead changes and final margin",
-    "longest": "the most rounds (then the most turns)",
-    "first-player-loses": "the seat that moved first does not win (the most typical such game)",
-}
 PICK_GAMES = 200  # deals looked at by a pick unless told
+SEARCH_PICK_GAMES = 20  # ... by a sweep's replays of a cell with a search seat (each deal costs a search game)
 
 
 @dataclass
@@ -246,6 +239,26 @@ def _play_table(c: Cell, seating: int, key: int, deal: int | None, pick: str | N
 
 def _file_name(stem: str, deal: int | None, pick: str | None) -> str:
     return f"{stem}-{pick or 'typical'}.html" if deal is None else f"{stem}-deal{deal}.html"
+
+
+def sweep_replays(cell: Cell, seed: int, games: int, picks: Sequence[str], out_dir: Path) -> list[str]:
+    """The replays a scenario's ``replays`` asks for: one per pick, of the sweep's first cell as listed
+    (arrangement 0), among its first deals (PICK_GAMES, SEARCH_PICK_GAMES with a search seat), written as
+    ``replay-cell1-<pick>.html`` into the sweep's folder.  A pick no deal satisfies is skipped with a warning
+    (returned), not an error: the sweep's results stand."""
+    import time
+
+    deals = math.ceil(games / len(cell.prepared))
+    look = min(SEARCH_PICK_GAMES if cell.cost > 1.0 else PICK_GAMES, deals)
+    heading = f"{cell.game.title}: cell 1, seed {seed}"
+    skipped = []
+    for pick in picks:
+        try:
+            _play_table(cell, 0, rng.cell_key(seed, cell.index), None, pick, look, heading,
+                        out_dir / _file_name("replay-cell1", None, pick), time.perf_counter())
+        except BadInput as e:
+            skipped.append(f"replay {pick}: {e.message}")
+    return skipped
 
 
 def _check_choice(deal: int | None, pick: str | None, games: int) -> None:

@@ -23,6 +23,7 @@ from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat
 from boardsim.rng import MAX_SEED
 from boardsim.seating import resolve as resolve_seating
+from boardsim.stats.feel import PICKS
 
 TOP_KEYS = {
     "name": "output folder name (default: the file name)",
@@ -46,6 +47,8 @@ TOP_KEYS = {
                 "objective (win_rate, a feel target such as \"comeback_rate>=0.2\" or a metagame target such as "
                 "\"nash_support>=2\")",
     "feel": "a [feel] table for the feel command: players, levels, deals, search_deals, comeback, blowout",
+    "replays": "deals of the first cell to write as step-through replays, picked by what happened: a list of "
+               "upset, comeback, typical, longest, first-player-loses",
 }
 # how a tournament forms its matches: every policy against every other, or each against one field policy
 TOURNAMENT_MODES = ("round_robin", "field")
@@ -79,6 +82,7 @@ class Scenario:
     raw: dict[str, Any] = field(default_factory=dict)
     skill: dict[str, Seat] = field(default_factory=dict)  # grid value "skill" -> the seat every seat plays
     feel: dict[str, Any] | None = None  # the [feel] table (checked by feel itself, which reads it)
+    replays: tuple[str, ...] = ()  # picks: the sweep writes a replay of its first cell for each (replays.py)
 
     def grid_points(self) -> list[dict[str, Any]]:
         keys = list(self.grid)
@@ -352,6 +356,9 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             for key in feel:
                 if key not in FEEL_KEYS:
                     raise BadInput(f"feel.{key}", f"unknown key (known: {', '.join(FEEL_KEYS)})")
+        replays = raw.get("replays", [])
+        if not isinstance(replays, list) or any(not isinstance(p, str) or p not in PICKS for p in replays):
+            raise _type_error("replays", replays, f"a list of picks: {', '.join(PICKS)}")
         for key in ("name", "title", "description"):
             if key in raw and not isinstance(raw[key], str):
                 raise _type_error(key, raw[key], "a string")
@@ -377,6 +384,7 @@ def parse(raw: Mapping[str, Any], path: str | None = None, name: str | None = No
             optimize=dict(opt) if opt is not None else None,
             skill=skill,
             feel=dict(feel) if feel is not None else None,
+            replays=tuple(dict.fromkeys(replays)),
         )
     except BadInput as e:
         raise BadInput(e.key, e.message, e.file or path) from None

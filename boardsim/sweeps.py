@@ -20,6 +20,7 @@ from boardsim.errors import BadInput, BadParameter
 from boardsim.executors import Executor, open_executor
 from boardsim.folders import check_folder_owner, check_writable, clear_report, make_folder, output_folder, write_error
 from boardsim.games.base import stable_hash
+from boardsim.replays import sweep_replays
 from boardsim.report import tables
 from boardsim.report.build import build_report
 from boardsim.rng import MAX_SEED
@@ -161,6 +162,10 @@ def sweep(
                 except OverflowError as e:
                     raise BadInput("games", f"{e}; play fewer games per cell or use smaller card values",
                                    sc.path) from None
+                if sc.replays and result.cells_done and not interrupted:  # after the cells: a replay replays them
+                    for w in sweep_replays(cells[0], sc.seed, sc.games, sc.replays, out_dir):
+                        result.warnings.append(w)
+                        print(f"warning: {w}", file=sys.stderr)
                 result.games_played = result.games - store.games_loaded
                 t_report = time.perf_counter()
                 if result.cells_done:

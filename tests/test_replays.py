@@ -196,3 +196,33 @@ def test_bad_replay_input_is_one_error_line_and_writes_nothing(argv, says, tmp_p
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("error:") and says in err[0], err
     assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+
+
+def test_a_sweep_writes_the_replays_its_scenario_asks_for_and_links_them(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("s.toml").write_text('name = "rp"\ngame = "art_deco"\ngames = 40\nseed = 6\nplayers = 2\n'
+                              'replays = ["typical", "longest", "typical"]\n'
+                              '[[seats]]\npolicy = "eligibility"\n[[seats]]\npolicy = "par"\n')
+    boardsim.sweep("s.toml", out="out", progress=False)
+    made = sorted(p.name for p in Path("out").glob("replay-*.html"))
+    assert made == ["replay-cell1-longest.html", "replay-cell1-typical.html"]
+    index = Path("out/index.html").read_text(encoding="utf-8")
+    answer = index.split("<section id='answer'>", 1)[1].split("</section>", 1)[0]
+    assert "href='replay-cell1-longest.html'" in answer and "the longest of 20 deals" in answer
+    data = _page(Path("out/replay-cell1-longest.html"))
+    df = boardsim.simulate("art_deco", 40, ["eligibility", "par"], seed=6, seating="all")
+    row = df[df["rotation"] == 0].iloc[data["deal"]]  # arrangement 0: the listed order
+    assert data["score"] == [int(row["score_0"]), int(row["score_1"])]
+    # a rerun clears the old replays with the rest of the report and writes them again
+    Path("out/replay-cell1-upset.html").write_text("old")
+    boardsim.sweep("s.toml", out="out", progress=False)
+    assert sorted(p.name for p in Path("out").glob("replay-*.html")) == made
+
+
+@pytest.mark.parametrize("value", ['["boring"]', '"upset"', "[1]"])
+def test_a_scenarios_bad_replays_is_refused_by_key(value, tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(f'game = "art_deco"\nreplays = {value}\n')
+    with pytest.raises(boardsim.BadInput) as e:
+        boardsim.load_scenario(p)
+    assert e.value.key == "replays" and "upset, comeback, typical, longest, first-player-loses" in e.value.message

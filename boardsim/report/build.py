@@ -17,7 +17,7 @@ import pandas as pd
 
 from boardsim import games, safe_io
 from boardsim.errors import BadInput
-from boardsim.report import answer, html, plots, skill
+from boardsim.report import answer, html, plots, replay_page, skill
 from boardsim.report import feel as feel_report
 from boardsim.report import patch as patch_report
 
@@ -163,6 +163,20 @@ def _draw(path: Path, draw: Callable[..., Any], *args: Any) -> Any:
         raise BadInput("columns", f"cannot draw a chart from this table ({type(e).__name__}: {e})", str(path)) from None
 
 
+def _replays(d: Path) -> list[tuple[str, str]]:
+    """(file name, what it shows) of every replay page in the folder (replays.py), for the answer's links; a
+    page that cannot be read is listed by its name alone."""
+    found = []
+    for p in sorted(d.glob("replay-*.html")):
+        try:
+            data = replay_page.read_data(p.read_text(encoding="utf-8"))
+            what = f"{data['title']}, deal {data['deal']}: {data.get('reason', '')}"
+        except (OSError, ValueError, KeyError, TypeError):
+            what = "a replay"
+        found.append((p.name, what))
+    return found
+
+
 def build_report(out_dir: str | Path) -> list[str]:
     """Draw every chart the folder's tables allow and write index.html, opening with the answer; returns
     file names.
@@ -207,9 +221,10 @@ def build_report(out_dir: str | Path) -> list[str]:
             sentences += answer.optimize_answer(check)
         found = answer.caveats(summary, lambda name: _read(d / name))
         provenance = meta.get("provenance", {})
+        replays = _replays(d)
         _draw(d / "run.json", lambda: html.write_index(s, title, str(meta.get("description", "")), images, provenance,
                                                        summary, tables, warnings=list(meta.get("warnings", [])),
-                                                       answer=sentences, caveats=found))
+                                                       answer=sentences, caveats=found, replays=replays))
         for made in sorted(s.iterdir()):
             safe_io.write_bytes(d / made.name, made.read_bytes())
     return [name for name, _ in tables] + [name for name, _ in images] + ["index.html"]

@@ -23,6 +23,7 @@ def write_index(
     warnings: Sequence[str] = (),
     answer: Sequence[str] = (),
     caveats: Sequence[str] = (),
+    replays: Sequence[tuple[str, str]] = (),
 ) -> Path:
     esc = html.escape
     parts = [
@@ -48,6 +49,10 @@ def write_index(
     if warnings:  # the seat list's coverage problems: a listed policy never played, or policies repeat
         parts.append("<ul id='warnings'>")
         parts += [f"<li>Seat list: {esc(w)}</li>" for w in warnings]
+        parts.append("</ul>")
+    if replays:  # step-through replays of deals picked by what happened in them (replays.py)
+        parts.append("<h3>Watch a game</h3><ul id='replays'>")
+        parts += [f"<li><a href='{esc(name)}'>{esc(name)}</a>: {esc(what)}</li>" for name, what in replays]
         parts.append("</ul>")
     parts.append("</section>")
     for name, caption in images:
