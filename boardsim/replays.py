@@ -180,6 +180,7 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         f = data["features"][i]
         c = data["candidates"][i, :m]
         share = data["target"][i, :m]
+        value = data["value"][i, :m]
         searched = prep.seats[seat].policy == "mcts"
         prob = (_learned_probabilities(g, prep, seat, f, c).round(4).tolist()
                 if prep.seats[seat].policy == "learned" else None)
@@ -187,6 +188,7 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         kind = kinds[int(data["kind"][i])]
         options = [{"text": g.describe_option(kind, dict(zip(cols, map(float, row), strict=True)), cards),
                     "row": [_num(x) for x in row], "share": round(float(share[k]), 4) if searched else None,
+                    "value": round(float(value[k]), 4) if searched and share[k] > 0 else None,
                     "prob": prob[k] if prob is not None else None, "chosen": k == chosen} for k, row in enumerate(c)]
         options.sort(key=lambda o: not o["chosen"])  # the chosen option first
         steps.append({"round": int(f[r_col]) + g.replay_round_base, "seat": seat, "kind": kind,

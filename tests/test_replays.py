@@ -62,6 +62,9 @@ def test_a_search_seat_shows_its_visit_shares(tmp_path):
     for s in searched:
         shares = [o["share"] for o in s["options"]]
         assert abs(sum(shares) - 1) < 1e-3 and all(0 <= x <= 1 for x in shares)
+        # an option's value is the search's mean backed-up win share: in [0, 1] where it was visited
+        assert all((o["value"] is None) == (o["share"] == 0) for o in s["options"])
+        assert all(0 <= o["value"] <= 1 for o in s["options"] if o["value"] is not None)
     # the search plays its most visited option (ties aside)
     assert np.mean([s["options"][0]["share"] == max(o["share"] for o in s["options"]) for s in searched]) > 0.8
     df = boardsim.simulate("wagons", 2, ["mcts(iterations=60)", "gain_minus_gift"], seed=2, seating="fixed")

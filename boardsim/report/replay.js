@@ -99,7 +99,8 @@
       lines.slice(0, 3).forEach(function (t, j) {
         svg.appendChild(el("svg:text", {x: gx + 8, y: gy + 20 + 16 * j, "font-size": 12}, t));
       });
-      var stat = o.share !== null ? "visits " + pct(o.share) : (o.prob !== null ? "p " + pct(o.prob) : "");
+      var stat = o.share !== null ? "visits " + pct(o.share) + (o.value !== null ? " \u00B7 value " + o.value.toFixed(2) : "")
+        : (o.prob !== null ? "p " + pct(o.prob) : "");
       svg.appendChild(el("svg:text", {x: gx + 8, y: gy + h - 8, "font-size": 12, "font-weight": "600"},
                          (o.chosen ? "chosen  " : "") + stat));
     }
@@ -108,12 +109,13 @@
     var t = document.getElementById("options");
     t.innerHTML = "";
     var head = el("tr");
-    ["option", "visits (search)", "probability (model)"].concat(D.columns).forEach(function (c) { head.appendChild(el("th", {}, c)); });
+    ["option", "visits (search)", "value (search)", "probability (model)"].concat(D.columns).forEach(function (c) { head.appendChild(el("th", {}, c)); });
     t.appendChild(head);
     s.options.forEach(function (o) {
       var tr = el("tr", o.chosen ? {"class": "chosen"} : {});
       tr.appendChild(el("td", {"class": "text"}, (o.chosen ? "\u25B6 " : "") + o.text));
       tr.appendChild(el("td", {}, pct(o.share)));
+      tr.appendChild(el("td", {}, o.value === null ? "" : o.value.toFixed(3)));
       tr.appendChild(el("td", {}, pct(o.prob)));
       o.row.forEach(function (v) { tr.appendChild(el("td", {}, v)); });
       t.appendChild(tr);

@@ -65,7 +65,9 @@ def html_page(data: Mapping[str, Any]) -> str:
         "<p class='note'>Each step is a decision where a seat had a choice. By default the page shows what the "
         "acting seat saw (its decision view and its options); tick <i>omniscient view</i> to read the whole "
         "table's log of the step's round, every hand shown. Search seats show each option's share of the root's "
-        "visits; learned seats the model's probability. Keys: \u2190 \u2192 step, Home / End.</p>",
+        "visits and its value (the search's estimate of the seat's win share after that option, the mean of its "
+        "rollouts' win shares); learned seats the "
+        "model's probability. Keys: \u2190 \u2192 step, Home / End.</p>",
         "<div class='controls'><button id='prev' type='button'>\u25C0 back</button> "
         "<button id='next' type='button'>forward \u25B6</button>",
         f"<label>jump to <select id='round' aria-label='{esc(d['round_name'])}'></select></label>",

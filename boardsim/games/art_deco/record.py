@@ -134,9 +134,10 @@ def row_of(w, a, cand, n):
 
 
 @njit(cache=True, nogil=True)
-def visit_shares(w, tr, buf, n_cand, cand, n, out):
+def visit_shares(w, tr, buf, n_cand, cand, n, out, value):
     """The root's visits of the search just run, each child's on the row of its action, normalised into
-    ``out[:n]``; False when the root has no visits (then ``out`` is untouched).  The tree names a child by
+    ``out[:n]``, and each row's mean reward (its children's values over their visits) into ``value[:n]``;
+    False when the root has no visits (then both are untouched).  The tree names a child by
     its candidate kind (mcts.K_*): ``buf`` holds mcts.candidates of ``w``, ``n_cand`` of them, whose kinds
     name the same moves as in every determinization (they read only what the seat sees)."""
     total = 0.0
@@ -155,13 +156,16 @@ def visit_shares(w, tr, buf, n_cand, cand, n, out):
         if r < 0:
             raise AssertionError("a root action that is no candidate row")
         out[r] += tr.stats[c, TR.T_VISITS] / total
+        value[r] += tr.stats[c, TR.T_VALUE]
         c = tr.links[c, TR.L_SIBLING]
+    for r in range(n):
+        value[r] = value[r] / (out[r] * total) if out[r] > 0.0 else 0.0
     return True
 
 
 @njit(cache=True, nogil=True)
 def _record_games(key, first, count, rules, deck, pol, tables, rl, scorers, blank, mpar, feats, cand, rows, target,
-                  chosen, game, seat, kind, score, win, per_game):
+                  value, chosen, game, seat, kind, score, win, per_game):
     """Games first .. first + count - 1 while ``per_game`` more rows fit in the buffers; returns (games
     played, rows written).  Each game is mcts.play_range's: the same worlds, seeds, search calls and tree."""
     n_players = pol.shape[0]
@@ -199,7 +203,7 @@ def _record_games(key, first, count, rules, deck, pol, tables, rl, scorers, blan
                 a = mcts.decide(real, base, world, tr, buf, mpar[p], ppol[p], rules, tables, rl, stats, reward)
                 if m > 0 and stats[TR.RS_ITERATIONS] > 0:  # 0: one candidate, played without a search
                     n_cand = mcts.candidates(real, buf, mcts.n_bids(mpar[p], real.st.shape[0]), ppol[p], rules)
-                    searched = visit_shares(real, tr, buf, n_cand, cand[n_rows], m, target[n_rows])
+                    searched = visit_shares(real, tr, buf, n_cand, cand[n_rows], m, target[n_rows], value[n_rows])
             else:
                 a = step.builtin(real, rules, pol, tables, rl, scorers)
             if m > 0:
@@ -231,7 +235,7 @@ _C1F = types.float64[::1]
 _C2F = types.float64[:, ::1]
 SIG = types.UniTuple(types.int64, 2)(
     types.uint64, types.int64, types.int64, _C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS, custom.SCORERS,
-    custom.SCORERS, _C2F, _C2F, types.float64[:, :, ::1], _C1I, _C2F, _C1I, _C1I, _C1I, _C1I, _C2I, _C2F,
+    custom.SCORERS, _C2F, _C2F, types.float64[:, :, ::1], _C1I, _C2F, _C2F, _C1I, _C1I, _C1I, _C1I, _C2I, _C2F,
     types.int64)
 _COMPILING = threading.Lock()
 
@@ -255,6 +259,7 @@ def record(prepared: Prepared, cell_key: int, start: int, count: int) -> dict[st
 
     - ``features`` float64 (N, F), ``candidates`` float64 (N, R, C) (rows past ``rows[i]`` zero), ``rows``
       int64 (N,): the view a custom scorer gets;
+    - ``value`` float64 (N, R): an mcts seat's mean reward of each row at the root (0 elsewhere);
     - ``target`` float64 (N, R): the acting seat's policy's distribution over the rows (an mcts seat's root
       visit shares, else 1.0 on the row of its action); ``chosen`` int64 (N,): the row of the action taken;
     - ``game`` (the cell's game index), ``seat``, ``kind`` (0 bid, 1 buy, 2 sell): int64 (N,);
@@ -301,6 +306,7 @@ def _buffers(size: int, n_rows: int) -> dict[str, np.ndarray]:
         "candidates": np.zeros((size, n_rows, D.N_COLUMNS)),
         "rows": np.zeros(size, dtype=np.int64),
         "target": np.zeros((size, n_rows)),
+        "value": np.zeros((size, n_rows)),
         "chosen": np.zeros(size, dtype=np.int64),
         "game": np.zeros(size, dtype=np.int64),
         "seat": np.zeros(size, dtype=np.int64),

@@ -95,11 +95,13 @@ def _row_of(a, legal, n):
 
 
 @njit(cache=True, nogil=True)
-def _visit_shares(tr, legal, n, out):
+def _visit_shares(tr, legal, n, out, value):
     """The root's visits of ``tr`` summed per row (the search actions' market actions among ``legal[:n]``) into
-    ``out[:n]``, normalised to sum 1.  Returns False when an action has no row or no visit was made."""
+    ``out[:n]``, normalised to sum 1, and each row's mean reward (its children's values over their visits) into
+    ``value[:n]``.  Returns False when an action has no row or no visit was made."""
     for j in range(n):
         out[j] = 0.0
+        value[j] = 0.0
     total = 0.0
     c = tr.links[0, TR.L_CHILD]
     while c != TR.NONE:
@@ -108,11 +110,13 @@ def _visit_shares(tr, legal, n, out):
             return False
         v = tr.stats[c, TR.T_VISITS]
         out[j] += v
+        value[j] += tr.stats[c, TR.T_VALUE]
         total += v
         c = tr.links[c, TR.L_SIBLING]
     if total <= 0.0:
         return False
     for j in range(n):
+        value[j] = value[j] / out[j] if out[j] > 0.0 else 0.0
         out[j] /= total
     return True
 
@@ -127,7 +131,7 @@ def _failed(progress, i, code):
 @njit(cache=True, nogil=True)
 def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, val, maxc, toon_size,
                   ops, args, meta, span, params, rule_flags, seat_flags, scorers, mpar, f_round, f_final, f_score,
-                  score, win, features, candidates, rows, target, chosen, game, seat, progress):
+                  score, win, features, candidates, rows, target, value, chosen, game, seat, progress):
     """Games progress[PR_GAMES]..count-1 of the cell's games start..start+count-1, recorded from row
     progress[PR_ROWS] on.  Stops before a game whose rows would pass the buffers' end (progress then says where
     to go on with larger buffers: that game is played again from its start) or at an error (PR_ERROR)."""
@@ -179,6 +183,7 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
                 seat[r] = p
                 for j in range(target.shape[1]):
                     target[r, j] = 0.0
+                    value[r, j] = 0.0
                 pos += 1
             code = int(pol[p, POLICY_CODE])
             searched = False
@@ -188,7 +193,7 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
                            f_score)
                 # st is cleared by decide and set by a search only (not a favour hire or a forced pass)
                 if keep and st[TR.RS_ITERATIONS] > 0:
-                    if not _visit_shares(tr, mine, n, target[r]):
+                    if not _visit_shares(tr, mine, n, target[r], value[r]):
                         return _failed(progress, i, ERR_ACTION)
                     searched = True
             elif code == POL_LOOKAHEAD:
@@ -212,7 +217,7 @@ def _record_range(cell_key, start, count, P, cards, rules, prices, pol, prio, va
 _F64_1, _F64_2, _F64_3 = types.float64[::1], types.float64[:, ::1], types.float64[:, :, ::1]
 _I64_1, _I64_2 = types.int64[::1], types.int64[:, ::1]
 RECORD_SIG = types.int64(types.uint64, types.int64, types.int64, types.int64, *_CONSTS, *_USERS, _F64_2, *_FNS,
-                         _I64_2, _F64_2, _F64_2, _F64_3, _I64_1, _F64_2, _I64_1, _I64_1, _I64_1, _I64_1)
+                         _I64_2, _F64_2, _F64_2, _F64_3, _I64_1, _F64_2, _F64_2, _I64_1, _I64_1, _I64_1, _I64_1)
 _LOCK = threading.Lock()
 
 
@@ -232,8 +237,8 @@ def _compiled() -> Any:
 
 
 def _buffers(n: int, F: int, R: int) -> list[np.ndarray]:
-    """features, candidates, rows, target, chosen, game, seat for ``n`` decisions."""
-    return [np.zeros((n, F)), np.zeros((n, R, NX)), np.zeros(n, dtype=np.int64), np.zeros((n, R)),
+    """features, candidates, rows, target, value, chosen, game, seat for ``n`` decisions."""
+    return [np.zeros((n, F)), np.zeros((n, R, NX)), np.zeros(n, dtype=np.int64), np.zeros((n, R)), np.zeros((n, R)),
             np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)]
 
 
@@ -280,6 +285,7 @@ def record(prepared: Prepared, cell_key: int, start: int, count: int) -> dict[st
             new[:n] = old[:n]
         bufs = grown
     n = int(progress[PR_ROWS])
-    features, candidates, rows, target, chosen, game, seat = (b[:n].copy() for b in bufs)
-    return {"features": features, "candidates": candidates, "rows": rows, "target": target, "chosen": chosen,
+    features, candidates, rows, target, value, chosen, game, seat = (b[:n].copy() for b in bufs)
+    return {"features": features, "candidates": candidates, "rows": rows, "target": target, "value": value,
+            "chosen": chosen,
             "game": game, "seat": seat, "kind": np.full(n, KIND_MARKET, dtype=np.int64), "score": score, "win": win}

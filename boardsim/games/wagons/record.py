@@ -75,14 +75,16 @@ def _take_view(dr, look, i, features, cand, rows):
 
 
 @njit(cache=True, nogil=True)
-def _visit_shares(tr, look, out):
-    """The search root's visit counts of its draft actions (k = candidate row k), normalised to sum 1."""
+def _visit_shares(tr, look, out, value):
+    """The search root's visit counts of its draft actions (k = candidate row k), normalised to sum 1, and each
+    action's mean reward (its value over its visits) into ``value``."""
     total = 0.0
     c = tr.links[0, TR.L_CHILD]
     while c != TR.NONE:
         k = tr.links[c, TR.L_ACTION]
         if 0 <= k < look:
             out[k] = tr.stats[c, TR.T_VISITS]
+            value[k] = tr.stats[c, TR.T_VALUE] / out[k] if out[k] > 0.0 else 0.0
             total += out[k]
         c = tr.links[c, TR.L_SIBLING]
     if total > 0.0:
@@ -92,7 +94,7 @@ def _visit_shares(tr, look, out):
 
 @njit(cache=True, nogil=True)
 def record_range(key, first, count, rules, card_land, card_sym, card_goal, gp, pol, rl, scorers, view, mpar, score,
-                 win, features, cand, rows, target, chosen, game, seat, user, fast, find):
+                 win, features, cand, rows, target, value, chosen, game, seat, user, fast, find):
     """Games first .. first+count-1 of cell ``key``, as mcts.play_range plays them, recording every draft with
     at least two candidates (arrays as ``record``'s, at least 15 rows a game); returns the rows written.
     ``view`` is ``pol`` with each non-custom seat's row replaced by the custom row its view is built with."""
@@ -119,6 +121,7 @@ def record_range(key, first, count, rules, card_land, card_sym, card_goal, gp, p
             if rec:
                 for k in range(target.shape[1]):
                     target[n, k] = 0.0
+                    value[n, k] = 0.0
                 if code != policies.CUSTOM:
                     # the view a custom seat would get here, from decide.draft itself; then the scratch as it
                     # was, so that the real decision below is play's
@@ -130,7 +133,7 @@ def record_range(key, first, count, rules, card_land, card_sym, card_goal, gp, p
                 a = mcts.decide(real, world, tr, buf, mpar[p], ppol[p], rules, tab, scr, dr, rl, scorers, state, stats,
                                 user, fast, find)
                 if rec:
-                    _visit_shares(tr, look, target[n])
+                    _visit_shares(tr, look, target[n], value[n])
             else:
                 a = step.builtin(real, pol, rl, scorers, tab, scr, dr, state, user, fast, find)
                 if rec:
@@ -153,7 +156,7 @@ def record_range(key, first, count, rules, card_land, card_sym, card_goal, gp, p
 
 _C1I, _C2I, _C2F = types.int64[::1], types.int64[:, ::1], types.float64[:, ::1]
 SIGNATURE = types.int64(types.uint64, types.int64, types.int64, *TABLES, _C2F, _C2F, _C2I, _C2F, _C2F,
-                        types.float64[:, :, ::1], _C1I, _C2F, _C1I, _C1I, _C1I, types.boolean, types.boolean,
+                        types.float64[:, :, ::1], _C1I, _C2F, _C2F, _C1I, _C1I, _C1I, types.boolean, types.boolean,
                         types.FunctionType(policies.SEARCH[True]))
 _LOCK = threading.Lock()
 _READY: list[Any] = []
@@ -229,14 +232,16 @@ def record(prepared: Prepared, cell_key: int, start: int, count: int,
     cand = np.zeros((cap, width, ST.N_COLUMNS), dtype=np.float64)
     rows = np.zeros(cap, dtype=np.int64)
     target = np.zeros((cap, width), dtype=np.float64)
+    value = np.zeros((cap, width), dtype=np.float64)
     chosen = np.zeros(cap, dtype=np.int64)
     game = np.zeros(cap, dtype=np.int64)
     seat = np.zeros(cap, dtype=np.int64)
     n = int(_kernel()(np.uint64(cell_key), np.int64(start), np.int64(count), *args, vw, mpar, score, win, features,
-                      cand, rows, target, chosen, game, seat, True, True, policies.search))
+                      cand, rows, target, value, chosen, game, seat, True, True, policies.search))
     return {"features": features[:n].copy(), "candidates": cand[:n].copy(), "rows": rows[:n].copy(),
-            "target": target[:n].copy(), "chosen": chosen[:n].copy(), "game": game[:n].copy(),
-            "seat": seat[:n].copy(), "kind": np.full(n, K_DRAFT, dtype=np.int64), "score": score, "win": win}
+            "target": target[:n].copy(), "value": value[:n].copy(), "chosen": chosen[:n].copy(),
+            "game": game[:n].copy(), "seat": seat[:n].copy(), "kind": np.full(n, K_DRAFT, dtype=np.int64),
+            "score": score, "win": win}
 
 
 __all__ = ["KINDS", "record", "view_names", "view_rows"]

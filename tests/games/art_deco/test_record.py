@@ -17,7 +17,7 @@ from boardsim.games.art_deco import record as RC
 from boardsim.games.base import Seat
 
 KEY = 0xAD40
-DECISION_KEYS = ("features", "candidates", "rows", "target", "chosen", "game", "seat", "kind")
+DECISION_KEYS = ("features", "candidates", "rows", "target", "value", "chosen", "game", "seat", "kind")
 
 
 @njit(cache=True)
@@ -162,6 +162,11 @@ def test_mcts_targets_are_root_visit_shares():
         t = out["target"]
         spread = mine & (t.max(axis=1) < 1.0)
         assert spread.sum() >= 20  # visit counts, not the action alone
+        # each visited row's value: the search's mean backed-up win share there; 0 on unvisited rows and on
+        # every row of a seat that did not search
+        v = out["value"]
+        assert ((v >= 0) & (v <= 1)).all() and (v[t == 0] == 0).all() and (v[~mine] == 0).all()
+        assert (v[spread] > 0).any()
         # 30 visits: every share a multiple of 1/30
         np.testing.assert_allclose(t[spread] * 30, np.round(t[spread] * 30), atol=1e-9)
         # the default sale factor offers a search no sale: the seat keeps without searching

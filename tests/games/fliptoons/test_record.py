@@ -121,6 +121,11 @@ def test_mcts_targets_are_visit_shares():
     assert (t[np.arange(len(rows)), rec["chosen"][rows]] > 0).all()
     other = np.flatnonzero(rec["seat"] == 1)
     assert (rec["target"][other].max(axis=1) == 1.0).all()
+    # each visited row's value: the search's mean backed-up win share there (0 where unvisited, and for the
+    # seat that does not search)
+    v = rec["value"]
+    assert ((v >= 0) & (v <= 1)).all() and (v[rec["target"] == 0] == 0).all() and (v[other] == 0).all()
+    assert (v[rows] > 0).any()
 
 
 def test_mcts_chosen_is_the_most_visited_row():

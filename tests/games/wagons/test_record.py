@@ -16,7 +16,7 @@ from boardsim.games.wagons import record as R
 from tests.games.wagons import scorers
 
 KEY = 0x5EED
-ARRAYS = ("features", "candidates", "rows", "target", "chosen", "game", "seat", "kind")
+ARRAYS = ("features", "candidates", "rows", "target", "value", "chosen", "game", "seat", "kind")
 
 
 def _prep(*seats: Seat, rules=None):
@@ -136,6 +136,10 @@ def test_mcts_targets_are_root_visit_shares(searched):
     assert (t.max(axis=1) < 1.0).any()  # some decisions are spread over several rows
     other = np.flatnonzero(out["seat"] == 1)
     np.testing.assert_array_equal(out["target"][other].max(axis=1), np.ones(len(other)))
+    # each visited row's value: the search's mean backed-up win share there (0 where unvisited or unsearched)
+    v = out["value"]
+    assert ((v >= 0) & (v <= 1)).all() and (v[out["target"] == 0] == 0).all() and (v[other] == 0).all()
+    assert (v[mine] > 0).any()
 
 
 def test_same_inputs_same_arrays(searched):
