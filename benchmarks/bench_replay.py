@@ -32,12 +32,13 @@ SHOTS = {  # game: (policies, players, deal, the screenshot's step: the search s
 
 
 def search_step(path: Path, start: int) -> int:
-    """The first step from ``start`` (1-based) where seat 0, the search seat, chose among two or more options."""
+    """The first step from ``start`` (1-based) where seat 0, the search seat, searched among two or more
+    options (shares and values shown)."""
     from boardsim.report.replay_page import read_data
 
     steps = read_data(path.read_text(encoding="utf-8"))["steps"]
-    return next((i + 1 for i, s in enumerate(steps) if i + 1 >= start and s["seat"] == 0 and len(s["options"]) > 1),
-                start)
+    return next((i + 1 for i, s in enumerate(steps) if i + 1 >= start and s["seat"] == 0 and len(s["options"]) > 1
+                 and s["options"][0]["share"] is not None), start)
 
 
 def shots(folder: Path, out: Path) -> None:

@@ -138,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="deals a --pick looks at (default 200)")
     rp.add_argument("--cell", type=_positive, help="with a sweep folder: the cell (1-based, as the report)")
     rp.add_argument("--seating", type=_nonneg, default=0, help="with a sweep folder: the seat arrangement")
+    rp.add_argument("--won-by", type=_nonneg, help="with --pick: only among the deals this seat wins")
     rp.add_argument("--out", help="the HTML file (default reports/replay-<game>-<pick or deal>.html, or "
                     "<folder>/replay-cell<N>-<pick or deal>.html)")
 
@@ -178,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--fresh", action="store_true", help="ignore matches saved by an earlier run; play everything")
     lad.add_argument("--force", action="store_true",
                      help="write into a folder that holds another run's results, removing its report first")
+    lad.add_argument("--replays", action="store_true",
+                     help="also write replays of the top two rungs head to head (an upset and a typical game)")
 
     o = sub.add_parser("optimize", help="tune a seat's policy parameters with differential evolution")
     o.add_argument("scenario", help="scenario TOML with an [optimize] table")
@@ -213,6 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
     _executor_options(c)
     c.add_argument("--force", action="store_true",
                    help="write into a folder that holds another run's results, removing its report first")
+    c.add_argument("--replays", action="store_true",
+                   help="also write replays of a game the strongest and the weakest card's owner won")
 
     pa = sub.add_parser("patch", help="a balance patch: the fewest card edits that make every card fair at every "
                                       "player count, searched on common deals and verified on fresh ones")
@@ -399,6 +404,9 @@ def cmd_replay(args) -> int:
             if value:
                 raise BadInput(flag, "the sweep folder's scenario sets the table; allowed: --cell, --seating, "
                                      "--deal, --pick, --games, --out")
+        if args.won_by is not None:
+            raise BadInput("--won-by", "goes with a game, not a sweep folder; allowed: --cell, --seating, --deal, "
+                                       "--pick, --games, --out")
         r = replay_folder(args.game, args.cell, deal=args.deal, pick=args.pick, games=args.games,
                           seating=args.seating, out=args.out)
     else:
@@ -408,7 +416,7 @@ def cmd_replay(args) -> int:
                                      "--seed, --rule, --deal, --pick, --games, --out")
         r = replay(args.game, policies=parse_policies(args.policies) if args.policies else None,
                    players=args.players, seed=args.seed, deal=args.deal, pick=args.pick, games=args.games,
-                   rules=dict(args.rule), out=args.out)
+                   rules=dict(args.rule), out=args.out, won_by=args.won_by)
     print(f"replay of deal {r.deal} ({r.reason}): {r.steps} decisions, final scores "
           f"{', '.join(str(x) for x in r.score)} -> {r.path} ({r.seconds:.1f} s)")
     return 0
@@ -459,7 +467,7 @@ def cmd_ladder(args) -> int:
                          policies=policies, seed=args.seed, threads=args.threads, out=args.out,
                          progress=False if args.quiet else None, force=args.force, fresh=args.fresh,
                          executor=executor, workers=workers, scheduler=args.scheduler,
-                         scheduler_file=args.scheduler_file)
+                         scheduler_file=args.scheduler_file, replays=args.replays)
     except KeyboardInterrupt:
         return _interrupted(args.out or f"reports/ladder-{args.game}")
     result = job.result
@@ -503,7 +511,7 @@ def cmd_cards(args) -> int:
                     base=_policy_list(args.base, "--base") if args.base else None, sweep=args.sweep,
                     span=args.span, rules=dict(args.rule), seating=args.seating, threads=args.threads,
                     out=args.out, progress=True, force=args.force, executor=executor, workers=workers,
-                    scheduler=args.scheduler, scheduler_file=args.scheduler_file)
+                    scheduler=args.scheduler, scheduler_file=args.scheduler_file, replays=args.replays)
     strength, changes = job.extra["strength"], job.extra["changes"]
     print("strength: the card's swing (win share hiring it whenever possible minus never hiring it) minus the "
           "average market card's (0 = average); regret: win share favouring it minus the base player's")

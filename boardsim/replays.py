@@ -77,52 +77,59 @@ def _typical_order(values: Mapping[str, np.ndarray], ok: np.ndarray) -> np.ndarr
     return idx[np.argsort(dist, kind="stable")]
 
 
-def pick_deal(g: Game, prep: Prepared, key: int, pick: str, games: int) -> tuple[int, str]:
-    """The deal (game index) among the first ``games`` that ``pick`` names, and a sentence saying why."""
+def _none(what: str, n: int) -> BadInput:
+    return BadInput("pick", f"{what} in the {n} deals looked at; allowed: another --pick, or more --games")
+
+
+def pick_deal(g: Game, prep: Prepared, key: int, pick: str, games: int, won_by: int | None = None
+              ) -> tuple[int, str]:
+    """The deal (game index) among the first ``games`` that ``pick`` names, and a sentence saying why; with
+    ``won_by``, only among the deals seat ``won_by`` wins outright."""
     out, values = _feel_values(g, prep, key, games)
     win = np.asarray(out["win"], dtype=np.float64)
     n, P = win.shape
     winner = np.argmax(win, axis=1)
     decided = win[np.arange(n), winner] == 1.0
+    ok = np.ones(n, dtype=bool) if won_by is None else win[:, won_by] == 1.0
+    among = f"{n} deals" if won_by is None else f"the {int(ok.sum())} of {n} deals P{won_by} wins"
+    if not ok.any():
+        raise _none(f"P{won_by} wins none", n)
     drama = np.nan_to_num(np.asarray(values["drama"], dtype=np.float64), nan=-1.0)
     margin = np.nan_to_num(np.asarray(values["final_margin"], dtype=np.float64), nan=-1.0)
     labels = [s.label() for s in prep.seats]
     if pick == "longest":
-        order = np.lexsort((-np.arange(n), np.asarray(values["turns"]), np.asarray(values["rounds"])))
+        order = np.lexsort((-np.arange(n), np.asarray(values["turns"]), np.asarray(values["rounds"]), ok))
         i = int(order[-1])
-        return i, f"the longest of {n} deals: {int(values['rounds'][i])} rounds"
+        return i, f"the longest of {among}: {int(values['rounds'][i])} rounds"
     if pick == "typical":
-        i = int(_typical_order(values, np.ones(n, dtype=bool))[0])
-        return i, f"the most typical of {n} deals (nearest the median length, lead changes and margin)"
+        i = int(_typical_order(values, ok)[0])
+        return i, f"the most typical of {among} (nearest the median length, lead changes and margin)"
     if pick == "first-player-loses":
         first = np.asarray(out.get("first_player", np.zeros(n)), dtype=np.int64)
-        ok = win[np.arange(n), first] == 0.0
+        ok &= win[np.arange(n), first] == 0.0
         if not ok.any():
-            raise BadInput("pick", f"the first player won or shared every one of the {n} deals looked at; "
-                                   "allowed: another --pick, or more --games")
+            raise _none("the first player won or shared every one", n)
         i = int(_typical_order(values, ok)[0])
-        return i, f"the first player (P{int(first[i])}) loses; {int(ok.sum())} of {n} deals went so"
+        return i, f"the first player (P{int(first[i])}) loses; {int(ok.sum())} of {among} went so"
     if pick == "comeback":
-        came = np.nan_to_num(np.asarray(values["comeback_rate"], dtype=np.float64)) == 1.0
-        if not came.any():
-            raise BadInput("pick", f"no comeback in the {n} deals looked at; allowed: another --pick, or more --games")
-        i = int(np.nonzero(came)[0][np.argmax(drama[came])])
-        return i, f"a comeback: the winner P{int(winner[i])} trailed at the midpoint ({int(came.sum())} of {n} deals)"
+        ok &= np.nan_to_num(np.asarray(values["comeback_rate"], dtype=np.float64)) == 1.0
+        if not ok.any():
+            raise _none("no comeback", n)
+        i = int(np.nonzero(ok)[0][np.argmax(drama[ok])])
+        return i, f"a comeback: the winner P{int(winner[i])} trailed at the midpoint ({int(ok.sum())} of {among})"
     if pick == "upset":
         share = {lab: float(np.mean([win[:, s].mean() for s in range(P) if labels[s] == lab])) for lab in set(labels)}
         if len(share) > 1:
             weakest = min(share, key=lambda lab: (share[lab], lab))
-            ok = decided & np.array([labels[int(w)] == weakest for w in winner])
-            if ok.any():
-                i = int(np.nonzero(ok)[0][np.argmax(margin[ok])])
-                return i, (f"an upset: {weakest} (win share {share[weakest]:.0%} over {n} deals) wins, "
-                           f"the widest of its {int(ok.sum())} wins")
-            raise BadInput("pick", f"{weakest} won none of the {n} deals looked at; allowed: another --pick, "
-                                   "or more --games")
-        ok = decided & (drama > 0)
+            ok &= decided & np.array([labels[int(w)] == weakest for w in winner])
+            if not ok.any():
+                raise _none(f"{weakest} wins none", n)
+            i = int(np.nonzero(ok)[0][np.argmax(margin[ok])])
+            return i, (f"an upset: {weakest} (win share {share[weakest]:.0%} over {n} deals) wins, "
+                       f"the widest of its {int(ok.sum())} wins")
+        ok &= decided & (drama > 0)
         if not ok.any():
-            raise BadInput("pick", f"no winner trailed in the {n} deals looked at; allowed: another --pick, "
-                                   "or more --games")
+            raise _none("no winner trailed", n)
         i = int(np.nonzero(ok)[0][np.argmax(drama[ok])])
         return i, f"an upset at a table of one policy: the winner P{int(winner[i])} trailed the furthest"
     raise BadParameter("pick", f"got {pick!r}; allowed: {', '.join(PICKS)}")
@@ -181,7 +188,9 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         c = data["candidates"][i, :m]
         share = data["target"][i, :m]
         value = data["value"][i, :m]
-        searched = prep.seats[seat].policy == "mcts"
+        # a search seat plays some decisions without a search (Art Deco's keep when no sale is a candidate):
+        # the recorder gives those one-hot with no value, shown as the choice alone
+        searched = prep.seats[seat].policy == "mcts" and (np.count_nonzero(share) > 1 or bool(value.any()))
         prob = (_learned_probabilities(g, prep, seat, f, c).round(4).tolist()
                 if prep.seats[seat].policy == "learned" else None)
         chosen = int(data["chosen"][i])
@@ -226,13 +235,13 @@ def write(data: Mapping[str, Any], path: Path) -> Path:
 
 
 def _play_table(c: Cell, seating: int, key: int, deal: int | None, pick: str | None, games: int, heading: str,
-                out: Path, start: float) -> Replay:
+                out: Path, start: float, won_by: int | None = None) -> Replay:
     import time
 
     g, prep = c.game, c.prepared[seating]
     reason = f"deal {deal}, as asked"
     if deal is None:
-        deal, reason = pick_deal(g, prep, key, pick or "typical", games)
+        deal, reason = pick_deal(g, prep, key, pick or "typical", games, won_by)
     data = gather(g, prep, key, deal, heading + f", deal {deal}", c.cards)
     data.update(reason=reason, pick=pick, deal=deal)
     write(data, out)
@@ -263,6 +272,23 @@ def sweep_replays(cell: Cell, seed: int, games: int, picks: Sequence[str], out_d
     return skipped
 
 
+def job_replays(g: Game, tables: Sequence[tuple[str, Sequence[Any], str, int | None]], players: int, seed: int,
+                rules: Mapping[str, Any] | None, out_dir: Path) -> list[str]:
+    """The replays a command writes beside its answer (``cards --replays``, ``ladder --replays``): for each
+    (file stem, seats, pick, won_by), one replay into ``out_dir/replay-<stem>.html``, among PICK_GAMES deals
+    (SEARCH_PICK_GAMES with a search seat).  A pick no deal satisfies is skipped; returns what was skipped."""
+    skipped = []
+    for stem, seats, pick, won_by in tables:
+        listed = [as_seat(s) for s in seats]
+        look = SEARCH_PICK_GAMES if g.search_cost(listed) > 1.0 else PICK_GAMES
+        try:
+            replay(g, listed, players=players, seed=seed, pick=pick, games=look, rules=rules, won_by=won_by,
+                   out=out_dir / f"replay-{stem}.html")
+        except BadInput as e:
+            skipped.append(f"replay {stem}: {e.message}")
+    return skipped
+
+
 def _check_choice(deal: int | None, pick: str | None, games: int) -> None:
     if deal is not None:
         whole(deal, "deal", 0, MAX_GAMES - 1)
@@ -275,13 +301,15 @@ def _check_choice(deal: int | None, pick: str | None, games: int) -> None:
 
 def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int | None = None, seed: int = 0,
            deal: int | None = None, pick: str | None = None, games: int = PICK_GAMES,
-           rules: Mapping[str, Any] | None = None, out: str | Path | None = None) -> Replay:
+           rules: Mapping[str, Any] | None = None, out: str | Path | None = None, won_by: int | None = None,
+           cards: Any = None) -> Replay:
     """Write a step-through HTML replay of one deal (docs/guide/replay.md) and return where it went.
 
     ``policies``, ``players``, ``rules`` and ``seed`` as ``simulate`` and ``trace_game`` take them (seats as
     listed: deal ``d`` is row ``d`` of ``simulate(..., seating="fixed")``).  Name the deal (``deal``) or let
-    ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``).  ``out``: the HTML
-    file (default ``reports/replay-<game>-<deal>.html``)."""
+    ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``); ``won_by``: only among
+    the deals that seat wins ("watch a game where the card's owner won").  ``cards``: a card table (default
+    the bundled one).  ``out``: the HTML file (default ``reports/replay-<game>-<pick or deal>.html``)."""
     import time
 
     start = time.perf_counter()
@@ -290,10 +318,15 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
     _check_choice(deal, pick, games)
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
-    c = _policies_cell(g, n_players, seats, rules, g.card_table(), index=0, seating_design="fixed")
+    if won_by is not None:
+        whole(won_by, "won_by", 0, n_players - 1)
+        if deal is not None:
+            raise BadParameter("won_by", "given with --deal; allowed: --won-by with --pick (or alone)")
+    c = _policies_cell(g, n_players, seats, rules, g.card_table() if cards is None else cards, index=0,
+                       seating_design="fixed")
     path = _out_path(out, Path("reports") / _file_name(f"replay-{g.name}", deal, pick))
     heading = f"{g.title}: seed {seed}, {n_players} players"
-    return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, games, heading, path, start)
+    return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, games, heading, path, start, won_by)
 
 
 def replay_folder(folder: str | Path, cell: int, deal: int | None = None, pick: str | None = None,

@@ -229,3 +229,35 @@ def test_a_scenarios_bad_replays_is_refused_by_key(value, tmp_path):
     with pytest.raises(boardsim.BadInput) as e:
         boardsim.load_scenario(p)
     assert e.value.key == "replays" and "upset, comeback, typical, longest, first-player-loses" in e.value.message
+
+
+def test_cards_and_ladder_link_replays_beside_their_answers(tmp_path, capsys):
+    """``cards --replays``: a game the strongest and the weakest card's owner (seat 0, favouring it) won;
+    ``ladder --replays``: the top two rungs head to head, an upset and a typical game."""
+    assert main(["cards", "fliptoons", "--games", "200", "--cards", "Lion,Dog,Cat", "--replays",
+                 "--out", str(tmp_path / "cards")]) == 0
+    made = sorted(p.name for p in (tmp_path / "cards").glob("replay-*.html"))
+    assert len(made) == 2 and all(name.endswith("-owner-wins.html") for name in made)
+    for name in made:
+        data = _page(tmp_path / "cards" / name)
+        card = name.removeprefix("replay-").removesuffix("-owner-wins.html")
+        assert data["win"][0] == 1.0 and card in data["seats"][0]  # the seat favouring the card won
+    index = (tmp_path / "cards" / "index.html").read_text(encoding="utf-8")
+    assert all(f"href='{name}'" in index for name in made)
+    assert main(["ladder", "art_deco", "--games", "40", "--budgets", "5", "--replays", "--quiet",
+                 "--out", str(tmp_path / "ladder")]) == 0
+    made = sorted(p.name for p in (tmp_path / "ladder").glob("replay-*.html"))
+    assert made == ["replay-top-two-typical.html", "replay-top-two-upset.html"]
+    ladder = __import__("pandas").read_csv(tmp_path / "ladder" / "ladder.csv")
+    data = _page(tmp_path / "ladder" / "replay-top-two-upset.html")
+    assert data["seats"] == list(ladder["policy"][:2]) and data["win"][1] == 1.0  # the second rung wins
+    assert "href='replay-top-two-upset.html'" in (tmp_path / "ladder" / "index.html").read_text(encoding="utf-8")
+
+
+def test_won_by_picks_among_the_deals_that_seat_wins(tmp_path):
+    r = RP.replay("art_deco", ["eligibility", "par"], seed=3, pick="longest", won_by=1, games=100,
+                  out=tmp_path / "w.html")
+    assert r.win[1] == 1.0 and "P1 wins" in r.reason
+    with pytest.raises(boardsim.BadInput) as e:
+        RP.replay("art_deco", ["eligibility", "par"], deal=2, won_by=1, out=tmp_path / "x.html")
+    assert e.value.key == "won_by"

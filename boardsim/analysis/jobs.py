@@ -8,6 +8,7 @@ parses flags, calls one of these and prints.  Errors name the parameter (``out``
 
 from __future__ import annotations
 
+import sys
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ import pandas as pd
 from boardsim import safe_io
 from boardsim.errors import BadInput, BadParameter
 from boardsim.folders import writing
-from boardsim.games.base import Game
+from boardsim.games.base import Game, Seat
+from boardsim.replays import job_replays
 from boardsim.stats.metagame import DRAWS
 
 MIN_DRAWS, MAX_DRAWS = 10, 100_000  # meta's bootstrap resamples
@@ -116,10 +118,13 @@ def ladder_job(
     workers: int | None = None,
     scheduler: Any = None,
     scheduler_file: str | None = None,
+    replays: bool = False,
 ) -> Job:
     """``run_ladder``, written with its report into ``out`` (default
     ``reports/ladder-<game>/``; another run's folder only with ``force``).  Every finished match is saved
-    under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again)."""
+    under ``out/chunks/matches``: a rerun after a kill resumes there (``fresh`` plays everything again).
+    ``replays``: also write two step-through replays of the top two rungs head to head (an upset, where the
+    second rung wins, and a typical game), linked beside the answer (docs/guide/replay.md)."""
     from boardsim.analysis.ladder import run_ladder
     from boardsim.report.build import write_meta
     from boardsim.runner import executing
@@ -142,6 +147,10 @@ def ladder_job(
         safe_io.write_csv(result.tournament.ratings, out_dir / "tournament_ratings.csv")
         if result.tournament.per_deal is not None:
             write_metagame(result.tournament.per_deal, result.tournament.policies, out_dir, seed)
+        if replays and len(result.ladder) >= 2:
+            top = list(result.ladder["policy"][:2])
+            _warn(job_replays(g, [("top-two-upset", top, "upset", None), ("top-two-typical", top, "typical", None)],
+                              players, seed, None, out_dir))
         files = write_meta(out_dir, f"{g.title}: skill ladder at {players} players",
                            "random, the built-in heuristics and mcts at each budget in a round robin on common deals "
                            "(every deal in every seating); each rung also plays itself in every seat for the "
@@ -222,6 +231,7 @@ def cards_job(
     workers: int | None = None,
     scheduler: Any = None,
     scheduler_file: str | None = None,
+    replays: bool = False,
 ) -> Job:
     """Card strength (``card_strength``): each card's swing (the win share of a
     seat that hires it whenever it can minus that of one that never hires it, ``base`` in every other seat
@@ -234,7 +244,10 @@ def cards_job(
     report into ``out`` (default ``reports/cards-<game>/``).  ``progress``: a bar over every game played (on
     stderr).  ``executor``: where the games run, ``local`` (threads, default), ``processes`` (``workers``) or
     ``dask`` (``scheduler`` address or Client, ``scheduler_file``, or ``workers`` for a local cluster); the
-    tables do not depend on it.  ``extra`` of the returned Job holds ``strength``, ``changes`` and ``suggestions``."""
+    tables do not depend on it.  ``replays``: also write step-through replays of a game the strongest and
+    the weakest card's owner (a seat favouring it, the first base player elsewhere) won, at the first player
+    count, linked beside the answer (docs/guide/replay.md).  ``extra`` of the returned Job holds
+    ``strength``, ``changes`` and ``suggestions``."""
     from boardsim import cost
     from boardsim.analysis.balance import (
         card_arms,
@@ -306,6 +319,8 @@ def cards_job(
             if sweeps:
                 safe_io.write_csv(pd.concat(sweeps), out_dir / "balance_card_sweep.csv")
                 safe_io.write_csv(pd.DataFrame(suggestions), out_dir / "card_suggestions.csv")
+            if replays:
+                _warn(job_replays(g, _card_tables(g, strength, bases[0], counts[0]), counts[0], seed, rules, out_dir))
             where = ", ".join(str(n) for n in counts)
             labels = [b.label() for b in bases]
             text = ("Strength: a card's swing (the win share of a seat that hires it whenever it can minus that "
@@ -325,6 +340,19 @@ def cards_job(
                                           "sweep": pd.concat(sweeps) if sweeps else pd.DataFrame()})
 
 
+def _card_tables(g: Game, strength: pd.DataFrame, base: Seat, players: int) -> list:
+    """job_replays' tables for ``cards --replays``: the strongest and the weakest card at ``players`` under
+    ``base``, each favoured in seat 0 (the base elsewhere), among the games that seat won."""
+    rows = strength[(strength["players"] == players) & (strength["base"] == base.label())].sort_values("effect")
+    picked = list(dict.fromkeys([rows["card"].iloc[-1], rows["card"].iloc[0]])) if len(rows) else []
+    return [(f"{card}-owner-wins", [g.favour(card, base)] + [base] * (players - 1), "typical", 0) for card in picked]
+
+
+def _warn(skipped: Sequence[str]) -> None:
+    for line in skipped:
+        print(f"warning: {line}", file=sys.stderr)
+
+
 @dataclass
 class Cards:
     """What ``cards`` found: each a DataFrame (empty where not asked for)."""
@@ -341,7 +369,8 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
           cards: Sequence[str] | None = None, base: Any = None, sweep: str | None = None, span: int = 3,
           rules: Mapping[str, Any] | None = None, seating: str = "all", threads: int | None = None,
           out: str | Path | None = None, progress: bool = False, force: bool = False, executor: Any = None,
-          workers: int | None = None, scheduler: Any = None, scheduler_file: str | None = None) -> Cards:
+          workers: int | None = None, scheduler: Any = None, scheduler_file: str | None = None,
+          replays: bool = False) -> Cards:
     """``python -m boardsim cards`` from Python (``cards_job``, the same arguments): the tables as
     DataFrames, also written with the report into ``out``.
 
@@ -349,7 +378,7 @@ def cards(game: str | Game, players: int | Sequence[int] = 2, games: int = 20_00
     >>> found.strength.query("flag == 'strong'")
     """
     job = cards_job(game, players, games, seed, cards, base, sweep, span, rules, seating, threads, out, progress,
-                    force, executor, workers, scheduler, scheduler_file)
+                    force, executor, workers, scheduler, scheduler_file, replays)
     x = job.extra
     return Cards(x["strength"], x["changes"], x["skill"], x["suggestions"], x["sweep"], job.out_dir)
 

@@ -99,10 +99,11 @@
       lines.slice(0, 3).forEach(function (t, j) {
         svg.appendChild(el("svg:text", {x: gx + 8, y: gy + 20 + 16 * j, "font-size": 12}, t));
       });
-      var stat = o.share !== null ? "visits " + pct(o.share) + (o.value !== null ? " \u00B7 value " + o.value.toFixed(2) : "")
-        : (o.prob !== null ? "p " + pct(o.prob) : "");
-      svg.appendChild(el("svg:text", {x: gx + 8, y: gy + h - 8, "font-size": 12, "font-weight": "600"},
-                         (o.chosen ? "chosen  " : "") + stat));
+      var stat = o.share !== null ? ["visits " + pct(o.share), o.value !== null ? "value " + o.value.toFixed(2) : ""]
+        : [o.prob !== null ? "p " + pct(o.prob) : "", ""];
+      svg.appendChild(el("svg:text", {x: gx + 8, y: gy + h - 24, "font-size": 12, "font-weight": "600"},
+                         (o.chosen ? "\u2714 " : "") + stat[0]));
+      svg.appendChild(el("svg:text", {x: gx + 8, y: gy + h - 8, "font-size": 12}, stat[1]));
     }
   }
   function table(s) {
