@@ -24,7 +24,9 @@ h1{font-size:1.4em;margin:.2em 0}.answer{background:#f3f6fa;border-left:4px soli
 .controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #ddd;z-index:2}
 .controls button{font-size:1em;padding:.2em .8em}.controls label{margin-left:1em}
 #where{font-weight:600;margin-left:1em}.row{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+table{border-collapse:collapse;margin:.5em 0;font-size:.85em}
+td,th{border:1px solid #ccc;padding:.2em .4em;text-align:right}
+.row>div{max-width:100%;overflow-x:auto}td.text{min-width:13em}
 th{background:#f0f0f0}td.text{text-align:left}tr.chosen td{background:#fff4c2;font-weight:600}
 pre{background:#fafafa;border:1px solid #ddd;padding:.6em;overflow-x:auto;font-size:.85em;max-height:30em}
 .hidden{display:none}.note{color:#555;font-size:.9em}svg text{font-family:system-ui,sans-serif}
