@@ -23,14 +23,16 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from boardsim import folders, learned, rng
+from boardsim import folders, learned, rng, safe_io
 from boardsim.cell import Cell
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games import get as get_game
@@ -57,9 +59,20 @@ class Replay:
     seconds: float = 0.0
 
 
-def _feel_values(g: Game, prep: Prepared, key: int, games: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+@contextmanager
+def _progress_on(prep: Prepared) -> Iterator[Prepared]:
+    """``prep`` playing with its progress recorded (the chart, the picks' feel values), as it was after."""
+    was = prep.progress
     prep.progress = True
-    out = g.play(prep, key, 0, games)
+    try:
+        yield prep
+    finally:
+        prep.progress = was
+
+
+def _feel_values(g: Game, prep: Prepared, key: int, games: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    with _progress_on(prep):
+        out = g.play(prep, key, 0, games)
     return out, chunk_values(g, out, prep.rules)
 
 
@@ -135,11 +148,10 @@ def pick_deal(g: Game, prep: Prepared, key: int, pick: str, games: int, won_by: 
     raise BadParameter("pick", f"got {pick!r}; allowed: {', '.join(PICKS)}")
 
 
-def _learned_probabilities(g: Game, prep: Prepared, seat: int, features: np.ndarray,
-                           cands: np.ndarray) -> np.ndarray:
+def _learned_probabilities(g: Game, prep: Prepared, seat: int, features: np.ndarray, cands: np.ndarray,
+                           cards: Any) -> np.ndarray:
     """A learned seat's model probability of each option (softmax at temperature 1)."""
-    params = g.learned_params(prep.seats[seat], prep.n_players)
-    params = params.copy()
+    params = g.learned_params(prep.seats[seat], prep.n_players, cards).copy()
     params[learned.H_TEMPERATURE] = 0.0
     scores = np.zeros(cands.shape[0])
     learned.logits(np.ascontiguousarray(features), np.ascontiguousarray(cands), params, scores)
@@ -171,8 +183,8 @@ def _rounds_of_log(g: Game, text: str) -> list[dict[str, Any]]:
 
 def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: Any = None) -> dict[str, Any]:
     """Everything the page shows of game ``deal`` of the prepared table (see the module docstring)."""
-    prep.progress = True
-    out = g.play(prep, key, deal, 1)
+    with _progress_on(prep):
+        out = g.play(prep, key, deal, 1)
     rec = g.recorder("replay")
     data = rec.record(prep, key, deal, 1)
     if not (np.array_equal(data["score"], out["score"]) and np.array_equal(data["win"], out["win"])):
@@ -191,7 +203,7 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         # a search seat plays some decisions without a search (Art Deco's keep when no sale is a candidate):
         # the recorder gives those one-hot with no value, shown as the choice alone
         searched = prep.seats[seat].policy == "mcts" and (np.count_nonzero(share) > 1 or bool(value.any()))
-        prob = (_learned_probabilities(g, prep, seat, f, c).round(4).tolist()
+        prob = (_learned_probabilities(g, prep, seat, f, c, cards).round(4).tolist()
                 if prep.seats[seat].policy == "learned" else None)
         chosen = int(data["chosen"][i])
         kind = kinds[int(data["kind"][i])]
@@ -227,8 +239,6 @@ def _num(x: Any) -> float | int:
 
 def write(data: Mapping[str, Any], path: Path) -> Path:
     """The page, written in one step (a failed write leaves no half page)."""
-    from boardsim import safe_io
-
     path.parent.mkdir(parents=True, exist_ok=True)
     safe_io.write_text(path, replay_page.html_page(data))
     return path
@@ -236,8 +246,6 @@ def write(data: Mapping[str, Any], path: Path) -> Path:
 
 def _play_table(c: Cell, seating: int, key: int, deal: int | None, pick: str | None, games: int, heading: str,
                 out: Path, start: float, won_by: int | None = None) -> Replay:
-    import time
-
     g, prep = c.game, c.prepared[seating]
     reason = f"deal {deal}, as asked"
     if deal is None:
@@ -257,8 +265,6 @@ def sweep_replays(cell: Cell, seed: int, games: int, picks: Sequence[str], out_d
     (arrangement 0), among its first deals (PICK_GAMES, SEARCH_PICK_GAMES with a search seat), written as
     ``replay-cell1-<pick>.html`` into the sweep's folder.  A pick no deal satisfies is skipped with a warning
     (returned), not an error: the sweep's results stand."""
-    import time
-
     deals = math.ceil(games / len(cell.prepared))
     look = min(SEARCH_PICK_GAMES if cell.cost > 1.0 else PICK_GAMES, deals)
     heading = f"{cell.game.title}: cell 1, seed {seed}"
@@ -310,8 +316,6 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
     ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``); ``won_by``: only among
     the deals that seat wins ("watch a game where the card's owner won").  ``cards``: a card table (default
     the bundled one).  ``out``: the HTML file (default ``reports/replay-<game>-<pick or deal>.html``)."""
-    import time
-
     start = time.perf_counter()
     g = get_game(game) if isinstance(game, str) else game
     whole(seed, "seed", 0, rng.MAX_SEED)
@@ -334,8 +338,6 @@ def replay_folder(folder: str | Path, cell: int, deal: int | None = None, pick: 
     """A replay of a deal a sweep played: cell ``cell`` (1-based, as the report numbers them) of the sweep
     whose folder is ``folder``, seat arrangement ``seating`` (0: the listed order), from the folder's
     ``run.json`` (its scenario file and seed).  The replayed game is the sweep's game, to the score."""
-    import time
-
     from boardsim.scenario import load_scenario
 
     start = time.perf_counter()
@@ -380,8 +382,3 @@ def _out_path(out: str | Path | None, default: Path) -> Path:
     folders.output_folder(p.parent, p.parent)  # no file where a folder of the path belongs
     folders.check_writable(p.parent)
     return p
-
-
-def as_json(data: Mapping[str, Any]) -> str:
-    """The page's data as embedded (a test reads it back)."""
-    return json.dumps(data, separators=(",", ":"))
