@@ -252,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     pa.add_argument("--quiet", action="store_true", help="print only the answer")
     pa.add_argument("--force", action="store_true",
                     help="write into a folder that holds another run's results, removing its report first")
+    pa.add_argument("--replays", action="store_true",
+                    help="also write a typical game of the patched table and the same deal on today's")
 
     le = sub.add_parser("learn", help="fit a learned player to a search player's choices (expert iteration) and "
                                       "report what it values")
@@ -548,7 +550,7 @@ def cmd_patch(args) -> int:
                     span=args.span, games=args.games, objective=args.objective, seed=args.seed, out=args.out,
                     rules=dict(args.rule) or None, executor=executor, workers=workers, scheduler=args.scheduler,
                     scheduler_file=args.scheduler_file, threads=args.threads, fresh=args.fresh, say=say,
-                    judge=judges, progress=not args.quiet, force=args.force)
+                    judge=judges, progress=not args.quiet, force=args.force, replays=args.replays)
     except KeyboardInterrupt:
         where = Path(args.out) if args.out else default_out(args.target, game)
         print(f"interrupted: every finished measurement is kept in {where / 'chunks' / 'patch'}/; rerun the same "

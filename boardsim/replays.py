@@ -308,14 +308,15 @@ def _check_choice(deal: int | None, pick: str | None, games: int) -> None:
 def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int | None = None, seed: int = 0,
            deal: int | None = None, pick: str | None = None, games: int = PICK_GAMES,
            rules: Mapping[str, Any] | None = None, out: str | Path | None = None, won_by: int | None = None,
-           cards: Any = None) -> Replay:
+           cards: Any = None, label: str = "") -> Replay:
     """Write a step-through HTML replay of one deal (docs/guide/replay.md) and return where it went.
 
     ``policies``, ``players``, ``rules`` and ``seed`` as ``simulate`` and ``trace_game`` take them (seats as
     listed: deal ``d`` is row ``d`` of ``simulate(..., seating="fixed")``).  Name the deal (``deal``) or let
     ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``); ``won_by``: only among
     the deals that seat wins ("watch a game where the card's owner won").  ``cards``: a card table (default
-    the bundled one).  ``out``: the HTML file (default ``reports/replay-<game>-<pick or deal>.html``)."""
+    the bundled one); ``label``: words added to the page's title.  ``out``: the HTML file (default
+    ``reports/replay-<game>-<pick or deal>.html``)."""
     start = time.perf_counter()
     g = get_game(game) if isinstance(game, str) else game
     whole(seed, "seed", 0, rng.MAX_SEED)
@@ -329,7 +330,7 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
     c = _policies_cell(g, n_players, seats, rules, g.card_table() if cards is None else cards, index=0,
                        seating_design="fixed")
     path = _out_path(out, Path("reports") / _file_name(f"replay-{g.name}", deal, pick))
-    heading = f"{g.title}: seed {seed}, {n_players} players"
+    heading = f"{g.title}{' (' + label + ')' if label else ''}: seed {seed}, {n_players} players"
     return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, games, heading, path, start, won_by)
 
 

@@ -261,3 +261,20 @@ def test_won_by_picks_among_the_deals_that_seat_wins(tmp_path):
     with pytest.raises(boardsim.BadInput) as e:
         RP.replay("art_deco", ["eligibility", "par"], deal=2, won_by=1, out=tmp_path / "x.html")
     assert e.value.key == "won_by"
+
+
+def test_patch_links_a_game_of_the_patched_table_and_the_same_deal_on_todays(tmp_path):
+    from boardsim.analysis.patch_job import patch
+
+    run = patch("art_deco", players=2, max_edits=1, span=2, games=300, seed=3, out=tmp_path / "p", say=None,
+                replays=True)
+    after, before = (_page(tmp_path / "p" / name) for name in ("replay-patched.html", "replay-today.html"))
+    assert after["deal"] == before["deal"] and "patched" in after["title"] and "today" in before["title"]
+    df = boardsim.simulate("art_deco", before["deal"] + 1, ["eligibility"], seed=3, players=2, seating="fixed")
+    assert before["score"] == [int(df[f"score_{s}"].iloc[-1]) for s in range(2)]  # today's table: simulate's game
+    if run.result.edits:  # the patched table's game is played with the edited cards
+        edited = boardsim.simulate("art_deco", after["deal"] + 1, ["eligibility"], seed=3, players=2,
+                                   seating="fixed", cards=run.result.problem.edits_dict(run.result.edits))
+        assert after["score"] == [int(edited[f"score_{s}"].iloc[-1]) for s in range(2)]
+    index = (tmp_path / "p" / "index.html").read_text(encoding="utf-8")
+    assert "href='replay-patched.html'" in index and "href='replay-today.html'" in index

@@ -224,6 +224,7 @@ def patch(
     judge: Any = None,
     progress: bool = True,
     force: bool = False,
+    replays: bool = False,
 ) -> PatchRun:
     """Search for the fewest card edits that leave no card (or first player) measurably unfair, and verify
     the patch on fresh deals.
@@ -242,7 +243,9 @@ def patch(
     ``reports/patch-<game>/``); measurements are saved under ``out/chunks/patch`` as they finish, so a rerun
     after Ctrl-C resumes (``fresh=True`` plays everything again).  A folder holding another run's results (a
     sweep's, a ladder's) is refused unless ``force``; the folder is locked while the patch writes it.  The
-    result is the same for a seed on any executor, thread count or chunking."""
+    result is the same for a seed on any executor, thread count or chunking.  ``replays``: also write a
+    typical game of the patched table and the same deal on today's, the first base player in every seat at
+    the first player count, linked beside the answer (docs/guide/replay.md)."""
     import numba
 
     from boardsim.analysis.patch import cost_range, table_games
@@ -274,9 +277,26 @@ def patch(
             result = search_patch(problem, ex, folder, speak, fresh=fresh, on_games=bar.update)
         run = PatchRun(result, out_dir, seconds=time.perf_counter() - t0)
         if out_dir is not None:
+            if replays:
+                patch_replays(result, out_dir)
             run.files = write_outputs(run, out_dir, {"executor": getattr(ex, "describe", lambda: "local")()
                                                      if ex is not None else "local", "threads": threads}, owner)
     return run
+
+
+def patch_replays(result: Any, out_dir: Path) -> list[Path]:
+    """A typical game of the patched table (the first base player in every seat, the first player count) and
+    the same deal on today's table: ``replay-patched.html`` and ``replay-today.html``."""
+    from boardsim.replays import replay
+
+    p = result.problem
+    n = p.counts[0]
+    seats = [p.bases[0]] * n
+    after = replay(p.game, seats, players=n, seed=p.seed, pick="typical", rules=p.rules,
+                   cards=p.table(result.edits), out=out_dir / "replay-patched.html", label="the patched cards")
+    before = replay(p.game, seats, players=n, seed=p.seed, deal=after.deal, rules=p.rules, cards=p.table(()),
+                    out=out_dir / "replay-today.html", label="today's cards, the patched replay's deal")
+    return [after.path, before.path]
 
 
 def write_outputs(run: PatchRun, out_dir: Path, extra: Mapping[str, Any] | None = None,
