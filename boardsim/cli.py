@@ -134,8 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--deal", type=_nonneg, help="the deal (game index) to replay")
     rp.add_argument("--pick", help="choose the deal by what happened in it: " + ", ".join(
         ["upset", "comeback", "typical", "longest", "first-player-loses"]) + " (default typical)")
-    rp.add_argument("--games", type=_int_at_least(1, "an integer in [1, 100000]", 100_000), default=200,
-                    help="deals a --pick looks at (default 200)")
+    rp.add_argument("--games", type=_int_at_least(1, "an integer in [1, 100000]", 100_000),
+                    help="deals a --pick looks at (default 200, 20 with a search seat)")
     rp.add_argument("--cell", type=_positive, help="with a sweep folder: the cell (1-based, as the report)")
     rp.add_argument("--seating", type=_nonneg, default=0, help="with a sweep folder: the seat arrangement")
     rp.add_argument("--won-by", type=_nonneg, help="with --pick: only among the deals this seat wins")

@@ -265,8 +265,7 @@ def sweep_replays(cell: Cell, seed: int, games: int, picks: Sequence[str], out_d
     (arrangement 0), among its first deals (PICK_GAMES, SEARCH_PICK_GAMES with a search seat), written as
     ``replay-cell1-<pick>.html`` into the sweep's folder.  A pick no deal satisfies is skipped with a warning
     (returned), not an error: the sweep's results stand."""
-    deals = math.ceil(games / len(cell.prepared))
-    look = min(SEARCH_PICK_GAMES if cell.cost > 1.0 else PICK_GAMES, deals)
+    look = min(_looked_at(cell, None), math.ceil(games / len(cell.prepared)))
     heading = f"{cell.game.title}: cell 1, seed {seed}"
     skipped = []
     for pick in picks:
@@ -285,35 +284,41 @@ def job_replays(g: Game, tables: Sequence[tuple[str, Sequence[Any], str, int | N
     (SEARCH_PICK_GAMES with a search seat).  A pick no deal satisfies is skipped; returns what was skipped."""
     skipped = []
     for stem, seats, pick, won_by in tables:
-        listed = [as_seat(s) for s in seats]
-        look = SEARCH_PICK_GAMES if g.search_cost(listed) > 1.0 else PICK_GAMES
         try:
-            replay(g, listed, players=players, seed=seed, pick=pick, games=look, rules=rules, won_by=won_by,
+            replay(g, seats, players=players, seed=seed, pick=pick, rules=rules, won_by=won_by,
                    out=out_dir / f"replay-{stem}.html")
         except BadInput as e:
             skipped.append(f"replay {stem}: {e.message}")
     return skipped
 
 
-def _check_choice(deal: int | None, pick: str | None, games: int) -> None:
+def _check_choice(deal: int | None, pick: str | None, games: int | None) -> None:
     if deal is not None:
         whole(deal, "deal", 0, MAX_GAMES - 1)
         if pick is not None:
             raise BadParameter("pick", "given with --deal; allowed: one of --deal or --pick")
     if pick is not None and pick not in PICKS:
         raise BadParameter("pick", f"got {pick!r}; allowed: {', '.join(PICKS)}")
-    whole(games, "games", 1, 100_000)
+    if games is not None:
+        whole(games, "games", 1, 100_000)
+
+
+def _looked_at(c: Cell, games: int | None) -> int:
+    """The deals a pick looks at: ``games``, or by default PICK_GAMES (SEARCH_PICK_GAMES with a search seat,
+    whose every deal costs a search game)."""
+    return games if games is not None else (SEARCH_PICK_GAMES if c.cost > 1.0 else PICK_GAMES)
 
 
 def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int | None = None, seed: int = 0,
-           deal: int | None = None, pick: str | None = None, games: int = PICK_GAMES,
+           deal: int | None = None, pick: str | None = None, games: int | None = None,
            rules: Mapping[str, Any] | None = None, out: str | Path | None = None, won_by: int | None = None,
            cards: Any = None, label: str = "") -> Replay:
     """Write a step-through HTML replay of one deal (docs/guide/replay.md) and return where it went.
 
     ``policies``, ``players``, ``rules`` and ``seed`` as ``simulate`` and ``trace_game`` take them (seats as
     listed: deal ``d`` is row ``d`` of ``simulate(..., seating="fixed")``).  Name the deal (``deal``) or let
-    ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``); ``won_by``: only among
+    ``pick`` choose it among the first ``games`` deals (PICKS; neither: ``typical``; ``games`` default 200, 20
+    with a search seat); ``won_by``: only among
     the deals that seat wins ("watch a game where the card's owner won").  ``cards``: a card table (default
     the bundled one); ``label``: words added to the page's title.  ``out``: the HTML file (default
     ``reports/replay-<game>-<pick or deal>.html``)."""
@@ -331,11 +336,11 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
                        seating_design="fixed")
     path = _out_path(out, Path("reports") / _file_name(f"replay-{g.name}", deal, pick))
     heading = f"{g.title}{' (' + label + ')' if label else ''}: seed {seed}, {n_players} players"
-    return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, games, heading, path, start, won_by)
+    return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, _looked_at(c, games), heading, path, start, won_by)
 
 
 def replay_folder(folder: str | Path, cell: int, deal: int | None = None, pick: str | None = None,
-                  games: int = PICK_GAMES, seating: int = 0, out: str | Path | None = None) -> Replay:
+                  games: int | None = None, seating: int = 0, out: str | Path | None = None) -> Replay:
     """A replay of a deal a sweep played: cell ``cell`` (1-based, as the report numbers them) of the sweep
     whose folder is ``folder``, seat arrangement ``seating`` (0: the listed order), from the folder's
     ``run.json`` (its scenario file and seed).  The replayed game is the sweep's game, to the score."""
@@ -367,7 +372,7 @@ def replay_folder(folder: str | Path, cell: int, deal: int | None = None, pick: 
     deals = math.ceil(sc.games / len(c.prepared))
     if deal is not None and deal >= deals:
         raise BadParameter("deal", f"got {deal}; allowed: an integer in [0, {deals - 1}] (the sweep's deals)")
-    games = min(games, deals)
+    games = min(_looked_at(c, games), deals)
     path = _out_path(out, folder / _file_name(f"replay-cell{cell}", deal, pick))
     heading = f"{c.game.title}: {sc.name}, seed {seed}, cell {cell}, seating {seating}"
     return _play_table(c, seating, rng.cell_key(seed, c.index), deal, pick, games, heading, path, start)
