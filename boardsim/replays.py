@@ -214,6 +214,11 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         options.sort(key=lambda o: not o["chosen"])  # the chosen option first
         steps.append({"round": int(f[r_col]) + g.replay_round_base, "seat": seat, "kind": kind,
                       "view": [_num(x) for x in f], "options": options})
+    log = _rounds_of_log(g, g.trace(prep, key, deal))
+    tables = {b["round"]: t for b in log if (t := g.replay_table(b["text"])) is not None}
+    for s in steps:  # the public table the step's seat saw: the latest drawn at or before its round
+        seen = [r for r in tables if r <= s["round"] - g.replay_table_lag]
+        s["table"] = max(seen) if seen else None
     return {
         "title": heading,
         "game": g.title,
@@ -228,7 +233,8 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         "score": [int(x) for x in out["score"][0]],
         "win": [float(x) for x in out["win"][0]],
         "steps": steps,
-        "log": _rounds_of_log(g, g.trace(prep, key, deal)),
+        "tables": {str(r): t for r, t in tables.items()},
+        "log": log,
     }
 
 

@@ -80,6 +80,11 @@ def test_the_page_steps_with_the_keys_and_shows_the_chosen_option_first(game, br
     where_before = page.inner_text("#where")
     page.locator("#chart circle").last.click()
     assert _step(page) > 0 and page.inner_text("#where") != where_before
+    # FlipToons and Circle the Wagons draw their public table (grids, towns) at a later step
+    page.keyboard.press("End")
+    assert page.is_visible("#board") == (game != "art_deco")
+    if game != "art_deco":
+        assert page.locator("#board rect").count() >= 6
     # the omniscient log is hidden until asked for
     assert not page.is_visible("#log")
     page.check("#omni")

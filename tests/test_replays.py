@@ -278,3 +278,29 @@ def test_patch_links_a_game_of_the_patched_table_and_the_same_deal_on_todays(tmp
         assert after["score"] == [int(edited[f"score_{s}"].iloc[-1]) for s in range(2)]
     index = (tmp_path / "p" / "index.html").read_text(encoding="utf-8")
     assert "href='replay-patched.html'" in index and "href='replay-today.html'" in index
+
+
+@pytest.mark.parametrize("game", ["fliptoons", "wagons"])
+def test_the_public_table_is_drawn_as_it_stood_before_the_step(game, tmp_path):
+    """FlipToons: every seat's grid at the round's flip (all face up), the one each decision of that round
+    sees; Circle the Wagons: both towns after the turn before the decision's.  Parsed from the game's own
+    trace, so each grid holds the grid's cards and each town grows by one card a turn."""
+    r = RP.replay(game, TABLES[game], seed=4, deal=2, out=tmp_path / "t.html")
+    data = _page(r.path)
+    tables = data["tables"]
+    assert tables
+    for s in data["steps"]:
+        if s["table"] is None:  # the first Wagons turn: no town yet
+            assert game == "wagons" and s["round"] == 1
+            continue
+        lag = 1 if game == "wagons" else 0
+        assert s["table"] <= s["round"] - lag and str(s["table"]) in tables
+    if game == "fliptoons":
+        first = tables["1"]
+        assert first["kind"] == "grids" and len(first["grids"]) == 2
+        assert all(len(g) == 6 and all(c["card"] and c["fame"] is not None for c in g) for g in first["grids"])
+        text = data["log"][1]["text"]  # round 1's block names every card of the grids it drew
+        assert all(f"[{c['card']}]" in text for g in first["grids"] for c in g)
+    else:
+        cards = [sum(c != ".." for row in town for c in row) for town in tables[max(tables, key=int)]["towns"]]
+        assert all(n >= 4 for n in cards)  # each card fills 2 x 2 corners of its town

@@ -455,6 +455,13 @@ class Game(ABC):
     replay_round_base: int = 0  # added to that feature's value: the round's number as the trace writes it
     replay_round_name: str = "round"  # what the engine's rounds (``play``'s ``rounds``, progress columns) are
     replay_headline: tuple[str, ...] = ()  # decision features the page draws large, above the options
+    replay_table_lag: int = 0  # a step shows the table of its round's block (0) or of the round before (1)
+
+    def replay_table(self, block: str) -> dict[str, Any] | None:
+        """The public table a round's trace block shows, as numbers the replay page draws (FlipToons: each seat's
+        grid at the round's flip; Circle the Wagons: both towns after the turn), or None (the default: the
+        decision view's numbers say it all)."""
+        return None
 
     def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
         """One option of a recorded decision in words: ``kind`` is the decision's kind (the recorder's), ``row``

@@ -106,6 +106,58 @@
       svg.appendChild(el("svg:text", {x: gx + 8, y: gy + h - 8, "font-size": 12}, stat[1]));
     }
   }
+  // the public table (FlipToons: every seat's grid at the round's flip; Circle the Wagons: both towns), when
+  // the game draws one
+  var LAND = {D: "#e9c46a", F: "#52a35a", M: "#9c8f80", P: "#c6e28b", S: "#f1f5f9", W: "#6fa8dc"};
+  function board(s) {
+    var svg = document.getElementById("board");
+    while (svg.firstChild) { svg.removeChild(svg.firstChild); }
+    var t = s.table === null || s.table === undefined ? null : D.tables[String(s.table)];
+    svg.classList.toggle("hidden", !t);
+    if (!t) { return; }
+    var x0 = 0, H = 0, cell = t.kind === "grids" ? 86 : 26, gap = 30;
+    var parts = t.kind === "grids" ? t.grids : t.towns;
+    var title = t.kind === "grids" ? "The grids at " + D.round_name + " " + s.table + "'s flip (face up: every seat sees them)"
+      : "The towns after " + D.round_name + " " + s.table + " (every seat sees them)";
+    svg.appendChild(el("svg:text", {x: 0, y: 14, "font-weight": "600"}, title));
+    parts.forEach(function (part, p) {
+      var rows = 0, cols = 0;
+      if (t.kind === "grids") {
+        part.forEach(function (c) { rows = Math.max(rows, c.r + 1); cols = Math.max(cols, c.c + 1); });
+      } else {
+        rows = part.length; part.forEach(function (r) { cols = Math.max(cols, r.length); });
+      }
+      svg.appendChild(el("svg:text", {x: x0, y: 36, "font-size": 12, "font-weight": "600"}, "P" + p + (p === s.seat ? " (acting)" : "")));
+      if (t.kind === "grids") {
+        part.forEach(function (c) {
+          var gx = x0 + c.c * (cell + 4), gy = 44 + c.r * (cell * 0.6 + 4);
+          svg.appendChild(el("svg:rect", {x: gx, y: gy, width: cell, height: cell * 0.6, rx: 5, fill: "#fdf6e3", stroke: "#b58900"}));
+          svg.appendChild(el("svg:text", {x: gx + 5, y: gy + 18, "font-size": 11}, c.card.length > 13 ? c.card.slice(0, 12) + "\u2026" : c.card));
+          svg.appendChild(el("svg:text", {x: gx + 5, y: gy + 40, "font-size": 11, "font-weight": "600"}, "fame " + (c.fame === null ? "?" : c.fame)));
+        });
+        H = Math.max(H, 44 + rows * (cell * 0.6 + 4));
+      } else {
+        part.forEach(function (r, i) {
+          r.forEach(function (c, j) {
+            if (c === "..") { return; }
+            var gx = x0 + j * cell, gy = 44 + i * cell;
+            svg.appendChild(el("svg:rect", {x: gx, y: gy, width: cell - 2, height: cell - 2, fill: LAND[c[0]] || "#ddd", stroke: "#666"}));
+            svg.appendChild(el("svg:text", {x: gx + cell / 2 - 1, y: gy + cell / 2 + 4, "text-anchor": "middle", "font-size": 11}, c[1] || ""));
+          });
+        });
+        H = Math.max(H, 44 + rows * cell);
+      }
+      x0 += cols * (t.kind === "grids" ? cell + 4 : cell) + gap;
+    });
+    if (t.kind === "towns") {
+      svg.appendChild(el("svg:text", {x: 0, y: H + 16, "font-size": 11},
+                         "land: D desert, F forest, M mountain, P plains, S snow, W water; letters: the corner's symbol"));
+      H += 20;
+    }
+    var W = Math.max(x0, 520);
+    svg.setAttribute("viewBox", "0 0 " + W + " " + (H + 6));
+    svg.setAttribute("width", W); svg.setAttribute("height", H + 6);
+  }
   function table(s) {
     var t = document.getElementById("options");
     t.innerHTML = "";
@@ -141,7 +193,7 @@
       s.round + " \u00B7 P" + s.seat + " (" + D.seats[s.seat] + ") \u00B7 " + s.kind;
     document.body.setAttribute("data-step", at);
     menu.value = s.round;
-    scene(s); table(s); log(s); mark(s.round);
+    scene(s); board(s); table(s); log(s); mark(s.round);
     if (window.history && window.history.replaceState) {
       try { window.history.replaceState(null, "", "#step=" + (at + 1)); } catch (e) { /* file:// may refuse */ }
     }

@@ -76,6 +76,7 @@ def html_page(data: Mapping[str, Any]) -> str:
         "<label><input type='checkbox' id='omni'> omniscient view</label><span id='where'></span></div>",
         "<svg id='chart' role='img' aria-label='score over time' width='640' height='260'></svg>",
         "<div><svg id='scene' role='img' aria-label='the table as the acting seat saw it'></svg></div>",
+        "<div><svg id='board' role='img' aria-label='the public table: grids or towns'></svg></div>",
         "<div class='row'><div><h3>Options (chosen first)</h3><table id='options'></table></div>",
         "<div><h3>Decision view</h3><table id='view'></table></div></div>",
         "<div id='omniscient' class='hidden'><h3>Omniscient view: the table's log of this round</h3>"

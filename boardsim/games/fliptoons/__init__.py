@@ -223,6 +223,20 @@ class FlipToons(Game):
 
     replay_headline = ("fame", "leader_fame", "spend", "actions", "deck_size", "toon_left")
 
+    def replay_table(self, block: str) -> dict[str, Any] | None:
+        """Each seat's grid as the round's flip shows it (every card face up: public), with each card's fame."""
+        grids: list[list[dict[str, Any]]] = []
+        for line in block.splitlines():
+            if re.match(r"^  P\d+ grid:", line):
+                grids.append([])
+            elif grids and (m := re.match(r"^    r(\d+)c(\d+): \[(.*)\]", line)):
+                grids[-1].append({"r": int(m.group(1)), "c": int(m.group(2)), "card": m.group(3), "fame": None})
+            elif grids and line.startswith("    fame: "):
+                fames = [part.rsplit(" ", 1)[-1] for part in line.removeprefix("    fame: ").split(", ")]
+                for cell, fame in zip(grids[-1], fames, strict=False):
+                    cell["fame"] = fame
+        return {"kind": "grids", "grids": grids} if grids else None
+
     def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
         names = list((self.card_table() if cards is None else cards)["name"])
         k = int(row["card"])

@@ -220,8 +220,30 @@ class Wagons(Game):
     replay_round_feature = "turn"
     replay_round_base = 1  # the view counts turns from 0, the trace from 1
     replay_round_name = "turn"
+    replay_table_lag = 1  # a turn's block draws the towns after it: a decision sees the turn before's
 
     replay_headline = ("my_score", "opp_score", "my_cards", "opp_cards", "cards_left")
+
+    def replay_table(self, block: str) -> dict[str, Any] | None:
+        """Both towns as the turn's last drawing shows them (land letter and symbol per card corner; every
+        town is public), rows top to bottom."""
+        lines = block.splitlines()
+        heads = [i for i, line in enumerate(lines) if line.startswith("  seat 0") and "seat 1" in line]
+        if not heads:
+            return None
+        towns: list[list[list[str]]] = [[], []]
+        for line in lines[heads[-1] + 1:]:
+            if not line.strip():
+                break
+            body = line[2:]
+            # the two towns stand three or more spaces apart; a row with seat 0's town empty starts blank
+            parts = ["", body.strip()] if body.startswith(" ") else (re.split(r"\s{3,}", body.strip(), maxsplit=1)
+                                                                      + [""])[:2]
+            for s, part in enumerate(parts):
+                cells = [] if "(empty)" in part else part.split()
+                if cells:
+                    towns[s].append(cells)
+        return {"kind": "towns", "towns": towns}
 
     def describe_option(self, kind: str, row: Mapping[str, float], cards: Any = None) -> str:
         table = self.card_table() if cards is None else cards
