@@ -128,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("game", help="a game, or the folder of a sweep (with --cell) to replay one of its deals")
     rp.add_argument("--policies", help="comma-separated policies, one per seat (cycled), as for play")
     rp.add_argument("--players", type=_positive, help="number of players")
-    rp.add_argument("--seed", type=_seed, default=0, help="base seed (a sweep folder's own seed otherwise)")
+    rp.add_argument("--seed", type=_seed, help="base seed (default 0; a sweep folder's is its own)")
     rp.add_argument("--rule", type=_rule, action="append", default=[], metavar="NAME=VALUE",
                     help="a rule option, repeatable")
     rp.add_argument("--deal", type=_nonneg, help="the deal (game index) to replay")
@@ -402,8 +402,9 @@ def cmd_replay(args) -> int:
     if folder:
         if args.cell is None:
             raise BadInput("--cell", f"{args.game} is a sweep folder: name the cell to replay; allowed: --cell N")
-        for flag, value in (("--policies", args.policies), ("--players", args.players), ("--rule", args.rule)):
-            if value:
+        for flag, value in (("--policies", args.policies), ("--players", args.players), ("--rule", args.rule),
+                            ("--seed", args.seed)):
+            if value is not None and value != []:
                 raise BadInput(flag, "the sweep folder's scenario sets the table; allowed: --cell, --seating, "
                                      "--deal, --pick, --games, --out")
         if args.won_by is not None:
@@ -417,8 +418,8 @@ def cmd_replay(args) -> int:
                 raise BadInput(flag, "goes with a sweep folder; allowed with a game: --policies, --players, "
                                      "--seed, --rule, --deal, --pick, --games, --out")
         r = replay(args.game, policies=parse_policies(args.policies) if args.policies else None,
-                   players=args.players, seed=args.seed, deal=args.deal, pick=args.pick, games=args.games,
-                   rules=dict(args.rule), out=args.out, won_by=args.won_by)
+                   players=args.players, seed=0 if args.seed is None else args.seed, deal=args.deal, pick=args.pick,
+                   games=args.games, rules=dict(args.rule), out=args.out, won_by=args.won_by)
     print(f"replay of deal {r.deal} ({r.reason}): {r.steps} decisions, final scores "
           f"{', '.join(str(x) for x in r.score)} -> {r.path} ({r.seconds:.1f} s)")
     return 0

@@ -148,11 +148,8 @@ def pick_deal(g: Game, prep: Prepared, key: int, pick: str, games: int, won_by: 
     raise BadParameter("pick", f"got {pick!r}; allowed: {', '.join(PICKS)}")
 
 
-def _learned_probabilities(g: Game, prep: Prepared, seat: int, features: np.ndarray, cands: np.ndarray,
-                           cards: Any) -> np.ndarray:
-    """A learned seat's model probability of each option (softmax at temperature 1)."""
-    params = g.learned_params(prep.seats[seat], prep.n_players, cards).copy()
-    params[learned.H_TEMPERATURE] = 0.0
+def _learned_probabilities(params: np.ndarray, features: np.ndarray, cands: np.ndarray) -> np.ndarray:
+    """A learned seat's model probability of each option (softmax at temperature 1) from its packed model."""
     scores = np.zeros(cands.shape[0])
     learned.logits(np.ascontiguousarray(features), np.ascontiguousarray(cands), params, scores)
     e = np.exp(scores - scores.max())
@@ -192,6 +189,9 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
     feats, cols, kinds = rec.view_names(prep)
     n_rounds = int(out["rounds"][0])
     r_col = feats.index(g.replay_round_feature)
+    # each learned seat's packed model, read once (the seat's own: its model file, the cell's card view)
+    models = {s: g.learned_params(seat, prep.n_players, cards) for s, seat in enumerate(prep.seats)
+              if seat.policy == "learned"}
     steps = []
     for i in range(data["rows"].shape[0]):
         m = int(data["rows"][i])
@@ -203,8 +203,7 @@ def gather(g: Game, prep: Prepared, key: int, deal: int, heading: str, cards: An
         # a search seat plays some decisions without a search (Art Deco's keep when no sale is a candidate):
         # the recorder gives those one-hot with no value, shown as the choice alone
         searched = prep.seats[seat].policy == "mcts" and (np.count_nonzero(share) > 1 or bool(value.any()))
-        prob = (_learned_probabilities(g, prep, seat, f, c, cards).round(4).tolist()
-                if prep.seats[seat].policy == "learned" else None)
+        prob = _learned_probabilities(models[seat], f, c).round(4).tolist() if seat in models else None
         chosen = int(data["chosen"][i])
         kind = kinds[int(data["kind"][i])]
         options = [{"text": g.describe_option(kind, dict(zip(cols, map(float, row), strict=True)), cards),

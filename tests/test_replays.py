@@ -182,6 +182,7 @@ def test_a_sweep_folders_deal_is_the_sweeps_game(tmp_path, monkeypatch):
     (["OUT", "--cell", "1", "--deal", "99"], "--deal: got 99; allowed: an integer in [0, 5]"),
     (["OUT", "--cell", "1", "--seating", "3"], "--seating: got 3; allowed: an integer in [0, 1]"),
     (["OUT", "--cell", "1", "--policies", "par"], "--policies: the sweep folder's scenario sets the table"),
+    (["OUT", "--cell", "1", "--seed", "0"], "--seed: the sweep folder's scenario sets the table"),
     (["art_deco", "--out", "DIR"], "--out"),
 ])
 def test_bad_replay_input_is_one_error_line_and_writes_nothing(argv, says, tmp_path, monkeypatch, capsys):
