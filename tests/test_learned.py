@@ -45,6 +45,37 @@ def test_the_scorer_equals_the_numpy_softmax_on_random_candidate_matrices():
         np.testing.assert_allclose(_softmax(scores), learned.softmax_reference(f, c, m), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("C", [3, 8])
+def test_dense_weights_and_row_score_equal_the_scorer_on_random_models(C):
+    """The lane tables' column weights equal column_weights (as numbers) and give the scorer's own row scores:
+    ignored features and columns, huge inputs (clipped) and categories in and out of range included."""
+    rng = np.random.default_rng(C)
+    for trial in range(40):
+        F = int(rng.integers(1, 12))
+        m = _random_model(rng, F=F, C=C, cat=trial % 2 == 0)
+        m.f_inv[rng.random(F) < 0.3] = 0.0
+        params = learned.pack(m)
+        lw, lz = learned.lane_tables(params)
+        z, g, ref = np.zeros(F), np.zeros(learned.LANES), np.zeros(C)
+        for _ in range(5):
+            f = rng.normal(size=F) * 3
+            f[rng.random(F) < 0.1] = 2.0**40
+            c = np.ascontiguousarray(rng.normal(size=(4, C)) * 3)
+            c[:, C - 1] = rng.integers(-1, 4, size=4)
+            learned.dense_weights(f, lw, lz, z, g)
+            learned.column_weights(f, params, ref)
+            assert list(g[:C]) == list(ref)
+            scores = np.zeros(4)
+            learned.logits(f, c, params, scores)
+            assert [learned.row_score(c[i], params, g) for i in range(4)] == list(scores)
+
+
+def test_lane_tables_refuse_a_model_wider_than_the_lanes():
+    m = _random_model(np.random.default_rng(0), C=learned.LANES + 1, cat=False)
+    with pytest.raises(ValueError, match="candidate columns"):
+        learned.lane_tables(learned.pack(m))
+
+
 def test_standardised_inputs_are_clipped_so_a_huge_number_stays_bounded():
     m = _random_model(np.random.default_rng(1), cat=False)
     f = np.array([0.0, 2.0**40, 0, 0, 0])

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from boardsim import learned, tree
+from boardsim import tree
 from boardsim.errors import BadInput, BadParameter
 from boardsim.games.art_deco import balance, engine, kernel, mcts
 from boardsim.games.art_deco import cards as _cards
@@ -83,8 +83,8 @@ class ArtDeco(Game):
         }
         rule_arrays = self.seat_rules(seats, cards=cards)
         arrays.update(zip(RULE_KEYS, rule_arrays, strict=True))
-        for i, seat in enumerate(seats):  # a model whose bids are limits per auction (decide.learned_limits)
-            if seat.policy == "learned" and learned.leaves_out(rule_arrays.params[i], _decide.LIMIT_FEATURES):
+        for i, seat in enumerate(seats):  # a model whose bids are limits per auction (decide.learned_limit)
+            if seat.policy == "learned" and _decide.bids_from_limits(rule_arrays.params[i]):
                 arrays["policies"][i, _decide.P_LIMITS] = 1.0
         # (the plain function, as for opening_range below: a jitted call would compile it for this alone)
         capacity = getattr(engine.collection_capacity, "py_func", engine.collection_capacity)
@@ -96,7 +96,7 @@ class ArtDeco(Game):
     def learned_view(self, cards: Any = None) -> LearnedView:
         """The decision features and candidate columns of docs/rules/art-deco.md; one weight per action (pass,
         bid, buy, sell).  A model leaves out the features that change within an auction, so that its bids are
-        limits worked out once per auction (decide.learned_limits)."""
+        limits worked out once per auction (decide.learned_limit)."""
         return LearnedView(tuple(FEATURES), tuple(_decide.COLUMNS), ("bid", "buy", "sell"), _decide.K_ACTION, 4,
                            left_out=tuple(FEATURES[k] for k in _decide.LIMIT_FEATURES))
 

@@ -44,8 +44,8 @@ from boardsim.games.art_deco.state import (
     CODE_LIMITS,
     CODE_POLICY,
     CODE_SELLS,
-    LIMITS_ASK,
-    LIMITS_SET,
+    LIMIT_ASK,
+    LIMIT_SET,
     LIMITS_UNSET,
     NO_CREDIT_LIMIT,
     helper,
@@ -228,7 +228,7 @@ def _marked(scratch, q, col, value):
 def set_open_codes(codes, pol, q):
     """Seat ``q``'s favoured and avoided values (policy columns) into its codes, for the seats asked at each
     decision (open_bid, open_buy; the built-ins read them from the policy row, reservation), and whether a
-    learned seat bids up to limits (P_LIMITS, learned_limits)."""
+    learned seat bids up to limits (P_LIMITS, learned_limit)."""
     codes[q, CODE_FAVOUR] = int(pol[q, COL_FAVOUR])
     codes[q, CODE_AVOID] = int(pol[q, COL_AVOID])
     codes[q, CODE_LIMITS] = 1 if int(pol[q, COL_CODE]) == CUSTOM and pol[q, P_LIMITS] != 0.0 else 0
@@ -266,7 +266,7 @@ def auction_start(scratch, st, pol, tables, n_players, q, value, max_bid):
     """
     code = scratch.codes[q, CODE_POLICY]
     scratch.aux[q, A_MAX] = max_bid
-    scratch.aux[q, A_LIMITS] = LIMITS_UNSET  # a learned seat's limits: at its first bid (learned_limits)
+    scratch.aux[q, A_LIMITS] = LIMITS_UNSET  # a learned seat's limits: at the first bid needing each (learned_limit)
     scratch.aux[q, A_LEADER] = leader_other(st, n_players, q) if code == BLOCKER or code >= RULES else -2
     if code != RANDOM and code < RULES:
         lo, hi = bid_limits(pol, q, value, st[q, C_CARDS], max_bid)
@@ -451,17 +451,17 @@ def _row(cand, i, action, value, cost, gain, acquired, slot):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_bid(scratch, st, rules, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
+def open_bid(scratch, st, rules, tables, rl, scorers, n_players, s, rnd, pile, value, min_bid, high, high_bid, n_in):
     """``bid`` for a seat asked at each turn; ``high_bid`` is the high bid, ``n_in`` seats have not passed."""
     if min_bid > scratch.aux[s, A_MAX] or _marked(scratch, s, CODE_AVOID, value):  # the only move, or avoided
         return -1
     if _marked(scratch, s, CODE_FAVOUR, value):  # a favoured value: bid while the seat may pay
         return min_bid
     if scratch.codes[s, CODE_LIMITS] != 0:  # a learned model whose answers are limits
-        if scratch.aux[s, A_LIMITS] == LIMITS_UNSET:
-            learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_bid)
-        if scratch.aux[s, A_LIMITS] == LIMITS_SET:
-            lead = high >= 0 and high == scratch.aux[s, A_LEADER]
+        lead = 1 if high >= 0 and high == scratch.aux[s, A_LEADER] else 0
+        if (scratch.aux[s, A_LIMITS] >> lead) & (LIMIT_SET | LIMIT_ASK) == 0:  # not worked out yet
+            learned_limit(scratch, st, rules, tables, rl, n_players, s, rnd, pile, value, min_bid, lead)
+        if (scratch.aux[s, A_LIMITS] >> lead) & LIMIT_SET:
             return min_bid if min_bid <= scratch.aux[s, A_LIM_LEADER if lead else A_LIM] else -1
     f = scratch.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
@@ -488,12 +488,82 @@ LIMIT_FEATURES = (F_PRICE, F_GAIN, F_MIN_BID, F_HIGH_BID, F_BIDDERS)
 P_LIMITS = 4  # policy-matrix column of a learned seat (its column 1 is the temperature): 1 = bids from limits
 
 
+def bids_from_limits(params: np.ndarray) -> bool:
+    """Whether a learned seat's packed model ``params`` answers with limits per auction (P_LIMITS): it plays
+    greedily, reads none of LIMIT_FEATURES, and its category reads neither the price nor the gain column."""
+    return _learned.leaves_out(params, LIMIT_FEATURES) and not {int(params[_learned.H_CAT_COL]),
+                                                                int(params[_learned.H_CAT2_COL])} & {K_PRICE, K_GAIN}
+
+
+# A greedy learned seat (P_LIMITS) is not called through the scorer pointer: the engine sums its model's rows
+# itself (learned.dense_weights, row_score), as the scorer would (the same sums in the same order), which saves
+# most of what a scorer call costs (the features standardised once per column, the call, the matrix views).
+
+
+@njit(cache=True, nogil=True, inline="always", _nrt=False)
+def _weights(scratch, tables, q, f):
+    """Seat ``q``'s model's column weights at the decision view ``f`` (learned.dense_weights from its lane tables,
+    RuleTables.lw and lz), in the rule interpreter's scratch, free here: a learned seat has no rules."""
+    g = scratch.stack[:_learned.LANES]
+    _learned.dense_weights(f, tables.lw[q], tables.lz[q], scratch.stack[_learned.LANES:], g)
+    return g
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _bid_wins(cand, row, params, g, keep, value, m):
-    """Whether the scorer takes the bid row at price ``m`` over the pass row scoring ``keep`` (_best: only
-    when it scores higher)."""
+def _term(params, g, j, x):
+    """Column ``j``'s term of learned.row_score for a row holding ``x`` there, and whether row_score adds it (a
+    column the model ignores adds nothing)."""
+    F = int(params[_learned.H_F])
+    C = int(params[_learned.H_C])
+    o_cm = _learned.HEADER + 2 * F
+    inv = params[o_cm + C + j]
+    if inv == 0.0:
+        return 0.0, 0.0
+    return g[j] * min(max((x - params[o_cm + j]) * inv, -_learned.CLIP), _learned.CLIP), 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bid_terms(cand, params, g, value, m):
+    """learned.row_score of the bid row, split so that ``_bid_score`` sums it at any price from the same terms in
+    the same order: the sum of the terms before the price's, the price's and the gain's weights, means and
+    1 / spreads, and the terms after them (acquired, slot, the category's weight), each with whether it is
+    added.  The category must not read the price or the gain (prepare: P_LIMITS)."""
+    F = int(params[_learned.H_F])
+    C = int(params[_learned.H_C])
+    o_cm = _learned.HEADER + 2 * F
+    pre = 0.0
+    t, on = _term(params, g, K_ACTION, DO_BID)
+    if on != 0.0:
+        pre += t
+    t, on = _term(params, g, K_VALUE, value)
+    if on != 0.0:
+        pre += t
+    t4, on4 = _term(params, g, K_ACQUIRED, -1)
+    t5, on5 = _term(params, g, K_SLOT, -1)
     _row(cand, 0, DO_BID, value, m, value - m, -1, -1)
-    return _learned.row_score(row, params, g) > keep
+    v = _learned.row_category(cand[0], params)
+    u, on_u = 0.0, 0.0
+    if v != _learned.NO_CATEGORY:
+        u, on_u = params[o_cm + 3 * C + C * F + v], 1.0
+    return (pre, g[K_PRICE], params[o_cm + K_PRICE], params[o_cm + C + K_PRICE], g[K_GAIN], params[o_cm + K_GAIN],
+            params[o_cm + C + K_GAIN], t4, on4, t5, on5, u, on_u)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bid_score(b, value, m):
+    """learned.row_score of the bid row at price ``m`` from ``_bid_terms``' ``b``, to the bit."""
+    s = b[0]
+    if b[3] != 0.0:
+        s += b[1] * min(max((m - b[2]) * b[3], -_learned.CLIP), _learned.CLIP)
+    if b[6] != 0.0:
+        s += b[4] * min(max(((value - m) - b[5]) * b[6], -_learned.CLIP), _learned.CLIP)
+    if b[8] != 0.0:
+        s += b[7]
+    if b[10] != 0.0:
+        s += b[9]
+    if b[12] != 0.0:
+        s += b[11]
+    return s
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -513,63 +583,61 @@ def _slope(params, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def learned_limits(scratch, st, rules, rl, n_players, s, rnd, pile, value, min_bid):
-    """Seat ``s``'s limits for this auction from its first bidding turn at ``min_bid`` on: the highest bid it
-    makes before it would first pass, with the leader it watches not holding / holding the high bid (A_LIM,
-    A_LIM_LEADER).  Each price up to what it may pay is scored as the scorer scores the bid row there, to the
-    bit (learned.column_weights, row_score), so a bid from the limit is the scorer's own answer.  If the
-    model would bid again at a higher price after a pass, no limit says that: the seat is asked at each
-    turn instead (LIMITS_ASK)."""
+def learned_limit(scratch, st, rules, tables, rl, n_players, s, rnd, pile, value, min_bid, lead):
+    """Seat ``s``'s limit for this auction from its bidding turn at ``min_bid`` on, with the leader it watches
+    holding the high bid (``lead`` 1: A_LIM_LEADER) or not (0: A_LIM): the highest bid it makes before it would
+    first pass.  Each is worked out at the first turn that needs it (most seats meet one of the two in an
+    auction), and a bid only rises, so later turns need no lower price.  Each price up to what the seat may pay
+    is scored as the scorer scores the bid row there (learned.dense_weights, row_score: the same sums in the same
+    order), so a bid from the limit is the scorer's own answer.  If the model would bid again at a higher price
+    after a pass, no limit says that: the seat is asked at each such turn instead (LIMIT_ASK)."""
     f = scratch.feats[s]
     _view(f, st, rules, n_players, s, rnd, pile, BID)
     f[F_VALUE] = value
     f[F_MAX_PAY] = scratch.aux[s, A_MAX]
+    f[F_LEADER_IS_HIGH] = lead
     params = rl.params[s]
-    g = scratch.stack[:N_COLUMNS]  # the rule interpreter's scratch, free here: a learned seat has no rules
     row = scratch.cand[0]
     top = scratch.aux[s, A_MAX]
-    for lead in range(2):
-        f[F_LEADER_IS_HIGH] = lead
-        _learned.column_weights(f, params, g)
-        _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
-        keep = _learned.row_score(row, params, g)
-        slope = _slope(params, g)
-        if slope < 0:  # a bid's score never rises with its price: halve the range
-            lo, hi = min_bid - 1, top  # the limit lies in lo..hi: the seat bids at lo (or lo is below min_bid)
-            while lo < hi:
-                m = (lo + hi + 1) // 2
-                if _bid_wins(scratch.cand, row, params, g, keep, value, m):
-                    lo = m
-                else:
-                    hi = m - 1
-            scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lo
-            continue
-        if slope > 0:  # it never falls: the seat bids at every price, or at none, or only from some price on
-            if _bid_wins(scratch.cand, row, params, g, keep, value, min_bid):
-                lim = top
-            elif not _bid_wins(scratch.cand, row, params, g, keep, value, top):
-                lim = min_bid - 1
+    g = _weights(scratch, tables, s, f)
+    _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
+    keep = _learned.row_score(row, params, g)
+    b = _bid_terms(scratch.cand, params, g, value, min_bid)
+    slope = _slope(params, g)
+    if slope < 0:  # a bid's score never rises with its price: halve the range
+        lo, hi = min_bid - 1, top  # the limit lies in lo..hi: the seat bids at lo (or lo is below min_bid)
+        while lo < hi:
+            m = (lo + hi + 1) // 2
+            if _bid_score(b, value, m) > keep:
+                lo = m
             else:
-                scratch.aux[s, A_LIMITS] = LIMITS_ASK
-                return
-            scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lim
-            continue
+                hi = m - 1
+        lim = lo
+    elif slope > 0:  # it never falls: the seat bids at every price, or at none, or only from some price on
+        if _bid_score(b, value, min_bid) > keep:
+            lim = top
+        elif not _bid_score(b, value, top) > keep:
+            lim = min_bid - 1
+        else:
+            scratch.aux[s, A_LIMITS] |= LIMIT_ASK << lead
+            return
+    else:
         lim = min_bid - 1
         passed = False
         for m in range(min_bid, top + 1):
-            if _bid_wins(scratch.cand, row, params, g, keep, value, m):
+            if _bid_score(b, value, m) > keep:  # the scorer takes the bid row only when it scores higher (_best)
                 if passed:
-                    scratch.aux[s, A_LIMITS] = LIMITS_ASK
+                    scratch.aux[s, A_LIMITS] |= LIMIT_ASK << lead
                     return
                 lim = m
             else:
                 passed = True
-        scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lim
-    scratch.aux[s, A_LIMITS] = LIMITS_SET
+    scratch.aux[s, A_LIM_LEADER if lead else A_LIM] = lim
+    scratch.aux[s, A_LIMITS] |= LIMIT_SET << lead
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_buy(scratch, st, rules, rl, scorers, n_players, p, rnd, pile, value, cost):
+def open_buy(scratch, st, rules, tables, rl, scorers, n_players, p, rnd, pile, value, cost):
     """``buy`` for a seat asked at each decision."""
     if _marked(scratch, p, CODE_AVOID, value):
         return False
@@ -585,6 +653,10 @@ def open_buy(scratch, st, rules, rl, scorers, n_players, p, rnd, pile, value, co
         return _up_to(rl, p, f, scratch.stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
     _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
     _row(scratch.cand, 1, DO_BUY, value, cost, value - cost, -1, -1)
+    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here (_weights), as _best
+        params = rl.params[p]
+        g = _weights(scratch, tables, p, f)
+        return _learned.row_score(scratch.cand[1], params, g) > _learned.row_score(scratch.cand[0], params, g)
     return _best(scorers[p], f, scratch.cand, 2, rl.params[p], scratch.scores) == 1
 
 
@@ -612,7 +684,7 @@ def _target(scratch, p, n_cards, rnd, sale_factor, target):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def open_sell(scratch, st, rules, rl, scorers, n_players, p, rnd, pile):
+def open_sell(scratch, st, rules, tables, rl, scorers, n_players, p, rnd, pile):
     """``sell`` for a rules or custom seat."""
     n_cards = st[p, C_CARDS]
     n_ok = 0
@@ -653,7 +725,18 @@ def open_sell(scratch, st, rules, rl, scorers, n_players, p, rnd, pile):
             c = price(v, sale_factor)
             _row(scratch.cand, n, DO_SELL, v, c, c - v, scratch.cround[p, k], k)
             n += 1
-    best = _best(scorers[p], f, scratch.cand, n, rl.params[p], scratch.scores)
+    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here (_weights), as _best
+        params = rl.params[p]
+        g = _weights(scratch, tables, p, f)
+        best = 0
+        top = _learned.row_score(scratch.cand[0], params, g)
+        for i in range(1, n):
+            x = _learned.row_score(scratch.cand[i], params, g)
+            if x > top:
+                best = i
+                top = x
+    else:
+        best = _best(scorers[p], f, scratch.cand, n, rl.params[p], scratch.scores)
     return -1 if best == 0 else int(scratch.cand[best, K_SLOT])
 
 
@@ -677,6 +760,9 @@ class RuleTables(NamedTuple):
     vidx: np.ndarray  # (max value + 1,) int64: a value's column (-1: not in the deck)
     bid: np.ndarray  # (P, 2, values, cap + 1) int64: the highest bid, leader not / leader holding the high bid
     buy: np.ndarray  # (P, values, cap + 1) int64: 1 when the seat buys a shown card of that value
+    # a greedy learned seat's model as learned.dense_weights reads it (learned.lane_tables; 0 for other seats)
+    lw: np.ndarray  # (P, 1 + N_FEATURES, learned.LANES) float64
+    lz: np.ndarray  # (P, 2, N_FEATURES) float64
 
 
 def _reads(rl: RuleArrays, seat: int, actions: tuple[int, ...]) -> set[int]:
@@ -703,7 +789,12 @@ def rule_tables(pol: np.ndarray, rl: RuleArrays, rules_vec: np.ndarray, deck: np
         pol[q, P_BUY_TABLE] = small and _reads(rl, q, (ACT_BUY_UP_TO, ACT_DECLINE)) <= BUY_TABLE_FEATURES
         pol[q, P_MAY_SELL] = 1.0
     shape = (values.size, cap + 1) if small else (0, 0)
-    tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64))
+    lw, lz = np.zeros((n, 1 + N_FEATURES, _learned.LANES)), np.zeros((n, 2, N_FEATURES))
+    for q in range(n):
+        if int(pol[q, COL_CODE]) == CUSTOM and pol[q, P_LIMITS] != 0.0:
+            lw[q], lz[q] = _learned.lane_tables(rl.params[q])
+    tables = RuleTables(vidx, np.full((n, 2, *shape), -1, dtype=np.int64), np.zeros((n, *shape), dtype=np.int64),
+                        lw, lz)
     if small and (pol[:, COL_CODE] == RULES).any():  # no rules seat: nothing to fill, nothing to compile
         _fill_tables(pol, rl, rules_vec, values, tables)
     for q in range(n):  # a seat whose sell rules can never hold never sells: skip its sales, as for a built-in

@@ -72,7 +72,7 @@ _C1F = types.float64[::1]
 _C2F = types.float64[:, ::1]
 RULE_ARRAYS = numba.typeof(pack_seats([None], [None]))
 RULE_TABLES = numba.typeof(D.RuleTables(np.zeros(1, np.int64), np.zeros((1, 2, 1, 1), np.int64),
-                                          np.zeros((1, 1, 1), np.int64)))
+                                          np.zeros((1, 1, 1), np.int64), np.zeros((1, 1, 1)), np.zeros((1, 1, 1))))
 _IN = (_C1F, _C1I, _C2F, RULE_TABLES, RULE_ARRAYS)  # rules, deck, pol, tables, rl
 _C3I = types.int64[:, :, ::1]
 # score, win, seat_out, game_out, progress, progress_cards.  The progress arrays are (n, P, R) when the cell

@@ -74,7 +74,7 @@ def game_bound(rules: np.ndarray, deck: np.ndarray, n_players: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def decision_view(w, rules, rl, blank, s):
+def decision_view(w, rules, tables, rl, blank, s):
     """Fill ``w.scratch.feats[s]`` and ``w.scratch.cand`` with the view decide.py gives a custom seat ``s``
     at the current decision; returns its candidate rows, 0 when such a seat would not be asked.
 
@@ -92,7 +92,7 @@ def decision_view(w, rules, rl, blank, s):
     limits = scratch.codes[s, CODE_LIMITS]
     leader = scratch.aux[s, A_LEADER]
     scratch.codes[s, CODE_POLICY] = D.CUSTOM
-    scratch.codes[s, CODE_LIMITS] = 0  # the view itself, not a learned seat's limits (decide.learned_limits)
+    scratch.codes[s, CODE_LIMITS] = 0  # the view itself, not a learned seat's limits (decide.learned_limit)
     ph = w.v[step.V_PHASE]
     pile = w.v[step.V_TAIL] - w.v[step.V_HEAD]
     rnd = w.v[step.V_RND]
@@ -101,16 +101,16 @@ def decision_view(w, rules, rl, blank, s):
     n = 0
     if ph == step.PH_BID:
         scratch.aux[s, A_LEADER] = D.leader_other(w.st, n_players, s)
-        D.open_bid(scratch, w.st, rules, rl, blank, n_players, s, rnd, pile, w.v[step.V_ACTIVE], step.min_bid(w),
-                   w.v[step.V_HIGH], w.v[step.V_BID], n_players - w.v[step.V_NPASS])
+        D.open_bid(scratch, w.st, rules, tables, rl, blank, n_players, s, rnd, pile, w.v[step.V_ACTIVE],
+                   step.min_bid(w), w.v[step.V_HIGH], w.v[step.V_BID], n_players - w.v[step.V_NPASS])
         n = 2 if f[D.F_DECISION] == D.BID else 0
     elif ph == step.PH_BUY:
         c, cost, ok = step.shown_cost(w, rules)
         if ok:  # step.builtin asks only about a card the winner can pay
-            D.open_buy(scratch, w.st, rules, rl, blank, n_players, s, rnd, pile, c, cost)
+            D.open_buy(scratch, w.st, rules, tables, rl, blank, n_players, s, rnd, pile, c, cost)
             n = 2
     elif ph == step.PH_SELL:
-        D.open_sell(scratch, w.st, rules, rl, blank, n_players, s, rnd, pile)
+        D.open_sell(scratch, w.st, rules, tables, rl, blank, n_players, s, rnd, pile)
         n = 1 + int(f[D.F_SELLABLE]) if f[D.F_SELLABLE] > 0 else 0
     scratch.codes[s, CODE_POLICY] = code
     scratch.codes[s, CODE_LIMITS] = limits
@@ -189,7 +189,7 @@ def _record_games(key, first, count, rules, deck, pol, tables, rl, scorers, blan
         step.setup(real, rng.game_seed(key, first + g), rules, deck, pol, tables)
         while real.v[step.V_PHASE] != step.PH_OVER:
             p = step.to_move(real)
-            m = decision_view(real, rules, rl, blank, p)
+            m = decision_view(real, rules, tables, rl, blank, p)
             if m > 0:  # copied now: a custom seat's own call below overwrites the shared view arrays
                 for j in range(D.N_FEATURES):
                     feats[n_rows, j] = real.scratch.feats[p, j]

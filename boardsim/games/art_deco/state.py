@@ -44,16 +44,18 @@ N_SEAT = len(SEAT_COUNTERS)
 
 # per-seat auction scratch (aux columns): spending limit, the leader the seat watches (-2: none),
 # highest bid when that leader is not / is the high bidder, and for a learned seat whose bids are limits
-# (decide.learned_limits) whether this auction's are worked out yet (LIMITS_*)
+# (decide.learned_limit) which of this auction's are worked out yet (LIMIT_* bits)
 A_MAX, A_LEADER, A_LIM, A_LIM_LEADER, A_LIMITS = range(5)
 N_AUX = 5
-LIMITS_UNSET, LIMITS_SET, LIMITS_ASK = 0, 1, 2  # A_LIMITS: not yet, A_LIM/A_LIM_LEADER hold them, ask each bid
+# A_LIMITS: 0 none yet; bit LIMIT_SET << lead: A_LIM (lead 0) / A_LIM_LEADER (lead 1) holds its limit; bit
+# LIMIT_ASK << lead: no limit says the model's answers with that lead, ask it at each such turn
+LIMITS_UNSET, LIMIT_SET, LIMIT_ASK = 0, 1, 4
 NO_CREDIT_LIMIT = 1 << 40
 
 
 # Scratch.codes columns: the seat's policy code, whether it may ever sell, whether its bids and its direct buys
 # come from rule tables (decide.rule_tables), 1 + the card value it favours and avoids (0: none), and whether a
-# learned seat bids up to limits worked out once per auction (decide.learned_limits)
+# learned seat bids up to limits worked out once per auction (decide.learned_limit)
 CODE_POLICY, CODE_SELLS, CODE_BID_TABLE, CODE_BUY_TABLE, CODE_FAVOUR, CODE_AVOID, CODE_LIMITS = range(7)
 N_CODES = 7
 

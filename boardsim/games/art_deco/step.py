@@ -213,10 +213,11 @@ def refresh(w, pol, tables, rules):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def choose_bid(w, rules, pol, rl, scorers, s, r, rnd, pile, c, mb, high, bid, n_in):
+def choose_bid(w, rules, pol, tables, rl, scorers, s, r, rnd, pile, c, mb, high, bid, n_in):
     """What seat ``s`` bids (-1: pass), asked of decide.py as every caller asks it."""
     if scorers is not None and D.asked_each_time(w.scratch, s, D.BID):
-        return D.open_bid(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile, c, mb, high, bid, n_in)
+        return D.open_bid(w.scratch, w.st, rules, tables, rl, scorers, w.st.shape[0], s, rnd, pile, c, mb, high, bid,
+                          n_in)
     return D.bid(w.scratch, w.st, pol, s, r, c, mb, high)
 
 
@@ -224,15 +225,15 @@ def choose_bid(w, rules, pol, rl, scorers, s, r, rnd, pile, c, mb, high, bid, n_
 def choose_buy(w, rules, pol, tables, rl, scorers, s, r, rnd, pile, c, cost):
     """Whether the auction winner ``s`` buys the shown card ``c`` at ``cost`` (which it can pay)."""
     if scorers is not None and D.asked_each_time(w.scratch, s, D.BUY):
-        return D.open_buy(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile, c, cost)
+        return D.open_buy(w.scratch, w.st, rules, tables, rl, scorers, w.st.shape[0], s, rnd, pile, c, cost)
     return D.buy(w.scratch, w.st, pol, tables, s, r, c, cost)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def choose_sale(w, rules, pol, rl, scorers, s, r, rnd, pile):
+def choose_sale(w, rules, pol, tables, rl, scorers, s, r, rnd, pile):
     """The collection slot seat ``s`` sells (-1: keep every card)."""
     if scorers is not None and D.asked_each_time(w.scratch, s, D.SELL):
-        return D.open_sell(w.scratch, w.st, rules, rl, scorers, w.st.shape[0], s, rnd, pile)
+        return D.open_sell(w.scratch, w.st, rules, tables, rl, scorers, w.st.shape[0], s, rnd, pile)
     return D.sell(w.scratch, w.st, pol, rules, s, r, rnd)
 
 
@@ -345,7 +346,7 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
                         if (halt >> s) & 1 or (stop_round is not None and rnd >= stop_round):
                             w.r[0] = r
                             break
-                        b = choose_bid(w, rules, pol, rl, scorers, s, r, rnd, tail - head, c, mb, high, bid,
+                        b = choose_bid(w, rules, pol, tables, rl, scorers, s, r, rnd, tail - head, c, mb, high, bid,
                                        n_players - n_passed)
                     else:
                         b = todo - 1
@@ -447,7 +448,7 @@ def rules_loop(w, pending, rules, pol, tables, rl, scorers, stop, stop_round):
                     if (halt >> s) & 1 or (stop_round is not None and rnd >= stop_round):
                         w.r[0] = r
                         break
-                    pick = choose_sale(w, rules, pol, rl, scorers, s, r, rnd, tail - head)
+                    pick = choose_sale(w, rules, pol, tables, rl, scorers, s, r, rnd, tail - head)
                 else:
                     pick = todo - 1
                     todo = NONE
@@ -572,14 +573,14 @@ def builtin(w, rules, pol, tables, rl, scorers):
     s = v[V_SEAT]
     pile = v[V_TAIL] - v[V_HEAD]
     if ph == PH_BID:
-        b = choose_bid(w, rules, pol, rl, scorers, s, w.r[0], v[V_RND], pile, v[V_ACTIVE], min_bid(w), v[V_HIGH],
-                       v[V_BID], w.st.shape[0] - v[V_NPASS])
+        b = choose_bid(w, rules, pol, tables, rl, scorers, s, w.r[0], v[V_RND], pile, v[V_ACTIVE], min_bid(w),
+                       v[V_HIGH], v[V_BID], w.st.shape[0] - v[V_NPASS])
         return b + 1 if b >= 0 else PASS
     if ph == PH_BUY:
         c, cost, ok = shown_cost(w, rules)
         return 1 if ok and choose_buy(w, rules, pol, tables, rl, scorers, s, w.r[0], v[V_RND], pile, c, cost) else PASS
     if ph == PH_SELL:
-        return choose_sale(w, rules, pol, rl, scorers, s, w.r[0], v[V_RND], pile) + 1
+        return choose_sale(w, rules, pol, tables, rl, scorers, s, w.r[0], v[V_RND], pile) + 1
     return PASS
 
 

@@ -1,6 +1,7 @@
 """A learned Art Deco seat whose model leaves out the features that change within an auction bids up to limits
-worked out once per auction (decide.learned_limits): the same games, to the bit, as asking it at every bidding
-turn, in the batch engine, the recorder and beside the search."""
+worked out once per auction (decide.learned_limit), and has its buy and sale rows summed by the engine itself
+(learned.dense_weights, row_score): the same games, to the bit, as asking its scorer at every decision, in the
+batch engine, the recorder and beside the search."""
 
 from __future__ import annotations
 
@@ -71,9 +72,13 @@ def test_only_a_greedy_model_that_leaves_the_auction_features_out_bids_from_limi
     reads = _model(2, 1)
     reads.f_inv[D.F_HIGH_BID] = 0.2
     learned.save(reads, tmp_path / "reads.npz")
+    by_price = _model(2, 1)  # a category that reads the price: the bid row's weight changes with it
+    by_price.cat_col = D.K_PRICE
+    learned.save(by_price, tmp_path / "by_price.npz")
     for params, flag in (({"model": str(tmp_path / "lim.npz")}, 1.0),
                          ({"model": str(tmp_path / "lim.npz"), "temperature": 0.5}, 0.0),
-                         ({"model": str(tmp_path / "reads.npz")}, 0.0)):
+                         ({"model": str(tmp_path / "reads.npz")}, 0.0),
+                         ({"model": str(tmp_path / "by_price.npz")}, 0.0)):
         prep = GAME.prepare(2, [Seat("learned", params), Seat("par")], {}, GAME.card_table())
         assert prep["policies"][0, D.P_LIMITS] == flag, params
 
