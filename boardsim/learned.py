@@ -254,7 +254,7 @@ def lane_tables(params: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lw, np.stack([params[HEADER:o_fi], f_inv])
 
 
-@njit(cache=True, nogil=True, inline="always", _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def dense_weights(features, lw, lz, z, g):
     """``column_weights`` from ``lane_tables``, as numbers (a weight of 0 may differ in its sign only), faster: each
     feature is standardised once rather than once per column, and a feature's products are added to every
@@ -279,7 +279,7 @@ def dense_weights(features, lw, lz, z, g):
     g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7] = g0, g1, g2, g3, g4, g5, g6, g7
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def row_category(row, params):
     """The index into ``u`` of candidate ``row``'s category, as ``logits`` finds it; NO_CATEGORY: none."""
     cat = int(params[H_CAT_COL])
@@ -294,7 +294,7 @@ def row_category(row, params):
     return v if v < int(params[H_CAT_SIZE]) else NO_CATEGORY
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def row_score(row, params, g):
     """The score ``logits`` gives one candidate ``row``, from ``column_weights``' ``g``."""
     F = int(params[H_F])

@@ -509,7 +509,23 @@ def _weights(scratch, tables, q, f):
     return g
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False)
+def learned_best(scratch, tables, params, q, n):
+    """The row of the first ``n`` candidates (scratch.cand) that greedy learned seat ``q``'s model ranks highest
+    at its decision view (scratch.feats[q]), the first on ties: ``_best`` with the scorer's sums done here.
+    Not inlined: the open decisions that call it are inlined at every caller, and this code once is enough."""
+    g = _weights(scratch, tables, q, scratch.feats[q])
+    best = 0
+    top = _learned.row_score(scratch.cand[0], params, g)
+    for i in range(1, n):
+        x = _learned.row_score(scratch.cand[i], params, g)
+        if x > top:
+            best = i
+            top = x
+    return best
+
+
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _term(params, g, j, x):
     """Column ``j``'s term of learned.row_score for a row holding ``x`` there, and whether row_score adds it (a
     column the model ignores adds nothing)."""
@@ -522,7 +538,7 @@ def _term(params, g, j, x):
     return g[j] * min(max((x - params[o_cm + j]) * inv, -_learned.CLIP), _learned.CLIP), 1.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _bid_terms(cand, params, g, value, m):
     """learned.row_score of the bid row, split so that ``_bid_score`` sums it at any price from the same terms in
     the same order: the sum of the terms before the price's, the price's and the gain's weights, means and
@@ -549,7 +565,7 @@ def _bid_terms(cand, params, g, value, m):
             params[o_cm + C + K_GAIN], t4, on4, t5, on5, u, on_u)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _bid_score(b, value, m):
     """learned.row_score of the bid row at price ``m`` from ``_bid_terms``' ``b``, to the bit."""
     s = b[0]
@@ -653,10 +669,8 @@ def open_buy(scratch, st, rules, tables, rl, scorers, n_players, p, rnd, pile, v
         return _up_to(rl, p, f, scratch.stack, cost, ACT_BUY_UP_TO, ACT_DECLINE)
     _row(scratch.cand, 0, DO_NOTHING, 0, 0, 0, -1, -1)
     _row(scratch.cand, 1, DO_BUY, value, cost, value - cost, -1, -1)
-    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here (_weights), as _best
-        params = rl.params[p]
-        g = _weights(scratch, tables, p, f)
-        return _learned.row_score(scratch.cand[1], params, g) > _learned.row_score(scratch.cand[0], params, g)
+    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here, as _best
+        return learned_best(scratch, tables, rl.params[p], p, 2) == 1
     return _best(scorers[p], f, scratch.cand, 2, rl.params[p], scratch.scores) == 1
 
 
@@ -725,16 +739,8 @@ def open_sell(scratch, st, rules, tables, rl, scorers, n_players, p, rnd, pile):
             c = price(v, sale_factor)
             _row(scratch.cand, n, DO_SELL, v, c, c - v, scratch.cround[p, k], k)
             n += 1
-    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here (_weights), as _best
-        params = rl.params[p]
-        g = _weights(scratch, tables, p, f)
-        best = 0
-        top = _learned.row_score(scratch.cand[0], params, g)
-        for i in range(1, n):
-            x = _learned.row_score(scratch.cand[i], params, g)
-            if x > top:
-                best = i
-                top = x
+    if scratch.codes[p, CODE_LIMITS] != 0:  # a greedy learned seat: its rows summed here, as _best
+        best = learned_best(scratch, tables, rl.params[p], p, n)
     else:
         best = _best(scorers[p], f, scratch.cand, n, rl.params[p], scratch.scores)
     return -1 if best == 0 else int(scratch.cand[best, K_SLOT])
