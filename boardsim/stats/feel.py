@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-# the defaults of the documented margins, as shares of the winner's final score (docs/guide/feel.md)
 # the deals a replay can pick by what happened in them (replays.py, ``replay --pick``; docs/guide/replay.md)
 PICKS = {
     "upset": "the weakest policy at the table (lowest win share over the games looked at) wins, by the widest "
@@ -28,6 +27,7 @@ PICKS = {
     "longest": "the most rounds (then the most turns)",
     "first-player-loses": "the seat that moved first does not win (the most typical such game)",
 }
+# the defaults of the documented margins, as shares of the winner's final score (docs/guide/feel.md)
 COMEBACK = 0.10  # the winner trailed the leader by at least this after the middle round
 BLOWOUT = 0.25  # the winner's final lead over the runner-up is at least this
 DECISIVE = 0.90  # the decisiveness round: the first round from which on the leader wins more than this

@@ -526,43 +526,26 @@ def learned_best(scratch, tables, params, q, n):
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
-def _term(params, g, j, x):
-    """Column ``j``'s term of learned.row_score for a row holding ``x`` there, and whether row_score adds it (a
-    column the model ignores adds nothing)."""
-    F = int(params[_learned.H_F])
-    C = int(params[_learned.H_C])
-    o_cm = _learned.HEADER + 2 * F
-    inv = params[o_cm + C + j]
-    if inv == 0.0:
-        return 0.0, 0.0
-    return g[j] * min(max((x - params[o_cm + j]) * inv, -_learned.CLIP), _learned.CLIP), 1.0
-
-
-@njit(cache=True, nogil=True, _nrt=False, forceinline=True)
 def _bid_terms(cand, params, g, value, m):
     """learned.row_score of the bid row, split so that ``_bid_score`` sums it at any price from the same terms in
     the same order: the sum of the terms before the price's, the price's and the gain's weights, means and
     1 / spreads, and the terms after them (acquired, slot, the category's weight), each with whether it is
-    added.  The category must not read the price or the gain (prepare: P_LIMITS)."""
-    F = int(params[_learned.H_F])
-    C = int(params[_learned.H_C])
-    o_cm = _learned.HEADER + 2 * F
+    added (1.0) or not (0.0).  The category must not read the price or the gain (prepare: P_LIMITS)."""
+    o_cm = _learned.HEADER + 2 * int(params[_learned.H_F])
+    o_ci = o_cm + int(params[_learned.H_C])
     pre = 0.0
-    t, on = _term(params, g, K_ACTION, DO_BID)
-    if on != 0.0:
+    t, added = _learned.column_term(params, g, K_ACTION, DO_BID)
+    if added:
         pre += t
-    t, on = _term(params, g, K_VALUE, value)
-    if on != 0.0:
+    t, added = _learned.column_term(params, g, K_VALUE, value)
+    if added:
         pre += t
-    t4, on4 = _term(params, g, K_ACQUIRED, -1)
-    t5, on5 = _term(params, g, K_SLOT, -1)
+    t4, on4 = _learned.column_term(params, g, K_ACQUIRED, -1)
+    t5, on5 = _learned.column_term(params, g, K_SLOT, -1)
     _row(cand, 0, DO_BID, value, m, value - m, -1, -1)
-    v = _learned.row_category(cand[0], params)
-    u, on_u = 0.0, 0.0
-    if v != _learned.NO_CATEGORY:
-        u, on_u = params[o_cm + 3 * C + C * F + v], 1.0
-    return (pre, g[K_PRICE], params[o_cm + K_PRICE], params[o_cm + C + K_PRICE], g[K_GAIN], params[o_cm + K_GAIN],
-            params[o_cm + C + K_GAIN], t4, on4, t5, on5, u, on_u)
+    u, on_u = _learned.category_weight(cand[0], params)
+    return (pre, g[K_PRICE], params[o_cm + K_PRICE], params[o_ci + K_PRICE], g[K_GAIN], params[o_cm + K_GAIN],
+            params[o_ci + K_GAIN], t4, 1.0 if on4 else 0.0, t5, 1.0 if on5 else 0.0, u, 1.0 if on_u else 0.0)
 
 
 @njit(cache=True, nogil=True, _nrt=False, forceinline=True)
