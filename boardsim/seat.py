@@ -5,16 +5,66 @@ Below every other boardsim module: the games, the custom-scorer helpers and the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import pickle
+import threading
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from boardsim.errors import BadInput
+
+
+def table_key(table: pd.DataFrame) -> bytes:
+    """A key equal for two tables exactly when their columns, column types and values are (the index and
+    ``attrs`` left out): pickled, so 1, 1.0 and True stay three keys.  Equal tables built apart may pickle
+    differently (shared string objects): then a memo (``by_table``) misses, never hits wrongly.  About 0.2 ms
+    for FlipToons' 31 x 18 table, against about 5 ms for what ``prepare`` derives from it."""
+    return pickle.dumps((list(table.columns), [str(t) for t in table.dtypes], table.values.tolist()), protocol=5)
+
+
+def _fresh(x: Any) -> Any:
+    """A copy of a memoised result that a caller may change without changing the memo."""
+    if isinstance(x, (np.ndarray, pd.DataFrame, list)):
+        return x.copy()
+    if isinstance(x, tuple):
+        return tuple(_fresh(v) for v in x)
+    return x
+
+
+def by_table(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn(*tables)``, a pure function of card tables' contents, worked out once per content (``table_key``)
+    and copied out after: a cell prepares its card arrays once per arrangement, and a card measure prepares
+    dozens of cells on one table, so pandas' per-column work was most of a FlipToons or Wagons ``prepare``.
+    The 64 latest contents are kept."""
+    memo: dict[tuple[bytes, ...], Any] = {}
+    lock = threading.Lock()
+
+    @functools.wraps(fn)
+    def wrapped(*tables: pd.DataFrame) -> Any:
+        key = tuple(table_key(t) for t in tables)
+        with lock:
+            found = memo.get(key)
+        if found is None:
+            found = fn(*tables)
+            with lock:
+                if len(memo) >= 64:
+                    memo.pop(next(iter(memo)))
+                memo[key] = found
+        return _fresh(found)
+
+    return wrapped
+
+
+@by_table
+def _csv(table: pd.DataFrame) -> bytes:
+    return table.to_csv(index=False).encode()
 
 
 def stable_hash(*parts: Any) -> str:
@@ -22,7 +72,7 @@ def stable_hash(*parts: Any) -> str:
     h = hashlib.sha256()
     for p in parts:
         if isinstance(p, pd.DataFrame):
-            h.update(p.to_csv(index=False).encode())
+            h.update(_csv(p))
         else:
             h.update(json.dumps(p, sort_keys=True, default=str).encode())
     return h.hexdigest()[:16]

@@ -65,7 +65,7 @@ class FlipToons(Game):
             prices = game_rules.encode_prices(resolved)
         except BadInput as e:
             raise (e if e.key.startswith("rules.") else e.under("rules")) from None
-        names = _cards.names(cards)
+        card_arr, values, names = _cards.derived(cards)
         pols = policies(names)
         for i, seat in enumerate(seats):
             if seat.policy == "priority":
@@ -77,7 +77,6 @@ class FlipToons(Game):
         matrix = self.policy_matrix(seats, POLICY_WIDTH)
         prio = encode_priority(seats, pols, names)
         user_arrays = self._user_arrays(seats, names)
-        card_arr = _cards.encode(cards)
         col = _cards.C_SOLO if n_players == 1 else _cards.C_COPIES
         starters = card_arr[:, _cards.C_STARTER] != 0
         toon_total = int(card_arr[~starters, col].sum())
@@ -90,7 +89,7 @@ class FlipToons(Game):
             "prices": prices,
             "policies": matrix,
             "priority": prio,
-            "values": _cards.card_values(cards),
+            "values": values,
             # capacities: one player can end up owning every card
             "sizes": np.array([start_total + toon_total + 2, toon_total + 2], dtype=np.int64),
             # the search's action buffer: every market slot, every grid card and passing, with sub-choices

@@ -15,6 +15,7 @@ import pandas as pd
 
 from boardsim.errors import BadInput
 from boardsim.games.base import MAX_FIELD, apply_integer_edits, int_cell, read_card_csv
+from boardsim.seat import by_table
 
 COLUMNS = (
     "name", "rank", "starter", "copies", "solo_copies", "fame", "bonus", "bonus_fame", "bonus_param",
@@ -161,3 +162,9 @@ def card_values(table: pd.DataFrame) -> np.ndarray:
 
 def names(table: pd.DataFrame) -> list[str]:
     return [str(n) for n in table["name"]]
+
+
+@by_table
+def derived(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(``encode``, ``card_values``, ``names``) of a table: what ``prepare`` reads from it, once per content."""
+    return encode(table), card_values(table), names(table)

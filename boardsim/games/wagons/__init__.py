@@ -108,9 +108,7 @@ class Wagons(Game):
     ) -> Prepared:
         resolved = self.resolve_rules(n_players, seats, rules)
         deck, goals = self._tables(cards)
-        deck = _cards.check_deck(deck.astype(str), "cards")
-        goals = _cards.check_goals(goals.astype(str), "goals")
-        card_land, card_sym, card_goal = _cards.encode_deck(deck)
+        deck, goals, card_land, card_sym, card_goal, goal_params = _cards.checked(deck, goals)
         rules_vec = game_rules.encode_rules(resolved)
         pol = policy_matrix(seats)
         users = self.search_user_seats(seats)  # an mcts seat with learned rollouts carries the model
@@ -123,7 +121,7 @@ class Wagons(Game):
             "card_land": card_land,
             "card_sym": card_sym,
             "card_goal": card_goal,
-            "goal_params": _cards.encode_goals(goals),
+            "goal_params": goal_params,
             "policies": pol,
             **{f"rule_{name}": a for name, a in zip(RuleArrays._fields, rl, strict=True)},
             "card_names": np.asarray(deck["card"], dtype=str),

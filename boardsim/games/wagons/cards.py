@@ -19,6 +19,7 @@ import pandas as pd
 
 from boardsim.errors import BadInput
 from boardsim.games.base import MAX_FIELD, read_card_csv
+from boardsim.seat import by_table
 
 LANDS = ("Desert", "Forest", "Mountain", "Plains", "Snow", "Water")
 SYMBOLS = ("Bottle", "Cow", "Fort", "Gun", "Pickaxe", "Wagon")
@@ -249,3 +250,13 @@ def encode_goals(goals: pd.DataFrame) -> np.ndarray:
         gp[i, GP_A] = int(row["a"])
         gp[i, GP_B] = int(row["b"])
     return gp
+
+
+@by_table
+def checked(deck: pd.DataFrame, goals: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray, np.ndarray,
+                                                               np.ndarray, np.ndarray]:
+    """The normalised deck and goals (``check_deck``, ``check_goals``, read as text) and the engine's arrays
+    (``encode_deck``, ``encode_goals``): what ``prepare`` reads from the tables, once per content."""
+    deck = check_deck(deck.astype(str), "cards")
+    goals = check_goals(goals.astype(str), "goals")
+    return (deck, goals, *encode_deck(deck), encode_goals(goals))
