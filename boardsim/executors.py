@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 
 from boardsim.cell import Cell, play_chunk
 from boardsim.errors import BadInput, BadParameter, ClusterLost
@@ -217,6 +218,30 @@ def play_ranges(
             where = Path(store.folder).parent
             raise ClusterLost(f"{e}; the finished chunks are kept in {where}/: rerun the same command to resume "
                               "with the rest") from None
+
+
+def per_deal(cell: Cell, key: int, start: int, count: int, value: Callable[[dict[str, Any]], np.ndarray],
+             size: int, executor: Executor | None = None,
+             on_games: Callable[[int], None] | None = None) -> np.ndarray:
+    """Per deal of ``start .. start + count - 1``: ``value(raw)`` of each game (one row per game, arrangement-major
+    as ``play_chunk`` returns them, any trailing shape) summed over the deal's arrangements.
+
+    The one path for measures that keep a value per deal (paired differences between cells, bootstraps), as
+    ``Aggregate`` is the one for sums: ``cards``, ``patch`` and ``optimize`` read their games through it.  The
+    deals are played in ranges of ``size`` on ``executor`` and come back in deal order, so the values are the
+    same on any executor and chunking.  ``on_games(n)`` hears each range's games once it is added in."""
+    n_arr = len(cell.prepared)
+    ranges = split_range(start, count, size)
+    out = np.zeros(0)
+    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
+        v = np.asarray(value(raw))
+        part = v.reshape(n_arr, c, *v.shape[1:]).sum(axis=0)
+        if s == start:
+            out = np.zeros((count, *part.shape[1:]), dtype=part.dtype)
+        out[s - start:s - start + c] = part
+        if on_games is not None:
+            on_games(n_arr * c)
+    return out
 
 
 @contextmanager
@@ -772,4 +797,4 @@ def open_executor(
 
 
 __all__ = ["DaskExecutor", "EXECUTORS", "Executor", "ProcessExecutor", "check_scheduler_file", "make_executor",
-           "open_executor", "play_ranges"]
+           "open_executor", "per_deal", "play_ranges"]

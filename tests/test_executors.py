@@ -11,6 +11,7 @@ from boardsim import cli, executors
 from boardsim.errors import BadInput
 from boardsim.executors import DaskExecutor, ProcessExecutor, _pack, _unpack, chunk_result, make_executor
 from boardsim.games import get, names
+from boardsim.games.base import Seat
 from boardsim.runner import play_chunk
 from boardsim.scenario import parse
 
@@ -163,3 +164,23 @@ def test_a_local_dask_cluster_runs_without_the_housekeeping_nothing_reads():
                                       dask.config.get("distributed.admin.tick.interval")))
     assert list(seen.values()) == [(False, "1s")]
     assert dask.config.get("distributed.worker.profile.enabled") == ours  # this process's settings are its own
+
+
+@pytest.mark.parametrize("game", names())
+def test_per_deal_sums_each_deals_arrangements_the_same_on_any_chunking_and_on_processes(game, pool):
+    """executors.per_deal, the one per-deal path (cards, patch, optimize): deal d's value is the sum over its
+    arrangements' games (rows arrangement-major), for any range size and on worker processes."""
+    from boardsim.cell import make_cell
+
+    g = get(game)
+    cell = make_cell(g, 2, [Seat(g.default_policy)] * 2, None, g.card_table(), seating_design="all")
+    n_arr, count = len(cell.prepared), 7
+    raw = play_chunk(cell, 5, 3, count)
+    want = raw["win"].reshape(n_arr, count, -1).sum(axis=0)
+    seen = []
+    got = executors.per_deal(cell, 5, 3, count, lambda r: r["win"], 7, on_games=seen.append)
+    assert got.shape == want.shape and (got == want).all() and seen == [n_arr * count]
+    for size in (1, 3):
+        assert (executors.per_deal(cell, 5, 3, count, lambda r: r["win"], size) == want).all()
+    assert (executors.per_deal(cell, 5, 3, count, lambda r: r["win"][:, 0], 2, pool) == want[:, 0]).all()
+    assert executors.per_deal(cell, 5, 3, 0, lambda r: r["win"], 2).size == 0

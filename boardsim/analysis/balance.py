@@ -112,17 +112,13 @@ def deal_shares(cell: Any, key: int, seat: int, start: int, count: int, mean_sea
     """Per deal of ``start .. start + count - 1``: ``seat``'s win share (``mean_seats``: the mean share of
     every seat) averaged over the cell's arrangements, so the deal is the unit.  The deals are played in
     ranges of ``chunk_size`` on ``executor`` (local threads by default, processes or Dask): the same shares
-    on any of them."""
-    from boardsim.executors import play_ranges, split_range
+    on any of them (``executors.per_deal``)."""
+    from boardsim.executors import per_deal
 
-    n_arr = len(cell.prepared)
-    out = np.empty(count)
-    ranges = split_range(start, count, chunk_size)
-    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
-        win = raw["win"]  # rows arrangement-major
-        y = win.mean(axis=1) if mean_seats else win[:, seat]
-        out[s - start:s - start + c] = y.reshape(n_arr, c).mean(axis=0)
-    return out
+    def share(raw: dict[str, np.ndarray]) -> np.ndarray:
+        return raw["win"].mean(axis=1) if mean_seats else raw["win"][:, seat]
+
+    return per_deal(cell, key, start, count, share, chunk_size, executor) / len(cell.prepared)
 
 
 def reference_blocks(start: int, count: int, k: int, block: int = REF_BLOCK) -> list[tuple[int, int, int]]:

@@ -45,7 +45,7 @@ import itertools
 import json
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -461,18 +461,15 @@ class Measurer:
 
     def _units(self, cell: Cell, start: int, count: int) -> np.ndarray:
         """Per deal of ``start .. start + count - 1``, seat 0's win units summed over the cell's arrangements."""
-        from boardsim.executors import play_ranges, split_range
+        from boardsim.executors import per_deal
 
-        ranges = split_range(start, count, CHUNK_DEALS)
-        n_arr = len(cell.prepared)
-        out = np.empty(count, dtype=np.int64)
-        for (s, c), (_, raw) in zip(ranges, play_ranges(cell, self.key, ranges, self.executor), strict=True):
-            units = np.rint(raw["win"][:, 0] * WIN_UNITS).astype(np.int64)  # rows arrangement-major
-            out[s - start:s - start + c] = units.reshape(n_arr, c).sum(axis=0)
-            self.games += n_arr * c
-            if self.on_games is not None:
-                self.on_games(n_arr * c)
-        return out
+        return per_deal(cell, self.key, start, count, lambda raw: _win_units(raw)[:, 0], CHUNK_DEALS, self.executor,
+                        self._count)
+
+    def _count(self, games: int) -> None:
+        self.games += games
+        if self.on_games is not None:
+            self.on_games(games)
 
     def _pair(self, table: pd.DataFrame, pair: tuple[int, int], segment: str) -> np.ndarray:
         """One pair of base players head to head at 2 players on the segment's deals (pair_sums)."""
@@ -505,26 +502,28 @@ class Measurer:
         return out
 
 
+def _win_units(raw: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Each game's win shares in whole WIN_UNITS (rows the games, columns the slots)."""
+    return np.rint(raw["win"] * WIN_UNITS).astype(np.int64)
+
+
 def deal_figures(cell: Cell, key: int, start: int, count: int, metric: str, executor: Any = None,
                  on_games: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per deal of ``start .. start + count - 1``, the cell's games played with progress on: the sum of the feel
     figure ``metric`` (stats.feel.chunk_values) over the deal's games that define it, and how many do."""
-    from boardsim.executors import play_ranges, split_range
+    from boardsim.executors import per_deal
 
     for prep in cell.prepared:
         prep.progress = True  # the figures read each round's standings
-    n_arr = len(cell.prepared)
     rules = cell.prepared[0].rules
-    num, den = np.zeros(count), np.zeros(count)
-    ranges = split_range(start, count, CHUNK_DEALS)
-    for (s, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
-        v = F.chunk_values(cell.game, raw, rules)[metric].reshape(n_arr, c)  # rows arrangement-major
+
+    def figure(raw: dict[str, np.ndarray]) -> np.ndarray:
+        v = F.chunk_values(cell.game, raw, rules)[metric]
         ok = ~np.isnan(v)
-        num[s - start:s - start + c] = np.where(ok, v, 0.0).sum(axis=0)
-        den[s - start:s - start + c] = ok.sum(axis=0)
-        if on_games is not None:
-            on_games(n_arr * c)
-    return num, den
+        return np.stack([np.where(ok, v, 0.0), ok], axis=1)
+
+    both = per_deal(cell, key, start, count, figure, CHUNK_DEALS, executor, on_games)
+    return both[:, 0], both[:, 1]
 
 
 def pair_sums(game: Game, a: Seat, b: Seat, rules: Any, table: pd.DataFrame, key: int, start: int, count: int,
@@ -533,20 +532,13 @@ def pair_sums(game: Game, a: Seat, b: Seat, rules: Any, table: pd.DataFrame, key
     """Seats ``a`` and ``b`` head to head at 2 players on deals ``start .. start + count - 1``, every seating:
     per deal u and v, the two players' win units.  Returns ((sum u, sum u^2, sum v, sum v^2, sum u v, deals),
     games played): whole numbers, the same on any executor and chunking."""
-    from boardsim.executors import play_ranges, split_range
+    from boardsim.executors import per_deal
 
     cell = make_cell(game, 2, [a, b], rules, table, seating_design=seating)
-    ranges = split_range(start, count, CHUNK_DEALS)
-    n_arr = len(cell.prepared)
-    out = np.zeros(PAIR_SUMS, dtype=np.int64)
-    for (_, c), (_, raw) in zip(ranges, play_ranges(cell, key, ranges, executor), strict=True):
-        units = np.rint(raw["win"] * WIN_UNITS).astype(np.int64)  # rows arrangement-major, columns the slots
-        u = units[:, 0].reshape(n_arr, c).sum(axis=0)
-        v = units[:, 1].reshape(n_arr, c).sum(axis=0)
-        out += (int(u.sum()), int((u * u).sum()), int(v.sum()), int((v * v).sum()), int((u * v).sum()), c)
-        if on_games is not None:
-            on_games(n_arr * c)
-    return out, n_arr * count
+    uv = per_deal(cell, key, start, count, _win_units, CHUNK_DEALS, executor, on_games)
+    u, v = uv[:, 0], uv[:, 1]
+    out = np.array([u.sum(), (u * u).sum(), v.sum(), (v * v).sum(), (u * v).sum(), count], dtype=np.int64)
+    return out, len(cell.prepared) * count
 
 
 def meta_figure(target: F.Target, sums: np.ndarray, confidence: float = 0.95, draws: int = META_DRAWS
