@@ -48,7 +48,10 @@ def by_table(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapped(*tables: pd.DataFrame) -> Any:
-        key = tuple(table_key(t) for t in tables)
+        try:
+            key = tuple(table_key(t) for t in tables)
+        except (pickle.PicklingError, TypeError, AttributeError):  # a value pickle cannot write: no memo
+            return fn(*tables)
         with lock:
             found = memo.get(key)
         if found is None:

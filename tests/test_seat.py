@@ -45,6 +45,18 @@ def test_by_table_computes_once_per_content_and_hands_out_copies():
     assert len(calls) == 2
 
 
+def test_by_table_works_out_a_table_pickle_cannot_write_every_time():
+    calls = []
+
+    @by_table
+    def rows(t: pd.DataFrame) -> int:
+        calls.append(1)
+        return len(t)
+
+    odd = pd.DataFrame({"x": pd.Series([1, lambda: 0], dtype=object)})
+    assert rows(odd) == rows(odd) == 2 and len(calls) == 2
+
+
 def test_stable_hash_of_a_table_is_still_the_digest_of_its_csv():
     ft = get("fliptoons")
     table = ft.card_table({"Goat": {"fame": 5}})
