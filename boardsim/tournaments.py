@@ -1,6 +1,6 @@
 """Tournaments: every policy against every other, in every seat arrangement, on paired deals.
 
-Each match is one ``simulate`` call with ``seating="all"``: every deal is played once in every
+Each match plays ``simulate``'s games with ``seating="all"``: every deal is played once in every
 distinct arrangement of the match's policies over the seats, and every match reuses the same cell seed
 (common random numbers), so differences between policies are not drowned by deal luck, and no answer
 depends on who sits to whose left.  Head-to-head rates and ratings come from the pairwise comparisons
@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from boardsim import safe_io
-from boardsim.cell import check_entries
+from boardsim import rng, safe_io
+from boardsim.cell import DEFAULT_CHUNK, check_entries, chunk_deals, deal_count, make_cell
 from boardsim.chunks import checksum, code_hash
 from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat, stable_hash
-from boardsim.runner import simulate
+from boardsim.runner import MAX_GAMES, numba_threads, whole
 from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
@@ -43,7 +43,7 @@ class MatchStore:
     """Finished matches saved as they finish (``<out>/chunks/matches/``), so a killed tournament or ladder
     resumes where it stopped: a match is read back only when its digest (the code, the game, the seats,
     players, games, seed, rules, cards and seating) and a check sum of its numbers hold; anything else is
-    played again.  A match is the simulate frame's deal, win and score columns, all its results need."""
+    played again.  A match is its sums per deal (``play_match``), all its results need."""
 
     def __init__(self, folder: str | Path, fresh: bool = False):
         self.folder = Path(folder)  # made with the first match saved: a run refused before it leaves nothing
@@ -84,26 +84,46 @@ class MatchStore:
         self.saved += 1
 
 
-FORMAT = 2  # of a saved match: raise it when what a match keeps changes
+# games in one range of a match at most: its raw rows are held until they are added into the per-deal sums
+RANGE_GAMES = 50_000
+FORMAT = 3  # of a saved match: raise it when what a match keeps changes
 
 
 def play_match(g: Game, games: int, seats: Sequence[Seat], seed: int, rules: Any, cards: Any, players: int,
                seating: str, threads: int | None, progress: Any, store: MatchStore | None,
                executor: Any = None) -> dict[str, np.ndarray]:
-    """One match's deal, win and score columns (``game``, ``win`` (n, P), ``score`` (n, P)): simulate's, or the
-    store's copy of them.  A match read back moves a progress callable by its games, as playing it would."""
+    """One match, ``games`` games rounded up to whole deals, as sums per deal over the deal's arrangements
+    (``executors.per_deal``): ``win`` (deals, P), each slot's win shares, and ``ahead`` (deals, P, P), the
+    comparisons slot a won against slot b (``comparisons``), with ``arrangements``; or the store's copy of
+    them.  ``simulate``'s games (cell 0 of ``seed``).  ``progress`` (a callable, or False) hears the games as
+    they finish, or a match read back at once."""
+    from boardsim.executors import per_deal  # only here: `import boardsim` stays fast
+
     digest = MatchStore.digest(g, seats, games, seed, rules, cards, players, seating) if store else ""
     arrays = store.load(digest) if store is not None else None
+    heard = progress if callable(progress) else None
     if arrays is None:
-        df = simulate(g, games, list(seats), seed=seed, rules=rules, cards=cards, players=players,
-                      seating=seating, threads=threads, progress=progress, cell=0, executor=executor)
-        arrays = {"game": df["game"].to_numpy(np.int64),
-                  "win": df[[f"win_{j}" for j in range(players)]].to_numpy(np.float64),
-                  "score": df[[f"score_{j}" for j in range(players)]].to_numpy(np.int64)}
+        whole(games, "games", 1, MAX_GAMES)
+        whole(seed, "seed", 0, rng.MAX_SEED)
+        table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
+        cell = make_cell(g, players, list(seats), rules, table, seating_design=seating)
+        deals = deal_count(games, cell)
+        n_arr = len(cell.prepared)
+        size = min(chunk_deals(cell, deals, DEFAULT_CHUNK), g.max_chunk_deals, max(1, RANGE_GAMES // n_arr))
+
+        def sums(raw: Mapping[str, np.ndarray]) -> np.ndarray:
+            win = raw["win"]
+            ahead = comparisons(win, raw["score"], range(players), players).reshape(len(win), players * players)
+            return np.concatenate([win, ahead], axis=1)
+
+        with numba_threads(threads):
+            both = per_deal(cell, rng.cell_key(seed, 0), 0, deals, sums, size, executor, heard)
+        arrays = {"win": both[:, :players], "ahead": both[:, players:].reshape(-1, players, players),
+                  "arrangements": np.int64(n_arr)}
         if store is not None:
             store.save(digest, arrays)
-    elif callable(progress):
-        progress(len(arrays["game"]))
+    elif heard is not None:
+        heard(len(arrays["win"]) * int(arrays["arrangements"]))
     return arrays
 
 
@@ -282,27 +302,25 @@ def _play(g: Game, lineups: list[tuple[int, ...]], seats: list[Seat], field_seat
         same = mode == "field" and seating == "all" and len({s.label() for s in table}) == 1
         match = play_match(g, games, table, seed, rules, cards, players, "cyclic" if same else seating, threads,
                            progress, store, executor)
-        win, score, deal = match["win"], match["score"], match["game"]
-        n_deals = int(deal.max()) + 1
+        win, ahead, n_arr = match["win"], match["ahead"], int(match["arrangements"])
+        n_deals = len(win)
         if n_deals > len(per_deal):
             per_deal = np.concatenate([per_deal, np.zeros((n_deals - len(per_deal), k, k))])
-        np.add.at(per_deal, deal, comparisons(win, score, items, k))
+        for a, b in itertools.permutations(range(players), 2):  # slots to policies; a policy's own seats apart
+            if items[a] != items[b]:
+                per_deal[:n_deals, items[a], items[b]] += ahead[:, a, b]
         present = sorted(set(items))
         for i, j in itertools.permutations(present, 2):
-            pair_games[i, j] += len(deal)
+            pair_games[i, j] += n_deals * n_arr
         for j, seat in enumerate(table):
-            mean, lo, hi = _seat_rate(win[:, j], deal)
-            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": len(deal), "deals": n_deals,
+            mean, lo, hi = _seat_rate(win[:, j] / n_arr)
+            rows.append({"match": m, "seat": j, "policy": seat.label(), "games": n_deals * n_arr, "deals": n_deals,
                          "wins": win[:, j].sum(), "win_rate": mean, "win_lo": lo, "win_hi": hi})
     return pd.DataFrame(rows), per_deal, pair_games
 
 
-def _seat_rate(win: np.ndarray, deal: np.ndarray) -> tuple[float, float, float]:
-    """A seat's win share with a t interval over per-deal means (its games share deals)."""
-    per_deal = np.bincount(deal, weights=win)
-    n = np.bincount(deal)
-    keep = n > 0
-    y = per_deal[keep] / n[keep]
+def _seat_rate(y: np.ndarray) -> tuple[float, float, float]:
+    """A seat's win share with a t interval over its per-deal means ``y`` (its games share deals)."""
     mean, lo, hi = deal_interval(y.sum(), (y * y).sum(), len(y), 1.0)
     return float(mean), float(np.clip(lo, 0, 1)), float(np.clip(hi, 0, 1))
 

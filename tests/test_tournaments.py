@@ -2,7 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import boardsim
 from boardsim.errors import BadInput
+from boardsim.games import get
 from boardsim.tournaments import run_tournament
 
 
@@ -117,3 +119,28 @@ def test_saved_matches_are_read_back_only_when_whole_and_give_the_same_tournamen
     fresh = MatchStore(tmp_path / "m", fresh=True)
     run_tournament("art_deco", ["par", "random", "eligibility"], **args, store=fresh)
     assert fresh.loaded == 0 and fresh.saved == 3
+
+
+@pytest.mark.parametrize("game,seats,players", [("art_deco", ["par", "random", "eligibility"], 3),
+                                                ("wagons", ["gain_minus_gift", "random"], 2)])
+def test_a_match_is_simulates_games_summed_per_deal(game, seats, players):
+    """play_match keeps per-deal sums (executors.per_deal), not rows: they are the sums of simulate's own games
+    over each deal's arrangements, win shares and slot-against-slot comparisons alike."""
+    from boardsim.games.base import Seat
+    from boardsim.tournaments import comparisons, play_match
+
+    g = get(game)
+    table = [Seat(s) for s in seats]
+    heard = []
+    m = play_match(g, 50, table, 9, None, None, players, "all", None, heard.append, None)
+    df = boardsim.simulate(game, 50, seats, seed=9, players=players, seating="all")
+    win = df[[f"win_{j}" for j in range(players)]].to_numpy()
+    score = df[[f"score_{j}" for j in range(players)]].to_numpy()
+    deal = df["game"].to_numpy()
+    n_arr = int(m["arrangements"])
+    assert n_arr == df.attrs["arrangements"] and len(m["win"]) == df.attrs["deals"] and sum(heard) == len(df)
+    for j in range(players):
+        assert np.allclose(m["win"][:, j], np.bincount(deal, weights=win[:, j]))
+    ahead = comparisons(win, score, range(players), players)
+    want = np.stack([np.bincount(deal, weights=ahead[:, a, b]) for a in range(players) for b in range(players)], 1)
+    assert np.array_equal(m["ahead"].reshape(len(want), -1), want)

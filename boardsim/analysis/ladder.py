@@ -85,7 +85,7 @@ def _first_player(g: Game, players: int, rungs: Sequence[Any], games: int, seed:
         seat = as_seat(rung)
         match = play_match(g, games, [seat] * players, seed, None, None, players, "fixed", threads,
                            False if progress is None else progress, store, executor)
-        n = len(match["game"])
+        n = len(match["win"]) * int(match["arrangements"])
         wins = float(match["win"][:, 0].sum())
         lo, hi = wilson(wins, n)
         rows.append({"policy": seat.label(), "games": n, "first_player_rate": wins / n,

@@ -158,12 +158,12 @@ def test_the_skill_share_interval_covers_the_true_share():
 
 def test_a_killed_ladder_resumes_from_its_saved_matches_to_the_same_ladder(tmp_path, monkeypatch, capsys):
     """Item 5: the ladder saves each finished match; a rerun after a kill plays only what was missing."""
-    from boardsim import cli, tournaments
+    from boardsim import cli, executors
 
     argv = ["ladder", "art_deco", "--policies", "par,eligibility", "--budgets", "3", "--games", "20", "--quiet"]
     assert cli.main([*argv, "--out", str(tmp_path / "whole")]) == 0
     whole = pd.read_csv(tmp_path / "whole" / "ladder.csv")
-    real, calls = tournaments.simulate, []
+    real, calls = executors.per_deal, []  # each match plays through it once
 
     def killed(*a, **k):
         calls.append(1)
@@ -171,11 +171,11 @@ def test_a_killed_ladder_resumes_from_its_saved_matches_to_the_same_ladder(tmp_p
             raise KeyboardInterrupt
         return real(*a, **k)
 
-    monkeypatch.setattr(tournaments, "simulate", killed)
+    monkeypatch.setattr(executors, "per_deal", killed)
     assert cli.main([*argv, "--out", str(tmp_path / "out")]) == 130
     assert len(list((tmp_path / "out" / "chunks" / "matches").glob("*.npz"))) == 3
     played = []
-    monkeypatch.setattr(tournaments, "simulate", lambda *a, **k: played.append(1) or real(*a, **k))
+    monkeypatch.setattr(executors, "per_deal", lambda *a, **k: played.append(1) or real(*a, **k))
     assert cli.main([*argv, "--out", str(tmp_path / "out")]) == 0
     n_matches = len(list((tmp_path / "whole" / "chunks" / "matches").glob("*.npz")))
     assert len(played) == n_matches - 3
