@@ -51,14 +51,9 @@ def seat_win_rate(game: Game, players: int, seats: Sequence[Seat], rules, cards:
                   games: int, seed: int, threads_ok: bool = True, executor: Any = None) -> tuple[float, int]:
     """Win share of ``seat`` over ``games`` games (every seat arrangement); returns (wins, games played)."""
     cell = make_cell(game, players, seats, rules, cards, seating_design="all")
-    total = {"wins": 0, "games": 0}
-
-    def sink(out: Mapping[str, np.ndarray]) -> None:
-        total["wins"] += int(np.rint(out["win"][:, seat] * WIN_UNITS).sum())
-        total["games"] += out["win"].shape[0]
-
-    run_cell(cell, seed, games, sink, progress=False, executor=executor)
-    return total["wins"] / WIN_UNITS, total["games"]
+    agg = cell.new_aggregate()  # the sweep's exact sums: the seat's wins in whole WIN_UNITS
+    run_cell(cell, seed, games, agg.add, progress=False, executor=executor, reduce=True)
+    return int(agg.wins[seat]) / WIN_UNITS, agg.games
 
 
 def lineup_feel(game: Game, players: int, seats: Sequence[Seat], rules, cards: pd.DataFrame, target: F.Target,

@@ -147,3 +147,21 @@ def test_a_metagame_target_makes_the_tuned_policy_viable():
         tune(g, 2, [Seat("par"), Seat("par")], {}, g.card_table(), 0, {"multiple": [0.5, 3.0]},
              objective="alpha_entropy>=1")
     assert e.value.key == "optimize.objective"
+
+
+
+def test_seat_win_rate_is_the_sweeps_exact_sum_of_simulates_games():
+    """seat_win_rate reads its games through the sweep's Aggregate (one summing path): the seat's wins are
+    simulate's win shares of the same games, each in whole WIN_UNITS, summed."""
+    import numpy as np
+
+    import boardsim
+    from boardsim.analysis.optimize import seat_win_rate
+    from boardsim.games.base import WIN_UNITS
+
+    g = get("art_deco")
+    seats = [Seat("eligibility"), Seat("random"), Seat("par")]
+    wins, games = seat_win_rate(g, 3, seats, None, g.card_table(), 1, 600, 7)
+    df = boardsim.simulate("art_deco", 600, ["eligibility", "random", "par"], seed=7, players=3, seating="all")
+    assert games == len(df) == 600 and 0 < wins < games
+    assert wins == np.rint(df["win_1"].to_numpy() * WIN_UNITS).sum() / WIN_UNITS
