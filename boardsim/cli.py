@@ -535,11 +535,11 @@ def cmd_cards(args) -> int:
 
 
 def cmd_patch(args) -> int:
-    from boardsim.analysis.patch_job import _target, default_out, patch
+    from boardsim.analysis.patch_job import default_out, patch, patch_target
     from boardsim.seat import split_top
 
     executor, workers = _executor_flags(args)
-    game, _ = _target(args.target)
+    game, _ = patch_target(args.target)
     bases = _policy_list(args.base, "--base") if args.base is not None else None
     judges = _policy_list(args.judge, "--judge") if args.judge is not None else None
     fields = split_top(args.fields) if args.fields is not None else None

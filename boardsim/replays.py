@@ -38,7 +38,7 @@ from boardsim.errors import BadInput, BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Prepared
 from boardsim.report import replay_page
-from boardsim.runner import MAX_GAMES, _policies_cell, as_seat, whole
+from boardsim.runner import MAX_GAMES, as_seat, policies_cell, whole
 from boardsim.stats.feel import PICKS, chunk_values
 
 PICK_GAMES = 200  # deals looked at by a pick unless told
@@ -337,7 +337,7 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
         whole(won_by, "won_by", 0, n_players - 1)
         if deal is not None:
             raise BadParameter("won_by", "given with --deal; allowed: --won-by with --pick (or alone)")
-    c = _policies_cell(g, n_players, seats, rules, g.card_table() if cards is None else cards, index=0,
+    c = policies_cell(g, n_players, seats, rules, g.card_table() if cards is None else cards, index=0,
                        seating_design="fixed")
     path = _out_path(out, Path("reports") / _file_name(f"replay-{g.name}", deal, pick))
     heading = f"{g.title}{' (' + label + ')' if label else ''}: seed {seed}, {n_players} players"

@@ -298,7 +298,7 @@ def simulate(
         warnings.warn("simulate(rotate_seats=...) is deprecated; use seating='cyclic' (True) or 'fixed' (False)",
                       DeprecationWarning, stacklevel=2)
     # seating wins when both are given, as in a scenario (where giving both is refused)
-    c = _policies_cell(g, n_players, seats, rules, table, index=cell,
+    c = policies_cell(g, n_players, seats, rules, table, index=cell,
                        seating_design=resolve_seating(seating, rotate_seats))
     rows = RowSink(deal_count(n_games, c), len(c.prepared))
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
@@ -320,8 +320,8 @@ def whole(value: Any, key: str, low: int, high: int) -> int:
     return int(value)
 
 
-def _policies_cell(g: Game, n_players: int, seats: Sequence[Seat], rules: Mapping[str, Any] | None,
-                   table: pd.DataFrame, **kw: Any) -> Cell:
+def policies_cell(g: Game, n_players: int, seats: Sequence[Seat], rules: Mapping[str, Any] | None,
+                  table: pd.DataFrame, **kw: Any) -> Cell:
     """make_cell for seats listed as ``policies`` (cycled over the table): an error about seat j names the
     entry it came from, ``policies[j mod len]`` (``--policies[1].iterations`` on the command line)."""
     try:
@@ -352,6 +352,6 @@ def trace_game(
     whole(index, "index", 0, MAX_GAMES)
     seats = [as_seat(p) for p in (policies or [g.default_policy])]
     n_players = players if players is not None else (len(seats) if len(seats) > 1 else g.default_players)
-    c = _policies_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")
+    c = policies_cell(g, n_players, seats, rules, g.card_table(), index=cell, seating_design="fixed")
     heading = f"{g.title}: seed {seed}, cell {cell}, game {index}, {n_players} players"
     return heading + "\n" + g.trace(c.prepared[0], rng.cell_key(seed, cell), index)

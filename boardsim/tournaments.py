@@ -22,13 +22,13 @@ import numpy as np
 import pandas as pd
 
 from boardsim import rng, safe_io
-from boardsim.cell import DEFAULT_CHUNK, check_entries, chunk_deals, deal_count, make_cell
+from boardsim.cell import DEFAULT_CHUNK, check_entries, chunk_deals, deal_count
 from boardsim.chunks import checksum, code_hash
 from boardsim.cost import Bar
 from boardsim.errors import BadParameter
 from boardsim.games import get as get_game
 from boardsim.games.base import Game, Seat, stable_hash
-from boardsim.runner import MAX_GAMES, numba_threads, whole
+from boardsim.runner import MAX_GAMES, numba_threads, policies_cell, whole
 from boardsim.scenario import TOURNAMENT_MODES, Scenario
 from boardsim.seat import as_seat
 from boardsim.stats.intervals import deal_interval, wilson
@@ -106,7 +106,7 @@ def play_match(g: Game, games: int, seats: Sequence[Seat], seed: int, rules: Any
         whole(games, "games", 1, MAX_GAMES)
         whole(seed, "seed", 0, rng.MAX_SEED)
         table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
-        cell = make_cell(g, players, list(seats), rules, table, seating_design=seating)
+        cell = policies_cell(g, players, list(seats), rules, table, seating_design=seating)  # errors as simulate's
         deals = deal_count(games, cell)
         n_arr = len(cell.prepared)
         size = min(chunk_deals(cell, deals, DEFAULT_CHUNK), g.max_chunk_deals, max(1, RANGE_GAMES // n_arr))

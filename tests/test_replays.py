@@ -77,7 +77,7 @@ def _values(out: dict, rules: dict) -> tuple[dict, dict]:
 
 def test_picks_pick_what_they_say():
     g = boardsim.games.get("art_deco")
-    c = RP._policies_cell(g, 2, [RP.as_seat("learned"), RP.as_seat("eligibility")], None, g.card_table(), index=0,
+    c = RP.policies_cell(g, 2, [RP.as_seat("learned"), RP.as_seat("eligibility")], None, g.card_table(), index=0,
                           seating_design="fixed")
     prep = c.prepared[0]
     key = RP.rng.cell_key(4, 0)

@@ -105,14 +105,14 @@ def run_feel(g: Game, players: Sequence[int], levels: Sequence[Seat] | None = No
              progress: bool | None = None, executor: Any = None, chunk_size: int = 50_000) -> FeelResult:
     """Play every (player count, level) table and measure its feel (the cells are all made, so every level
     is checked, before any game is played)."""
-    from boardsim.runner import _policies_cell, run_cell
+    from boardsim.runner import policies_cell, run_cell
 
     table = cards if isinstance(cards, pd.DataFrame) else g.card_table(cards)
     plan = []
     for P in players:
         for i, seat in enumerate(levels if levels is not None else default_levels(g, P)):
             try:
-                cell = _policies_cell(g, P, [seat], rules, table, index=P * 100 + i, seating_design="all")
+                cell = policies_cell(g, P, [seat], rules, table, index=P * 100 + i, seating_design="all")
             except BadParameter as e:
                 raise BadParameter(e.key.replace("policies[0]", f"levels[{i}]"), e.message, e.file) from None
             for prep in cell.prepared:

@@ -66,7 +66,7 @@ def _int_in(value: Any, key: str, low: int, high: int) -> int:
     return int(value)
 
 
-def _target(target: str | Path) -> tuple[Game, Any]:
+def patch_target(target: str | Path) -> tuple[Game, Any]:
     """(game, scenario or None) from a game name or a scenario file."""
     from boardsim import games
     from boardsim.scenario import load_scenario
@@ -102,7 +102,7 @@ def make_problem(
     base players, rules and seating are the defaults)."""
     from boardsim.cell import make_cell
 
-    game, scenario = _target(target)
+    game, scenario = patch_target(target)
     games_ = _int_in(games, "games", MIN_GAMES, 10**9)
     span_ = _int_in(span, "span", 1, MAX_SPAN)
     edits_ = _int_in(max_edits, "max_edits", 0, MAX_EDITS_LIMIT)
