@@ -338,7 +338,7 @@ def replay(game: str | Game, policies: Sequence[Any] | None = None, players: int
         if deal is not None:
             raise BadParameter("won_by", "given with --deal; allowed: --won-by with --pick (or alone)")
     c = policies_cell(g, n_players, seats, rules, g.card_table() if cards is None else cards, index=0,
-                       seating_design="fixed")
+                      seating_design="fixed")
     path = _out_path(out, Path("reports") / _file_name(f"replay-{g.name}", deal, pick))
     heading = f"{g.title}{' (' + label + ')' if label else ''}: seed {seed}, {n_players} players"
     return _play_table(c, 0, rng.cell_key(seed, 0), deal, pick, _looked_at(c, games), heading, path, start, won_by)

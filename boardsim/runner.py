@@ -299,7 +299,7 @@ def simulate(
                       DeprecationWarning, stacklevel=2)
     # seating wins when both are given, as in a scenario (where giving both is refused)
     c = policies_cell(g, n_players, seats, rules, table, index=cell,
-                       seating_design=resolve_seating(seating, rotate_seats))
+                      seating_design=resolve_seating(seating, rotate_seats))
     rows = RowSink(deal_count(n_games, c), len(c.prepared))
     with numba_threads(threads), open_executor(executor, workers, scheduler, threads=threads) as ex:
         run_cell(c, seed, n_games, rows.add, chunk_size, progress, executor=ex)

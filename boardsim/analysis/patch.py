@@ -522,7 +522,7 @@ def deal_figures(cell: Cell, key: int, start: int, count: int, metric: str, exec
         ok = ~np.isnan(v)
         return np.stack([np.where(ok, v, 0.0), ok], axis=1)
 
-    both = per_deal(cell, key, start, count, figure, CHUNK_DEALS, executor, on_games)
+    both = per_deal(cell, key, start, count, figure, CHUNK_DEALS, executor, on_games).reshape(count, 2)  # 0 deals too
     return both[:, 0], both[:, 1]
 
 
@@ -535,7 +535,7 @@ def pair_sums(game: Game, a: Seat, b: Seat, rules: Any, table: pd.DataFrame, key
     from boardsim.executors import per_deal
 
     cell = make_cell(game, 2, [a, b], rules, table, seating_design=seating)
-    uv = per_deal(cell, key, start, count, _win_units, CHUNK_DEALS, executor, on_games)
+    uv = per_deal(cell, key, start, count, _win_units, CHUNK_DEALS, executor, on_games).reshape(count, 2)  # 0 deals too
     u, v = uv[:, 0], uv[:, 1]
     out = np.array([u.sum(), (u * u).sum(), v.sum(), (v * v).sum(), (u * v).sum(), count], dtype=np.int64)
     return out, len(cell.prepared) * count

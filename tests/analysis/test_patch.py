@@ -423,3 +423,16 @@ def test_a_metagame_target_needs_two_base_players_at_2_players(flags, key, tmp_p
     err = capsys.readouterr().err
     assert err.startswith(f"error: {key}") and err.count("\n") == 1, err
     assert not (tmp_path / "out").exists()
+
+
+def test_per_deal_measures_of_no_deals_are_empty_not_an_error():
+    """A rung of the race can hold 0 deals: the head-to-head sums and the feel figures are then empty."""
+    from boardsim.cell import make_cell
+    from boardsim.games.base import Seat
+
+    g = get("art_deco")
+    sums, games = P.pair_sums(g, Seat("par"), Seat("random"), None, g.card_table(), 7, 3, 0)
+    assert games == 0 and sums.tolist() == [0] * P.PAIR_SUMS
+    cell = make_cell(g, 2, [Seat("par")] * 2, None, g.card_table(), seating_design="all")
+    num, den = P.deal_figures(cell, 7, 3, 0, "lead_changes")
+    assert num.shape == den.shape == (0,)
